@@ -1,0 +1,251 @@
+/**
+ * Configuration: explicit options win over environment variables, environment variables over defaults. Every
+ * value is checked here, once, so that a bad setting fails at construction with a {@link ConfigError} that names
+ * it — never later inside a traced call. API keys are only ever shown masked.
+ */
+import { ConfigError } from "./errors.js";
+import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions } from "./http/retry.js";
+import type { TransportOptions } from "./http/transport.js";
+
+/** Where settings are read from when an option is not given. Defaults to `process.env`. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** Environment variable names (DESIGN §4). One table, so docs and code cannot drift. */
+export const ENV = {
+  apiKey: "TRACEWIRE_API_KEY",
+  baseUrl: "TRACEWIRE_BASE_URL",
+  project: "TRACEWIRE_PROJECT",
+  inferenceBaseUrl: "TRACEWIRE_INFERENCE_BASE_URL",
+  inferenceProject: "TRACEWIRE_INFERENCE_PROJECT",
+  trainingBaseUrl: "TRACEWIRE_TRAINING_BASE_URL",
+  timeoutMs: "TRACEWIRE_TIMEOUT_MS",
+  maxAttempts: "TRACEWIRE_MAX_ATTEMPTS",
+  allowInsecureHttp: "TRACEWIRE_ALLOW_INSECURE_HTTP",
+  disabled: "TRACEWIRE_DISABLED",
+} as const;
+
+/** Defaults shared by the three clients. */
+export const DEFAULTS = {
+  timeoutMs: 60_000,
+  connectTimeoutMs: 10_000,
+  bodyTimeoutMs: 60_000,
+  maxConnections: 16,
+} as const;
+
+/** Options every native client accepts. */
+export interface ClientOptions {
+  /** API key, sent as `Authorization: Bearer <key>`. Env: `TRACEWIRE_API_KEY`. */
+  apiKey?: string;
+  /** The service's base URL. Env: per service (`TRACEWIRE_BASE_URL`, `TRACEWIRE_INFERENCE_BASE_URL`, `TRACEWIRE_TRAINING_BASE_URL`). */
+  baseUrl?: string;
+  /** Overall deadline of one request in ms, retries included (streams: until the response headers). Env: `TRACEWIRE_TIMEOUT_MS`. Default 60000. */
+  timeoutMs?: number;
+  /** TCP/TLS connect timeout in ms. Default 10000. */
+  connectTimeoutMs?: number;
+  /** Longest silence allowed between two chunks of a response body, in ms. Default 60000. */
+  bodyTimeoutMs?: number;
+  /** Retry settings; `maxAttempts` also from `TRACEWIRE_MAX_ATTEMPTS`. */
+  retry?: RetryOptions;
+  /** Extra headers for every request. */
+  headers?: Record<string, string>;
+  /** gzip request bodies of 1 KiB or more. Default false (the JSON endpoints do not all accept it). */
+  gzip?: boolean;
+  /** Sockets kept open per origin. Default 16. */
+  maxConnections?: number;
+  /**
+   * Allow sending the API key over plain `http://` to a host that is not loopback. Off by default: a key in
+   * clear text can be read by anyone on the path. Env: `TRACEWIRE_ALLOW_INSECURE_HTTP=true`.
+   */
+  allowInsecureHttp?: boolean;
+  /** Read settings from this instead of `process.env` (useful in tests and multi-tenant servers). */
+  env?: Env;
+}
+
+/** `abcd…wxyz`-style masking: enough to tell two keys apart, never enough to use one. */
+export function maskSecret(secret: string): string {
+  if (secret.length <= 8) return "****";
+  return `${secret.slice(0, 2)}****${secret.slice(-4)}`;
+}
+
+/** The option name plus its environment variable, for error messages. */
+function label(option: string, envName?: string): string {
+  return envName ? `${option} (env ${envName})` : option;
+}
+
+/** Option, else environment (blank counts as unset), else `undefined`. */
+function pick<T>(option: T | undefined, env: Env, envName: string | undefined): T | string | undefined {
+  if (option !== undefined) return option;
+  if (envName === undefined) return undefined;
+  const value = env[envName];
+  return value === undefined || value.trim() === "" ? undefined : value.trim();
+}
+
+const LOOPBACK_HOSTS = new Set(["localhost", "[::1]", "::1"]);
+
+/** Whether a hostname is this machine (loopback range or `localhost`). */
+export function isLoopbackHost(hostname: string): boolean {
+  return LOOPBACK_HOSTS.has(hostname) || /^127(\.\d{1,3}){3}$/.test(hostname) || hostname.endsWith(".localhost");
+}
+
+/** Reads a URL setting: must be absolute http(s) with no credentials, query or fragment. Trailing slashes dropped. */
+export function readUrl(option: string, envName: string | undefined, value: unknown, env: Env): string | undefined {
+  const raw = pick(value as string | undefined, env, envName);
+  if (raw === undefined) return undefined;
+  const expected = "an absolute http:// or https:// URL such as https://host.example.com or http://127.0.0.1:4319";
+  if (typeof raw !== "string" || raw.trim() === "") throw new ConfigError(label(option, envName), String(raw), expected);
+  let url: URL;
+  try {
+    url = new URL(raw.trim());
+  } catch {
+    throw new ConfigError(label(option, envName), JSON.stringify(raw), expected);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new ConfigError(label(option, envName), JSON.stringify(raw), expected);
+  }
+  if (url.username || url.password) {
+    throw new ConfigError(
+      label(option, envName),
+      `${url.protocol}//****@${url.host}`,
+      "a URL without credentials (pass the key as apiKey / TRACEWIRE_API_KEY)",
+    );
+  }
+  if (url.search || url.hash) {
+    throw new ConfigError(label(option, envName), JSON.stringify(raw), "a base URL without ?query or #fragment");
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
+}
+
+/** Reads an `entity/project` setting. */
+export function readProject(option: string, envName: string | undefined, value: unknown, env: Env): string | undefined {
+  const raw = pick(value as string | undefined, env, envName);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(raw.trim())) {
+    throw new ConfigError(label(option, envName), JSON.stringify(raw), 'a project in the form "entity/project"');
+  }
+  return raw.trim();
+}
+
+/** Reads a number setting with bounds; strings from the environment must be plain decimal numbers. */
+export function readNumber(
+  option: string,
+  envName: string | undefined,
+  value: unknown,
+  env: Env,
+  rule: { min: number; max?: number; integer?: boolean },
+): number | undefined {
+  const raw = pick(value as number | undefined, env, envName);
+  if (raw === undefined) return undefined;
+  const number = typeof raw === "number" ? raw : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
+  const kind = rule.integer ? "an integer" : "a number";
+  const range = rule.max === undefined ? `>= ${rule.min}` : `between ${rule.min} and ${rule.max}`;
+  if (
+    !Number.isFinite(number) ||
+    (rule.integer && !Number.isInteger(number)) ||
+    number < rule.min ||
+    (rule.max !== undefined && number > rule.max)
+  ) {
+    throw new ConfigError(label(option, envName), JSON.stringify(raw), `${kind} ${range}`);
+  }
+  return number;
+}
+
+/** Reads a boolean setting: `true/false/1/0/yes/no/on/off` from the environment. */
+export function readBoolean(option: string, envName: string | undefined, value: unknown, env: Env): boolean | undefined {
+  const raw = pick(value as boolean | undefined, env, envName);
+  if (raw === undefined || typeof raw === "boolean") return raw;
+  const text = String(raw).toLowerCase();
+  if (["true", "1", "yes", "on"].includes(text)) return true;
+  if (["false", "0", "no", "off"].includes(text)) return false;
+  throw new ConfigError(label(option, envName), JSON.stringify(raw), "true or false");
+}
+
+/** Reads the API key: a non-empty string without whitespace. The value is masked in any error. */
+export function readApiKey(value: unknown, env: Env): string | undefined {
+  const raw = pick(value as string | undefined, env, ENV.apiKey);
+  if (raw === undefined) return undefined;
+  if (typeof raw !== "string" || raw.trim() === "" || /\s/.test(raw.trim())) {
+    const shown = typeof raw === "string" ? maskSecret(raw) : typeof raw;
+    throw new ConfigError(label("apiKey", ENV.apiKey), shown, "a non-empty API key without spaces");
+  }
+  return raw.trim();
+}
+
+/**
+ * Refuses to send a key in clear text over the network: `http://` is fine for loopback (the local service), and
+ * elsewhere only with the explicit opt-in.
+ */
+export function checkKeyTransport(option: string, url: string, apiKey: string | undefined, allowInsecure: boolean): void {
+  const { protocol, hostname } = new URL(url);
+  if (protocol === "http:" && apiKey !== undefined && !allowInsecure && !isLoopbackHost(hostname)) {
+    throw new ConfigError(
+      option,
+      url,
+      `an https:// URL: an API key sent over plain http:// to ${hostname} can be read on the network. ` +
+        "Use https://, or set allowInsecureHttp: true (env TRACEWIRE_ALLOW_INSECURE_HTTP=true) if you accept that",
+    );
+  }
+}
+
+function readRetry(options: RetryOptions | undefined, env: Env): ResolvedRetry {
+  const retry = options ?? {};
+  const num = (key: keyof RetryOptions, min: number, integer = true) =>
+    readNumber(`retry.${key}`, key === "maxAttempts" ? ENV.maxAttempts : undefined, retry[key], env, { min, integer });
+  const modes = ["replay", "refused", "refused-with-retry-after"];
+  if (retry.nonIdempotent !== undefined && !modes.includes(retry.nonIdempotent)) {
+    throw new ConfigError("retry.nonIdempotent", JSON.stringify(retry.nonIdempotent), `one of ${modes.join(", ")}`);
+  }
+  return {
+    maxAttempts: num("maxAttempts", 1) ?? DEFAULT_RETRY.maxAttempts,
+    baseDelayMs: num("baseDelayMs", 0) ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: num("maxDelayMs", 0) ?? DEFAULT_RETRY.maxDelayMs,
+    maxElapsedMs: num("maxElapsedMs", 0) ?? DEFAULT_RETRY.maxElapsedMs,
+    maxRetryAfterMs: num("maxRetryAfterMs", 0) ?? DEFAULT_RETRY.maxRetryAfterMs,
+    nonIdempotent: retry.nonIdempotent ?? DEFAULT_RETRY.nonIdempotent,
+  };
+}
+
+/** What a service-specific resolver needs to know about its service. */
+export interface ServiceSpec {
+  /** Human name used in errors, e.g. "TracingClient". */
+  client: string;
+  /** Environment variable holding the base URL. */
+  baseUrlEnv: string;
+  /** Retry mode for non-idempotent requests (DESIGN §2). */
+  nonIdempotent: RetryOptions["nonIdempotent"];
+  /** Normalises the URL once read (e.g. the training host without `/v1`). */
+  normalizeUrl?: (url: string) => string;
+}
+
+/** Resolves the transport settings of one client, or throws a {@link ConfigError}. */
+export function resolveTransport(spec: ServiceSpec, options: ClientOptions): TransportOptions {
+  if (options !== undefined && (typeof options !== "object" || options === null)) {
+    throw new ConfigError(`${spec.client} options`, typeof options, "an options object");
+  }
+  const env = options.env ?? process.env;
+  const read = readUrl("baseUrl", spec.baseUrlEnv, options.baseUrl, env);
+  if (read === undefined) {
+    throw new ConfigError(
+      label("baseUrl", spec.baseUrlEnv),
+      undefined,
+      `the ${spec.client} base URL: pass { baseUrl } or set ${spec.baseUrlEnv}`,
+    );
+  }
+  const baseUrl = spec.normalizeUrl ? spec.normalizeUrl(read) : read;
+  const apiKey = readApiKey(options.apiKey, env);
+  const allowInsecure = readBoolean("allowInsecureHttp", ENV.allowInsecureHttp, options.allowInsecureHttp, env) ?? false;
+  checkKeyTransport(label("baseUrl", spec.baseUrlEnv), baseUrl, apiKey, allowInsecure);
+  const retry = readRetry({ nonIdempotent: spec.nonIdempotent, ...options.retry }, env);
+  const ms = (option: keyof ClientOptions, envName?: string) =>
+    readNumber(option, envName, options[option], env, { min: 1, integer: true });
+  return {
+    baseUrl,
+    ...(apiKey === undefined ? {} : { apiKey }),
+    headers: { ...options.headers },
+    retry,
+    timeoutMs: ms("timeoutMs", ENV.timeoutMs) ?? DEFAULTS.timeoutMs,
+    connectTimeoutMs: ms("connectTimeoutMs") ?? DEFAULTS.connectTimeoutMs,
+    bodyTimeoutMs: ms("bodyTimeoutMs") ?? DEFAULTS.bodyTimeoutMs,
+    maxConnections: ms("maxConnections") ?? DEFAULTS.maxConnections,
+    gzip: readBoolean("gzip", undefined, options.gzip, env) ?? false,
+  };
+}

@@ -1,0 +1,185 @@
+/**
+ * tracewire's error family. Every error the library throws is a {@link TracewireError}; HTTP failures follow the
+ * shape of the `openai` package's errors (`ApiError` with `status`, a subclass per status, `ConnectionError`,
+ * `TimeoutError`) so code that already handles those reads naturally here.
+ *
+ * Nothing in this module may ever print an API key: messages are built from masked values only.
+ */
+
+/** Base class of every error tracewire throws. */
+export class TracewireError extends Error {
+  override name = "TracewireError";
+}
+
+/**
+ * A setting is missing or malformed. Raised by `init()` and constructors, never later inside a traced call.
+ * `setting` names the option (and its environment variable where there is one), `value` is the offending value
+ * with secrets masked, and `expected` says what would have been accepted.
+ */
+export class ConfigError extends TracewireError {
+  override name = "ConfigError";
+  readonly setting: string;
+  readonly value: string | undefined;
+  readonly expected: string;
+
+  constructor(setting: string, value: string | undefined, expected: string) {
+    const shown = value === undefined ? "" : ` (got ${value})`;
+    super(`Invalid ${setting}${shown}: expected ${expected}.`);
+    this.setting = setting;
+    this.value = value;
+    this.expected = expected;
+  }
+}
+
+/** A request failed a client-side check before anything was sent. `param` names the offending field. */
+export class ValidationError extends TracewireError {
+  override name = "ValidationError";
+  readonly param: string | undefined;
+
+  constructor(message: string, param?: string) {
+    super(message);
+    this.param = param;
+  }
+}
+
+/** The server answered in a way that breaks its own wire format (a malformed NDJSON line, a broken SSE frame). */
+export class ProtocolError extends TracewireError {
+  override name = "ProtocolError";
+  /** 1-based line number within the response body, when the failure is tied to a line. */
+  readonly line: number | undefined;
+
+  constructor(message: string, line?: number) {
+    super(message);
+    this.line = line;
+  }
+}
+
+/** Where a failed request went: kept on every {@link ApiError} so logs say which call failed. */
+export interface RequestInfo {
+  method: string;
+  /** Path and query, without origin (the origin can carry a tenant name; the path never carries secrets). */
+  path: string;
+}
+
+/**
+ * A request reached the HTTP layer and failed. `status` is the HTTP status, or `undefined` when no response was
+ * received (see {@link ConnectionError}) or when the error arrived inside a 200 stream without a status code.
+ */
+export class ApiError extends TracewireError {
+  override name = "ApiError";
+  readonly status: number | undefined;
+  /** The parsed JSON error body, the raw text when it was not JSON, or `undefined`. */
+  readonly body: unknown;
+  /** The server's request id (`x-request-id` / `request-id`), for support tickets. */
+  readonly requestId: string | undefined;
+  readonly method: string;
+  readonly path: string;
+  /** Response headers, lower-cased. Empty when there was no response. */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(
+    status: number | undefined,
+    message: string,
+    request: RequestInfo,
+    options: { body?: unknown; requestId?: string; headers?: Record<string, string>; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.status = status;
+    this.body = options.body;
+    this.requestId = options.requestId;
+    this.method = request.method;
+    this.path = request.path;
+    this.headers = options.headers ?? {};
+  }
+}
+
+/** 400: the server rejected the request as malformed. Final. */
+export class BadRequestError extends ApiError {
+  override name = "BadRequestError";
+}
+/** 401: the API key is missing, wrong or not valid for this entity/project. Final. */
+export class AuthenticationError extends ApiError {
+  override name = "AuthenticationError";
+}
+/** 402: the account is out of quota (inference service). Final. */
+export class QuotaExceededError extends ApiError {
+  override name = "QuotaExceededError";
+}
+/** 403: the key is valid but not allowed to do this. Final. */
+export class PermissionDeniedError extends ApiError {
+  override name = "PermissionDeniedError";
+}
+/** 404: no such resource, model or endpoint. Final. */
+export class NotFoundError extends ApiError {
+  override name = "NotFoundError";
+}
+/** 409: the request conflicts with the resource's current state. Final. */
+export class ConflictError extends ApiError {
+  override name = "ConflictError";
+}
+/** 413: the request body is too large for the server. Final (split the request). */
+export class RequestTooLargeError extends ApiError {
+  override name = "RequestTooLargeError";
+}
+
+/** One entry of a FastAPI validation error (`{"detail": [...]}` with status 422). */
+export interface ValidationDetail {
+  loc: (string | number)[];
+  msg: string;
+  type: string;
+  [key: string]: unknown;
+}
+
+/** 422: the server's validation rejected the request. `detail` holds the server's list of problems. */
+export class UnprocessableEntityError extends ApiError {
+  override name = "UnprocessableEntityError";
+  get detail(): ValidationDetail[] {
+    const detail = (this.body as { detail?: unknown } | undefined)?.detail;
+    return Array.isArray(detail) ? (detail as ValidationDetail[]) : [];
+  }
+}
+/** 429: rate or concurrency limit. Retried with backoff before it reaches you. */
+export class RateLimitError extends ApiError {
+  override name = "RateLimitError";
+}
+/** 5xx: the server failed. Retried where that is safe before it reaches you. */
+export class InternalServerError extends ApiError {
+  override name = "InternalServerError";
+}
+
+/** No usable response: the connection was refused, reset or failed before a complete response arrived. */
+export class ConnectionError extends ApiError {
+  override name = "ConnectionError";
+  constructor(message: string, request: RequestInfo, cause?: unknown) {
+    super(undefined, message, request, { cause });
+  }
+}
+/** The request's deadline (or a connect, headers or body timeout) passed before it completed. */
+export class TimeoutError extends ConnectionError {
+  override name = "TimeoutError";
+}
+/** The caller's `AbortSignal` fired. `cause` is the signal's reason. */
+export class AbortError extends ApiError {
+  override name = "AbortError";
+  constructor(request: RequestInfo, reason?: unknown) {
+    super(undefined, `${request.method} ${request.path} was aborted by the caller.`, request, { cause: reason });
+  }
+}
+
+const STATUS_CLASSES: Record<number, typeof ApiError> = {
+  400: BadRequestError,
+  401: AuthenticationError,
+  402: QuotaExceededError,
+  403: PermissionDeniedError,
+  404: NotFoundError,
+  409: ConflictError,
+  413: RequestTooLargeError,
+  422: UnprocessableEntityError,
+  429: RateLimitError,
+};
+
+/** The {@link ApiError} subclass for an HTTP status. */
+export function apiErrorClass(status: number | undefined): typeof ApiError {
+  if (status === undefined) return ApiError;
+  return STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiError);
+}

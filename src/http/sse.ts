@@ -1,0 +1,83 @@
+import { ProtocolError, type RequestInfo } from "../errors.js";
+import { makeApiError, statusFromErrorObject } from "./error-body.js";
+
+/** One Server-Sent Event. `data` joins multi-line `data:` fields with `\n`. */
+export interface SseEvent {
+  event: string | undefined;
+  data: string;
+  id: string | undefined;
+}
+
+/**
+ * Parses a `text/event-stream` body (WHATWG event-stream rules): `field: value` lines, `:` comments, multi-line
+ * `data`, events dispatched on a blank line, CR/LF/CRLF line ends. Events without data are skipped.
+ */
+export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<SseEvent> {
+  const decoder = new TextDecoder("utf-8");
+  let buffer = "";
+  let data: string[] = [];
+  let event: string | undefined;
+  let id: string | undefined;
+
+  function* line(text: string): Generator<SseEvent> {
+    if (text === "") {
+      if (data.length > 0) yield { event, data: data.join("\n"), id };
+      data = [];
+      event = undefined;
+      return;
+    }
+    if (text.startsWith(":")) return;
+    const colon = text.indexOf(":");
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? "" : text.slice(colon + 1);
+    if (value.startsWith(" ")) value = value.slice(1);
+    if (field === "data") data.push(value);
+    else if (field === "event") event = value;
+    else if (field === "id") id = value;
+  }
+
+  const drain = function* (final: boolean): Generator<SseEvent> {
+    const pattern = /\r\n|\r|\n/g;
+    let start = 0;
+    for (let match = pattern.exec(buffer); match; match = pattern.exec(buffer)) {
+      // A lone trailing \r may be the first half of \r\n: wait for the next chunk.
+      if (!final && match[0] === "\r" && match.index === buffer.length - 1) break;
+      yield* line(buffer.slice(start, match.index));
+      start = match.index + match[0].length;
+    }
+    buffer = buffer.slice(start);
+  };
+
+  for await (const chunk of body) {
+    buffer += decoder.decode(chunk, { stream: true });
+    yield* drain(false);
+  }
+  buffer += decoder.decode();
+  yield* drain(true);
+  if (buffer !== "") yield* line(buffer);
+  yield* line("");
+}
+
+/**
+ * Reads an OpenAI-style chat stream: each `data:` is a JSON chunk, `[DONE]` ends it. An error sent inside the
+ * 200 stream (`data: {"error": …}` or `event: error`) is thrown as the typed {@link ApiError} for its code.
+ */
+export async function* readChatStream<T>(body: AsyncIterable<Uint8Array>, request: RequestInfo): AsyncGenerator<T> {
+  for await (const message of readSse(body)) {
+    if (message.data === "[DONE]") return;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(message.data);
+    } catch {
+      const preview = message.data.length > 80 ? `${message.data.slice(0, 80)}…` : message.data;
+      throw new ProtocolError(`Malformed stream event from ${request.method} ${request.path}: ${JSON.stringify(preview)}`);
+    }
+    const record = (parsed ?? {}) as { error?: unknown; object?: unknown };
+    const error = record.error;
+    if (message.event === "error" || (error !== undefined && error !== null) || record.object === "error") {
+      const status = statusFromErrorObject(error ?? parsed);
+      throw makeApiError(status, parsed, request);
+    }
+    yield parsed as T;
+  }
+}

@@ -1,0 +1,320 @@
+import { promisify } from "node:util";
+import { gzip as gzipCallback } from "node:zlib";
+import { Pool } from "undici";
+import { AbortError, type ApiError, ConnectionError, type RequestInfo, TimeoutError } from "../errors.js";
+import { VERSION } from "../version.js";
+import { makeApiError } from "./error-body.js";
+import { type AttemptOutcome, isRetryable, nextDelay, parseRetryAfter, type ResolvedRetry } from "./retry.js";
+
+const gzip = promisify(gzipCallback);
+
+/** Query values; arrays repeat the key (`?ids=a&ids=b`), `undefined` is left out. */
+export type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
+
+/** One HTTP request, relative to the transport's base URL. */
+export interface RequestOptions {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  /** Path below the base URL, starting with `/`. Path parameters must already be encoded ({@link encodePath}). */
+  path: string;
+  query?: Record<string, QueryValue>;
+  /** A JSON body (serialised once, before the first attempt). */
+  json?: unknown;
+  /** A raw body; `contentType` says what it is. Mutually exclusive with `json`. */
+  body?: Uint8Array | string;
+  contentType?: string;
+  headers?: Record<string, string>;
+  /** Overrides the method's default (GET/PUT/DELETE idempotent, POST not). Reads sent by POST set this. */
+  idempotent?: boolean;
+  /** gzip the body (overrides the transport's setting). */
+  gzip?: boolean;
+  signal?: AbortSignal;
+  /** Overrides the transport's overall deadline for this request, in ms. */
+  timeoutMs?: number;
+}
+
+/** Settings of one transport (one service, one origin). */
+export interface TransportOptions {
+  /** Service base URL; may carry a path prefix (`https://host/traces`). */
+  baseUrl: string;
+  /** Sent as `Authorization: Bearer <key>`. Never logged. */
+  apiKey?: string;
+  /** Headers sent with every request (after the defaults, before per-request headers). */
+  headers?: Record<string, string>;
+  retry: ResolvedRetry;
+  /** Overall deadline of one request in ms, retries included; for streaming reads it runs until the headers. */
+  timeoutMs: number;
+  /** TCP (+TLS) connect timeout in ms. */
+  connectTimeoutMs: number;
+  /** Longest silence allowed while a response body streams, in ms. */
+  bodyTimeoutMs: number;
+  /** gzip request bodies of at least {@link GZIP_MIN_BYTES}. */
+  gzip: boolean;
+  /** Sockets kept per origin. */
+  maxConnections: number;
+}
+
+/** Bodies smaller than this are not worth compressing. */
+export const GZIP_MIN_BYTES = 1024;
+
+/** A response whose status was < 400; `body` is still to be read. */
+export interface OpenResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: AsyncIterable<Uint8Array>;
+  request: RequestInfo;
+}
+
+export const USER_AGENT = `tracewire/${VERSION} node/${process.version} (${process.platform}; ${process.arch})`;
+
+/** Encodes one path segment (`/objs/${encodePath(id)}`). */
+export function encodePath(segment: string): string {
+  return encodeURIComponent(segment);
+}
+
+/** Error codes that mean the connection never opened: the server cannot have seen the request. */
+const NOT_SENT_CODES = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENETDOWN",
+  "EHOSTDOWN",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+function errorCode(err: unknown): string | undefined {
+  let current: unknown = err;
+  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [key, value] of Object.entries(raw)) {
+    if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return out;
+}
+
+function buildQuery(query: Record<string, QueryValue> | undefined): string {
+  if (!query) return "";
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(query)) {
+    if (value === undefined) continue;
+    if (Array.isArray(value)) for (const item of value) params.append(key, String(item));
+    else params.append(key, String(value));
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+async function readAll(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of body) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks);
+}
+
+function parseMaybeJson(text: string): unknown {
+  if (text === "") return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * The one HTTP path of every native client: an undici `Pool` per origin with keep-alive, an overall deadline,
+ * connect/headers/body timeouts, the caller's `AbortSignal` at every stage, retries by the rules of
+ * {@link isRetryable}, and typed errors. Streaming reads hand back the body as soon as the headers say success.
+ */
+export class HttpTransport {
+  readonly origin: string;
+  private readonly basePath: string;
+  private readonly pool: Pool;
+  private readonly options: TransportOptions;
+
+  constructor(options: TransportOptions) {
+    const url = new URL(options.baseUrl);
+    this.origin = url.origin;
+    this.basePath = url.pathname.replace(/\/+$/, "");
+    this.options = options;
+    this.pool = new Pool(this.origin, {
+      connections: options.maxConnections,
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.timeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      keepAliveTimeout: 4_000,
+    });
+  }
+
+  /** Sends a request and parses the JSON answer (`undefined` for an empty body). */
+  async json<T>(request: RequestOptions): Promise<T> {
+    return this.execute(request, async (res) => {
+      const text = (await readAll(res.body)).toString("utf8");
+      return (text === "" ? undefined : JSON.parse(text)) as T;
+    });
+  }
+
+  /** Sends a request and returns the raw answer bytes. */
+  async bytes(request: RequestOptions): Promise<Buffer> {
+    return this.execute(request, (res) => readAll(res.body));
+  }
+
+  /**
+   * Sends a request and returns once the response headers say success; the body is read by the caller. Errors
+   * while reading it arrive as {@link ConnectionError}, {@link TimeoutError} or {@link AbortError}. Breaking out of
+   * the iteration releases the connection.
+   */
+  async stream(request: RequestOptions): Promise<OpenResponse> {
+    return this.execute(request, async (res) => ({ ...res, body: this.guardBody(res.body, res.request, request) }));
+  }
+
+  /** Closes idle sockets; in-flight requests finish first. */
+  async close(): Promise<void> {
+    await this.pool.close();
+  }
+
+  private async encodeBody(
+    request: RequestOptions,
+  ): Promise<{ body: Uint8Array | string | undefined; headers: Record<string, string> }> {
+    const headers: Record<string, string> = {};
+    let body: Uint8Array | string | undefined;
+    if (request.json !== undefined) {
+      body = JSON.stringify(request.json);
+      headers["content-type"] = "application/json";
+    } else if (request.body !== undefined) {
+      body = request.body;
+      if (request.contentType) headers["content-type"] = request.contentType;
+    }
+    const wantGzip = request.gzip ?? this.options.gzip;
+    if (body !== undefined && wantGzip && Buffer.byteLength(body) >= GZIP_MIN_BYTES) {
+      body = await gzip(body);
+      headers["content-encoding"] = "gzip";
+    }
+    return { body, headers };
+  }
+
+  private buildHeaders(request: RequestOptions, bodyHeaders: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "application/json" };
+    if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
+    Object.assign(headers, bodyHeaders);
+    for (const source of [this.options.headers, request.headers]) {
+      if (source) for (const [key, value] of Object.entries(source)) headers[key.toLowerCase()] = value;
+    }
+    return headers;
+  }
+
+  private async execute<T>(request: RequestOptions, consume: (res: OpenResponse) => Promise<T>): Promise<T> {
+    const path = `${this.basePath}${request.path}${buildQuery(request.query)}`;
+    const info: RequestInfo = { method: request.method, path };
+    const caller = request.signal;
+    if (caller?.aborted) throw new AbortError(info, caller.reason);
+
+    const idempotent = request.idempotent ?? request.method !== "POST";
+    const policy = this.options.retry;
+    const { body, headers: bodyHeaders } = await this.encodeBody(request);
+    const headers = this.buildHeaders(request, bodyHeaders);
+
+    const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), timeoutMs);
+    const signal = caller ? AbortSignal.any([caller, deadline.signal]) : deadline.signal;
+    const started = Date.now();
+
+    // Our own abort, not a network failure: say which signal fired.
+    const abortedError = (cause: unknown): ApiError | undefined => {
+      if (caller?.aborted) return new AbortError(info, caller.reason);
+      if (deadline.signal.aborted) {
+        return new TimeoutError(`${request.method} ${path} timed out after ${timeoutMs} ms.`, info, cause);
+      }
+      return undefined;
+    };
+
+    try {
+      for (let attempt = 1; ; attempt++) {
+        let outcome: AttemptOutcome;
+        let failure: ApiError;
+        try {
+          const res = await this.pool.request({
+            path,
+            method: request.method,
+            headers,
+            body,
+            signal,
+            headersTimeout: timeoutMs,
+            bodyTimeout: this.options.bodyTimeoutMs,
+          });
+          const resHeaders = flattenHeaders(res.headers);
+          if (res.statusCode < 400) {
+            return await consume({ status: res.statusCode, headers: resHeaders, body: res.body, request: info });
+          }
+          const errorBody = parseMaybeJson((await readAll(res.body)).toString("utf8"));
+          failure = makeApiError(res.statusCode, errorBody, info, resHeaders);
+          outcome = { kind: "status", status: res.statusCode, retryAfterMs: parseRetryAfter(resHeaders["retry-after"]) };
+        } catch (err) {
+          const aborted = abortedError(err);
+          if (aborted) throw aborted;
+          const code = errorCode(err);
+          const reason = err instanceof Error ? err.message : String(err);
+          const message = `${request.method} ${path} failed: ${reason}${code ? ` (${code})` : ""}`;
+          failure = TIMEOUT_CODES.has(code ?? "")
+            ? new TimeoutError(message, info, err)
+            : new ConnectionError(message, info, err);
+          outcome = { kind: "network", sent: !NOT_SENT_CODES.has(code ?? "") };
+        }
+        if (!isRetryable(outcome, idempotent, policy.nonIdempotent)) throw failure;
+        const delay = nextDelay(outcome, attempt, Date.now() - started, policy);
+        if (delay === undefined) throw failure;
+        try {
+          await sleep(delay, signal);
+        } catch (err) {
+          throw abortedError(err) ?? failure;
+        }
+      }
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Maps failures while a streamed body is read onto the typed errors, and frees the socket on early exit. */
+  private async *guardBody(
+    body: AsyncIterable<Uint8Array> & { destroy?: (err?: Error) => void },
+    info: RequestInfo,
+    request: RequestOptions,
+  ): AsyncGenerator<Uint8Array> {
+    let finished = false;
+    try {
+      for await (const chunk of body) yield chunk;
+      finished = true;
+    } catch (err) {
+      if (request.signal?.aborted) throw new AbortError(info, request.signal.reason);
+      const code = errorCode(err);
+      const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}`;
+      throw TIMEOUT_CODES.has(code ?? "") ? new TimeoutError(message, info, err) : new ConnectionError(message, info, err);
+    } finally {
+      if (!finished) body.destroy?.();
+    }
+  }
+}

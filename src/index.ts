@@ -1,0 +1,9 @@
+/**
+ * tracewire: OpenTelemetry-native tracing for LLM applications.
+ *
+ * This entry holds what every user needs: the error family and configuration helpers. Tracing (`init`, `op`,
+ * `Call`) lands here with the tracing core; the service clients live in `tracewire/api`.
+ */
+export * from "./errors.js";
+export { ENV, maskSecret, type ClientOptions, type Env } from "./config.js";
+export { VERSION } from "./version.js";
