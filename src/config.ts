@@ -92,7 +92,8 @@ export function readUrl(option: string, envName: string | undefined, value: unkn
   const raw = pick(value as string | undefined, env, envName);
   if (raw === undefined) return undefined;
   const expected = "an absolute http:// or https:// URL such as https://host.example.com or http://127.0.0.1:4319";
-  if (typeof raw !== "string" || raw.trim() === "") throw new ConfigError(label(option, envName), String(raw), expected);
+  if (typeof raw !== "string" || raw.trim() === "")
+    throw new ConfigError(label(option, envName), String(raw), expected);
   let url: URL;
   try {
     url = new URL(raw.trim());
@@ -150,7 +151,12 @@ export function readNumber(
 }
 
 /** Reads a boolean setting: `true/false/1/0/yes/no/on/off` from the environment. */
-export function readBoolean(option: string, envName: string | undefined, value: unknown, env: Env): boolean | undefined {
+export function readBoolean(
+  option: string,
+  envName: string | undefined,
+  value: unknown,
+  env: Env,
+): boolean | undefined {
   const raw = pick(value as boolean | undefined, env, envName);
   if (raw === undefined || typeof raw === "boolean") return raw;
   const text = String(raw).toLowerCase();
@@ -174,7 +180,12 @@ export function readApiKey(value: unknown, env: Env): string | undefined {
  * Refuses to send a key in clear text over the network: `http://` is fine for loopback (the local service), and
  * elsewhere only with the explicit opt-in.
  */
-export function checkKeyTransport(option: string, url: string, apiKey: string | undefined, allowInsecure: boolean): void {
+export function checkKeyTransport(
+  option: string,
+  url: string,
+  apiKey: string | undefined,
+  allowInsecure: boolean,
+): void {
   const { protocol, hostname } = new URL(url);
   if (protocol === "http:" && apiKey !== undefined && !allowInsecure && !isLoopbackHost(hostname)) {
     throw new ConfigError(
@@ -232,7 +243,8 @@ export function resolveTransport(spec: ServiceSpec, options: ClientOptions): Tra
   }
   const baseUrl = spec.normalizeUrl ? spec.normalizeUrl(read) : read;
   const apiKey = readApiKey(options.apiKey, env);
-  const allowInsecure = readBoolean("allowInsecureHttp", ENV.allowInsecureHttp, options.allowInsecureHttp, env) ?? false;
+  const allowInsecure =
+    readBoolean("allowInsecureHttp", ENV.allowInsecureHttp, options.allowInsecureHttp, env) ?? false;
   checkKeyTransport(label("baseUrl", spec.baseUrlEnv), baseUrl, apiKey, allowInsecure);
   const retry = readRetry({ nonIdempotent: spec.nonIdempotent, ...options.retry }, env);
   const ms = (option: keyof ClientOptions, envName?: string) =>

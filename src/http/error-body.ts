@@ -1,4 +1,4 @@
-import { ApiError, apiErrorClass, type RequestInfo } from "../errors.js";
+import { type ApiError, apiErrorClass, type RequestInfo } from "../errors.js";
 
 const MAX_MESSAGE_CHARS = 1000;
 

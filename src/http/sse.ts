@@ -70,7 +70,9 @@ export async function* readChatStream<T>(body: AsyncIterable<Uint8Array>, reques
       parsed = JSON.parse(message.data);
     } catch {
       const preview = message.data.length > 80 ? `${message.data.slice(0, 80)}…` : message.data;
-      throw new ProtocolError(`Malformed stream event from ${request.method} ${request.path}: ${JSON.stringify(preview)}`);
+      throw new ProtocolError(
+        `Malformed stream event from ${request.method} ${request.path}: ${JSON.stringify(preview)}`,
+      );
     }
     const record = (parsed ?? {}) as { error?: unknown; object?: unknown };
     const error = record.error;

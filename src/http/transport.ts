@@ -272,7 +272,11 @@ export class HttpTransport {
           }
           const errorBody = parseMaybeJson((await readAll(res.body)).toString("utf8"));
           failure = makeApiError(res.statusCode, errorBody, info, resHeaders);
-          outcome = { kind: "status", status: res.statusCode, retryAfterMs: parseRetryAfter(resHeaders["retry-after"]) };
+          outcome = {
+            kind: "status",
+            status: res.statusCode,
+            retryAfterMs: parseRetryAfter(resHeaders["retry-after"]),
+          };
         } catch (err) {
           const aborted = abortedError(err);
           if (aborted) throw aborted;
@@ -312,7 +316,9 @@ export class HttpTransport {
       if (request.signal?.aborted) throw new AbortError(info, request.signal.reason);
       const code = errorCode(err);
       const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}`;
-      throw TIMEOUT_CODES.has(code ?? "") ? new TimeoutError(message, info, err) : new ConnectionError(message, info, err);
+      throw TIMEOUT_CODES.has(code ?? "")
+        ? new TimeoutError(message, info, err)
+        : new ConnectionError(message, info, err);
     } finally {
       if (!finished) body.destroy?.();
     }

@@ -99,10 +99,17 @@ describe("HttpTransport errors", () => {
     [400, BadRequestError, { reason: "bad op name" }, "bad op name"],
     [401, AuthenticationError, { error: { message: "Authentication failed", type: "auth" } }, "Authentication failed"],
     [404, NotFoundError, { object: "error", message: "The model `x` does not exist.", code: 404 }, "does not exist"],
-    [422, UnprocessableEntityError, { detail: [{ loc: ["body", "start", "op_name"], msg: "field required", type: "missing" }] }, "body.start.op_name: field required"],
+    [
+      422,
+      UnprocessableEntityError,
+      { detail: [{ loc: ["body", "start", "op_name"], msg: "field required", type: "missing" }] },
+      "body.start.op_name: field required",
+    ],
   ])("maps %i to its class with a readable message and does not retry", async (status, ErrorClass, body, text) => {
     server.on("POST", "/prefix/x", { status, json: body, headers: { "x-request-id": "req-42" } });
-    const err = await transport().json({ method: "POST", path: "/x", json: {} }).catch((e: unknown) => e);
+    const err = await transport()
+      .json({ method: "POST", path: "/x", json: {} })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ErrorClass);
     const apiError = err as InstanceType<typeof ErrorClass>;
     expect(apiError.status).toBe(status);
@@ -125,9 +132,14 @@ describe("HttpTransport errors", () => {
 
 describe("HttpTransport retries", () => {
   it("waits for Retry-After: 1 on a 503, then succeeds", async () => {
-    server.on("POST", "/prefix/x", { status: 503, json: { reason: "busy" }, headers: { "retry-after": "1" } }, {
-      json: { ok: 1 },
-    });
+    server.on(
+      "POST",
+      "/prefix/x",
+      { status: 503, json: { reason: "busy" }, headers: { "retry-after": "1" } },
+      {
+        json: { ok: 1 },
+      },
+    );
     const started = Date.now();
     await expect(transport().json({ method: "POST", path: "/x", json: {} })).resolves.toEqual({ ok: 1 });
     expect(server.requests).toHaveLength(2);
@@ -152,9 +164,9 @@ describe("HttpTransport retries", () => {
     expect(server.requests).toHaveLength(2);
     server.reset();
     server.on("POST", "/prefix/write", { status: 500, json: { reason: "Internal server error" } });
-    await expect(transport({ maxAttempts: 2 }).json({ method: "POST", path: "/write", json: {} })).rejects.toBeInstanceOf(
-      InternalServerError,
-    );
+    await expect(
+      transport({ maxAttempts: 2 }).json({ method: "POST", path: "/write", json: {} }),
+    ).rejects.toBeInstanceOf(InternalServerError);
     expect(server.requests).toHaveLength(1);
   });
 
@@ -225,9 +237,9 @@ describe("HttpTransport deadlines and aborts", () => {
   });
 
   it("rejects at once when the signal is already aborted, without sending", async () => {
-    await expect(
-      transport().json({ method: "GET", path: "/x", signal: AbortSignal.abort() }),
-    ).rejects.toBeInstanceOf(AbortError);
+    await expect(transport().json({ method: "GET", path: "/x", signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
+      AbortError,
+    );
     expect(server.requests).toHaveLength(0);
   });
 });

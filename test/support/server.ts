@@ -189,7 +189,10 @@ export function ndjsonReply(lines: unknown[], options: { chunkBytes?: number; tr
 }
 
 /** Sends an SSE stream of `data:` events (objects are JSON-encoded), then `[DONE]` unless told not to. */
-export function sseReply(events: (unknown | { raw: string })[], options: { done?: boolean; delayMs?: number } = {}): Reply {
+export function sseReply(
+  events: (unknown | { raw: string })[],
+  options: { done?: boolean; delayMs?: number } = {},
+): Reply {
   return async (_req, res) => {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
     for (const event of events) {

@@ -1,0 +1,196 @@
+/** Wire types of the call endpoints (`/call/*`, `/calls/*`, `/trace/usage`). */
+import type { JsonObject, LlmUsage, Query, SortBy, Timestamp } from "./common.js";
+
+/** `summary` of a call end. `usage` is keyed by model name; other keys are open. */
+export interface CallSummary {
+  usage?: Record<string, LlmUsage>;
+  [key: string]: unknown;
+}
+
+/** The start half of a call (`StartedCallSchemaForInsert`). */
+export interface CallStart {
+  project_id: string;
+  /** Call id; tracewire uses the 16-hex span id. */
+  id?: string;
+  /** Trace id; tracewire uses the 32-hex trace id. */
+  trace_id?: string;
+  parent_id?: string | null;
+  op_name: string;
+  display_name?: string | null;
+  thread_id?: string | null;
+  turn_id?: string | null;
+  started_at: Timestamp;
+  attributes: JsonObject;
+  inputs: JsonObject;
+  wb_run_id?: string | null;
+  wb_run_step?: number | null;
+}
+
+/** The end half of a call (`EndedCallSchemaForInsert`). */
+export interface CallEnd {
+  project_id: string;
+  id: string;
+  ended_at: Timestamp;
+  output?: unknown;
+  /** Error text when the call failed. */
+  exception?: string | null;
+  /** Required by the service; may be `{}`. */
+  summary: CallSummary;
+  wb_run_step_end?: number | null;
+}
+
+export interface CallStartReq {
+  start: CallStart;
+}
+export interface CallStartRes {
+  id: string;
+  trace_id: string;
+}
+export interface CallEndReq {
+  end: CallEnd;
+}
+
+/** One item of `/call/upsert_batch`. */
+export type CallBatchItem = { mode: "start"; req: CallStartReq } | { mode: "end"; req: CallEndReq };
+export interface CallUpsertBatchReq {
+  batch: CallBatchItem[];
+}
+export interface CallUpsertBatchRes {
+  res: (CallStartRes | JsonObject)[];
+}
+
+/** A stored call as the service returns it. */
+export interface CallSchema {
+  id: string;
+  project_id: string;
+  op_name: string;
+  display_name?: string | null;
+  trace_id: string;
+  parent_id?: string | null;
+  thread_id?: string | null;
+  turn_id?: string | null;
+  started_at: Timestamp;
+  ended_at?: Timestamp | null;
+  attributes: JsonObject;
+  inputs: JsonObject;
+  output?: unknown;
+  exception?: string | null;
+  summary?: JsonObject | null;
+  wb_user_id?: string | null;
+  wb_run_id?: string | null;
+  wb_run_step?: number | null;
+  wb_run_step_end?: number | null;
+  deleted_at?: Timestamp | null;
+  [key: string]: unknown;
+}
+
+export interface CallReadReq {
+  project_id: string;
+  id: string;
+  include_costs?: boolean;
+  include_storage_size?: boolean;
+  include_total_storage_size?: boolean;
+}
+export interface CallReadRes {
+  call: CallSchema | null;
+}
+
+export interface CallUpdateReq {
+  project_id: string;
+  call_id: string;
+  display_name?: string;
+}
+
+export interface CallsDeleteReq {
+  project_id: string;
+  call_ids: string[];
+}
+export interface CallsDeleteRes {
+  num_deleted?: number;
+  [key: string]: unknown;
+}
+
+/** Filters of `/calls/stream_query` and friends. */
+export interface CallsFilter {
+  op_names?: string[];
+  input_refs?: string[];
+  output_refs?: string[];
+  parent_ids?: string[];
+  trace_ids?: string[];
+  call_ids?: string[];
+  thread_ids?: string[];
+  turn_ids?: string[];
+  trace_roots_only?: boolean;
+  wb_user_ids?: string[];
+  wb_run_ids?: string[];
+}
+
+export interface CallsQueryReq {
+  project_id: string;
+  filter?: CallsFilter;
+  query?: Query;
+  sort_by?: SortBy[];
+  limit?: number;
+  offset?: number;
+  columns?: string[];
+  expand_columns?: string[];
+  include_feedback?: boolean;
+  include_costs?: boolean;
+  include_storage_size?: boolean;
+  include_total_storage_size?: boolean;
+}
+
+export interface CallsQueryStatsReq {
+  project_id: string;
+  filter?: CallsFilter;
+  query?: Query;
+  limit?: number;
+  expand_columns?: string[];
+  include_total_storage_size?: boolean;
+}
+export interface CallsQueryStatsRes {
+  count: number;
+  has_more?: boolean;
+  total_storage_size_bytes?: number | null;
+}
+
+/** `/calls/stats`: time-bucketed usage and call metrics. */
+export interface CallStatsReq {
+  project_id: string;
+  start: Timestamp;
+  end?: Timestamp;
+  granularity?: number;
+  usage_metrics?: { metric: string; aggregations?: string[]; percentiles?: number[] }[];
+  call_metrics?: { metric: string; aggregations?: string[]; percentiles?: number[] }[];
+  filter?: CallsFilter;
+  timezone?: string;
+}
+export type CallStatsRes = JsonObject;
+
+export interface CallsUsageReq {
+  project_id: string;
+  call_ids: string[];
+  include_costs?: boolean;
+  limit?: number;
+}
+export interface CallsUsageRes {
+  call_usage: Record<string, Record<string, LlmUsage>>;
+  unfinished_call_ids?: string[];
+  [key: string]: unknown;
+}
+
+export interface TraceUsageReq {
+  project_id: string;
+  filter?: CallsFilter;
+  query?: Query;
+  include_costs?: boolean;
+  limit?: number;
+}
+export type TraceUsageRes = CallsUsageRes;
+
+/** `/calls/score`: asks the service to run saved scorers on calls. */
+export interface CallsScoreReq {
+  project_id: string;
+  call_ids: string[];
+  scorer_refs: string[];
+}

@@ -1,0 +1,139 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { TracingClient } from "../../src/api/index.js";
+import { ProtocolError, ValidationError } from "../../src/errors.js";
+import { ndjsonReply, TestServer } from "../support/server.js";
+
+let server: TestServer;
+let client: TracingClient;
+
+beforeAll(async () => {
+  server = await TestServer.start();
+  client = new TracingClient({ baseUrl: server.url, apiKey: "tw-secret-key-0001", project: "acme/demo", env: {} });
+});
+afterEach(() => server.reset());
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+
+const started_at = "2026-01-05T10:00:00.123Z";
+
+describe("TracingClient.calls", () => {
+  it("start fills project_id and sends exactly the documented body", async () => {
+    server.on("POST", "/call/start", {
+      json: { id: "00f067aa0ba902b7", trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" },
+    });
+    const res = await client.calls.start({
+      start: {
+        id: "00f067aa0ba902b7",
+        trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+        op_name: "summarize",
+        started_at,
+        attributes: {},
+        inputs: { text: "hi" },
+      },
+    });
+    expect(res).toEqual({ id: "00f067aa0ba902b7", trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" });
+    const req = server.only();
+    expect(req.method).toBe("POST");
+    expect(req.path).toBe("/call/start");
+    expect(req.headers.authorization).toBe("Bearer tw-secret-key-0001");
+    expect(req.headers["content-type"]).toBe("application/json");
+    expect(req.headers["user-agent"]).toMatch(/^tracewire\/\d+\.\d+\.\d+ /);
+    expect(req.json).toEqual({
+      start: {
+        project_id: "acme/demo",
+        id: "00f067aa0ba902b7",
+        trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
+        op_name: "summarize",
+        started_at,
+        attributes: {},
+        inputs: { text: "hi" },
+      },
+    });
+  });
+
+  it("end, upsertBatch, read, update, delete, queryStats, stats, usage, traceUsage and score hit their paths", async () => {
+    const cases: [string, () => Promise<unknown>, unknown][] = [
+      [
+        "/call/end",
+        () => client.calls.end({ end: { id: "a", ended_at: started_at, summary: {} } }),
+        { end: { project_id: "acme/demo", id: "a", ended_at: started_at, summary: {} } },
+      ],
+      [
+        "/call/upsert_batch",
+        () =>
+          client.calls.upsertBatch({
+            batch: [{ mode: "end", req: { end: { project_id: "e/p", id: "a", ended_at: started_at, summary: {} } } }],
+          }),
+        { batch: [{ mode: "end", req: { end: { project_id: "e/p", id: "a", ended_at: started_at, summary: {} } } }] },
+      ],
+      ["/call/read", () => client.calls.read({ id: "a" }), { project_id: "acme/demo", id: "a" }],
+      [
+        "/call/update",
+        () => client.calls.update({ call_id: "a", display_name: "n" }),
+        { project_id: "acme/demo", call_id: "a", display_name: "n" },
+      ],
+      ["/calls/delete", () => client.calls.delete({ call_ids: ["a"] }), { project_id: "acme/demo", call_ids: ["a"] }],
+      [
+        "/calls/query_stats",
+        () => client.calls.queryStats({ filter: { trace_roots_only: true } }),
+        { project_id: "acme/demo", filter: { trace_roots_only: true } },
+      ],
+      ["/calls/stats", () => client.calls.stats({ start: started_at }), { project_id: "acme/demo", start: started_at }],
+      ["/calls/usage", () => client.calls.usage({ call_ids: ["a"] }), { project_id: "acme/demo", call_ids: ["a"] }],
+      ["/trace/usage", () => client.calls.traceUsage({ limit: 5 }), { project_id: "acme/demo", limit: 5 }],
+      [
+        "/calls/score",
+        () => client.calls.score({ call_ids: ["a"], scorer_refs: ["weave:///acme/demo/object/s:latest"] }),
+        { project_id: "acme/demo", call_ids: ["a"], scorer_refs: ["weave:///acme/demo/object/s:latest"] },
+      ],
+    ];
+    for (const [path, call, body] of cases) {
+      server.on("POST", path, { json: { ok: path } });
+      await expect(call()).resolves.toEqual({ ok: path });
+      const req = server.received("POST", path);
+      expect(req, path).toHaveLength(1);
+      expect(req[0]!.json, path).toEqual(body);
+    }
+    expect(server.requests).toHaveLength(cases.length);
+  });
+
+  it("streamQuery yields calls in order as NDJSON lines arrive", async () => {
+    const calls = Array.from({ length: 3 }, (_, i) => ({ id: `c${i}`, op_name: "op", trace_id: "t" }));
+    server.on("POST", "/calls/stream_query", ndjsonReply(calls, { chunkBytes: 5 }));
+    const seen: unknown[] = [];
+    for await (const call of client.calls.streamQuery({ filter: { trace_ids: ["t"] }, limit: 3 })) seen.push(call);
+    expect(seen).toEqual(calls);
+    expect(server.only().json).toEqual({ project_id: "acme/demo", filter: { trace_ids: ["t"] }, limit: 3 });
+  });
+
+  it("streamQuery 10,000 lines arrive in order; a malformed line names its number", async () => {
+    const lines = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, n: i }));
+    server.on("POST", "/calls/stream_query", ndjsonReply(lines, { chunkBytes: 4096, trailingNewline: false }));
+    let expected = 0;
+    for await (const call of client.calls.streamQuery({})) {
+      expect(call.n).toBe(expected);
+      expected++;
+    }
+    expect(expected).toBe(10_000);
+
+    server.on("POST", "/calls/stream_query", ndjsonReply([{ id: "ok" }, "{not json", { id: "never" }]));
+    const seen: unknown[] = [];
+    const err = await (async () => {
+      for await (const call of client.calls.streamQuery({})) seen.push(call);
+    })().catch((e: unknown) => e);
+    expect(seen).toEqual([{ id: "ok" }]);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect((err as ProtocolError).line).toBe(2);
+    expect((err as ProtocolError).message).toContain("line 2");
+  });
+
+  it("refuses a request without a project before sending anything", async () => {
+    const bare = new TracingClient({ baseUrl: server.url, env: {} });
+    expect(() => bare.calls.read({ id: "a" })).toThrow(ValidationError);
+    expect(() => bare.calls.read({ id: "a", project_id: "no-slash" })).toThrow(/entity\/project/);
+    expect(server.requests).toHaveLength(0);
+    await bare.close();
+  });
+});
