@@ -47,7 +47,7 @@ describe("configuration precedence", () => {
 
   it("reads the project from the environment and validates it", () => {
     const client = new TracingClient({ env: { [ENV.baseUrl]: "https://x.example.com", [ENV.project]: "acme/demo" } });
-    expect(client.project).toBe("acme/demo");
+    expect(client.defaultProject).toBe("acme/demo");
     void client.close();
   });
 });

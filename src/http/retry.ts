@@ -28,6 +28,11 @@ export interface RetryOptions {
   maxRetryAfterMs?: number;
   /** How non-idempotent requests may be retried. The client sets this per service. */
   nonIdempotent?: NonIdempotentRetry;
+  /**
+   * Statuses that mean "try again later". Default 408, 429, 502, 503, 504 (500 is added for idempotent requests).
+   * OTLP export narrows this to 429, 502, 503, 504 as its spec requires.
+   */
+  retryableStatuses?: readonly number[];
 }
 
 export type ResolvedRetry = Required<RetryOptions>;
@@ -39,6 +44,7 @@ export const DEFAULT_RETRY: ResolvedRetry = {
   maxElapsedMs: 60_000,
   maxRetryAfterMs: 60_000,
   nonIdempotent: "replay",
+  retryableStatuses: [408, 429, 502, 503, 504],
 };
 
 /** What ended one attempt, as far as the retry rules care. */
@@ -47,22 +53,25 @@ export type AttemptOutcome =
   /** `sent: false` means the connection never opened, so the server cannot have seen the request. */
   | { kind: "network"; sent: boolean };
 
-/** Statuses that say "try again later" (DESIGN §2.1). 500 is added only for idempotent requests. */
-const RETRYABLE_STATUSES = new Set([408, 429, 502, 503, 504]);
 /** Statuses that say the server refused the work, so nothing was done. */
 const REFUSED_STATUSES = new Set([429, 503]);
 
 /** Whether the rules allow another attempt after this outcome (budget checks are separate). */
-export function isRetryable(outcome: AttemptOutcome, idempotent: boolean, mode: NonIdempotentRetry): boolean {
+export function isRetryable(
+  outcome: AttemptOutcome,
+  idempotent: boolean,
+  mode: NonIdempotentRetry,
+  retryableStatuses: readonly number[] = DEFAULT_RETRY.retryableStatuses,
+): boolean {
   if (outcome.kind === "network") {
     if (!outcome.sent) return true;
     return idempotent || mode === "replay";
   }
   const { status } = outcome;
-  if (idempotent) return RETRYABLE_STATUSES.has(status) || status === 500;
+  if (idempotent) return retryableStatuses.includes(status) || status === 500;
   switch (mode) {
     case "replay":
-      return RETRYABLE_STATUSES.has(status);
+      return retryableStatuses.includes(status);
     case "refused":
       return REFUSED_STATUSES.has(status);
     case "refused-with-retry-after":

@@ -4,7 +4,14 @@ import { Pool } from "undici";
 import { AbortError, type ApiError, ConnectionError, type RequestInfo, TimeoutError } from "../errors.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
-import { type AttemptOutcome, isRetryable, nextDelay, parseRetryAfter, type ResolvedRetry } from "./retry.js";
+import {
+  type AttemptOutcome,
+  isRetryable,
+  nextDelay,
+  parseRetryAfter,
+  type ResolvedRetry,
+  type RetryOptions,
+} from "./retry.js";
 
 const gzip = promisify(gzipCallback);
 
@@ -30,6 +37,11 @@ export interface RequestOptions {
   signal?: AbortSignal;
   /** Overrides the transport's overall deadline for this request, in ms. */
   timeoutMs?: number;
+  /**
+   * Narrows the retry rules for this request: e.g. `{ nonIdempotent: "refused" }` for a write with no
+   * client-chosen key (a replay would duplicate it), or OTLP's own retryable statuses.
+   */
+  retry?: Pick<RetryOptions, "nonIdempotent" | "retryableStatuses" | "maxAttempts">;
 }
 
 /** Settings of one transport (one service, one origin). */
@@ -182,6 +194,15 @@ export class HttpTransport {
     return this.execute(request, (res) => readAll(res.body));
   }
 
+  /** Sends a request and returns status, headers and the whole body (for answers whose format the headers tell). */
+  async buffered(request: RequestOptions): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+    return this.execute(request, async (res) => ({
+      status: res.status,
+      headers: res.headers,
+      body: await readAll(res.body),
+    }));
+  }
+
   /**
    * Sends a request and returns once the response headers say success; the body is read by the caller. Errors
    * while reading it arrive as {@link ConnectionError}, {@link TimeoutError} or {@link AbortError}. Breaking out of
@@ -233,7 +254,7 @@ export class HttpTransport {
     if (caller?.aborted) throw new AbortError(info, caller.reason);
 
     const idempotent = request.idempotent ?? request.method !== "POST";
-    const policy = this.options.retry;
+    const policy = request.retry ? { ...this.options.retry, ...request.retry } : this.options.retry;
     const { body, headers: bodyHeaders } = await this.encodeBody(request);
     const headers = this.buildHeaders(request, bodyHeaders);
 
@@ -288,7 +309,7 @@ export class HttpTransport {
             : new ConnectionError(message, info, err);
           outcome = { kind: "network", sent: !NOT_SENT_CODES.has(code ?? "") };
         }
-        if (!isRetryable(outcome, idempotent, policy.nonIdempotent)) throw failure;
+        if (!isRetryable(outcome, idempotent, policy.nonIdempotent, policy.retryableStatuses)) throw failure;
         const delay = nextDelay(outcome, attempt, Date.now() - started, policy);
         if (delay === undefined) throw failure;
         try {

@@ -1,7 +1,21 @@
 import { type ClientOptions, ENV, readProject, resolveTransport } from "../../config.js";
 import { HttpTransport } from "../../http/transport.js";
 import type { ServiceContext } from "../base.js";
+import { AnnotationQueuesApi } from "./annotation-queues.js";
 import { CallsApi } from "./calls.js";
+import { CostsApi } from "./costs.js";
+import { EvaluationsApi } from "./evaluations.js";
+import { FeedbackApi } from "./feedback.js";
+import { FilesApi } from "./files.js";
+import { ImagesApi } from "./images.js";
+import { InferenceCatalogApi } from "./inference-catalog.js";
+import { ObjectsApi } from "./objects.js";
+import { OtelApi } from "./otel.js";
+import { ProjectScope } from "./project.js";
+import { RefsApi } from "./refs.js";
+import { ServiceApi } from "./service.js";
+import { TablesApi } from "./tables.js";
+import { ThreadsApi } from "./threads.js";
 
 /** Options of {@link TracingClient}. */
 export interface TracingClientOptions extends ClientOptions {
@@ -17,21 +31,73 @@ export interface TracingClientOptions extends ClientOptions {
  * client-chosen ids, so a replay is harmless); 500 only for reads.
  */
 export class TracingClient {
-  /** `entity/project` used when a request omits `project_id`. */
-  readonly project: string | undefined;
+  /**
+   * `entity/project` used when a request omits `project_id` (option `project` / env `TRACEWIRE_PROJECT`). Named
+   * `defaultProject` because `project(entity, project)` opens a project's v2 resources.
+   */
+  readonly defaultProject: string | undefined;
   /** Calls: write path, reads, queries, usage, scoring. */
   readonly calls: CallsApi;
+  /** Costs: per-model token prices joined on usage. */
+  readonly costs: CostsApi;
+  /** Feedback: reactions, notes, annotations and scores on calls and objects. */
+  readonly feedback: FeedbackApi;
+  /** Files: content-addressed blobs (multipart upload, raw download). */
+  readonly files: FilesApi;
+  /** Objects: versioned values with aliases and tags. */
+  readonly objects: ObjectsApi;
+  /** OTel: raw OTLP/HTTP export of encoded spans. */
+  readonly otel: OtelApi;
+  /** Refs: the values behind `weave:///` refs. */
+  readonly refs: RefsApi;
+  /** Tables: row lists addressed by digest. */
+  readonly tables: TablesApi;
+  /** Threads: conversations and their turn statistics. */
+  readonly threads: ThreadsApi;
+  /** Images: image generation run and traced by the service. */
+  readonly images: ImagesApi;
+  /** Evaluations run by the service itself. */
+  readonly evaluations: EvaluationsApi;
+  /** Service: health, versions, project metadata. */
+  readonly service: ServiceApi;
+  /** Inference catalog: model and hardware listings. */
+  readonly inferenceCatalog: InferenceCatalogApi;
+  /** Annotation queues: calls queued for human review. */
+  readonly annotationQueues: AnnotationQueuesApi;
   private readonly transport: HttpTransport;
+  private readonly context: ServiceContext;
 
   constructor(options: TracingClientOptions = {}) {
     const transportOptions = resolveTransport(
       { client: "TracingClient", baseUrlEnv: ENV.baseUrl, nonIdempotent: "replay" },
       options,
     );
-    this.project = readProject("project", ENV.project, options.project, options.env ?? process.env);
+    this.defaultProject = readProject("project", ENV.project, options.project, options.env ?? process.env);
     this.transport = new HttpTransport(transportOptions);
-    const context: ServiceContext = { transport: this.transport, project: this.project };
+    const context: ServiceContext = { transport: this.transport, project: this.defaultProject };
+    this.context = context;
     this.calls = new CallsApi(context);
+    this.costs = new CostsApi(context);
+    this.feedback = new FeedbackApi(context);
+    this.files = new FilesApi(context);
+    this.objects = new ObjectsApi(context);
+    this.otel = new OtelApi(context);
+    this.refs = new RefsApi(context);
+    this.tables = new TablesApi(context);
+    this.threads = new ThreadsApi(context);
+    this.images = new ImagesApi(context);
+    this.evaluations = new EvaluationsApi(context);
+    this.service = new ServiceApi(context);
+    this.inferenceCatalog = new InferenceCatalogApi(context);
+    this.annotationQueues = new AnnotationQueuesApi(context);
+  }
+
+  /**
+   * The project-scoped v2 resources of `entity/project` (`/v2/{entity}/{project}/…`): ops, datasets, scorers,
+   * models, evaluations, evaluation runs, predictions, scores and evaluation results.
+   */
+  project(entity: string, project: string): ProjectScope {
+    return new ProjectScope(this.context, entity, project);
   }
 
   /** Closes the client's idle connections. In-flight requests finish first. */

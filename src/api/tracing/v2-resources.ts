@@ -1,0 +1,185 @@
+/** The resources of a {@link ProjectScope}: REST-style endpoints under `/v2/{entity}/{project}/…`. */
+import { ValidationError } from "../../errors.js";
+import { encodePath } from "../../http/transport.js";
+import { type CallOptions, requireString, type ServiceContext } from "../base.js";
+import type {
+  EvalResultsQueryBody,
+  EvalResultsQueryRes,
+  EvaluationRunCreateBody,
+  EvaluationRunCreateRes,
+  EvaluationRunFinishBody,
+  EvaluationRunReadRes,
+  FinishRes,
+  PredictionCreateBody,
+  PredictionCreateRes,
+  PredictionReadRes,
+  ScoreCreateBody,
+  ScoreCreateRes,
+  ScoreReadRes,
+  V2DeleteRes,
+  V2ListQuery,
+  V2ObjectCreateBody,
+  V2ObjectCreateRes,
+  V2ObjectVersion,
+} from "../types/project.js";
+import { EndpointFamily } from "./family.js";
+
+function requireBody<T>(body: T, method: string): T {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ValidationError(`${method} expects a request object, got ${body === null ? "null" : typeof body}.`);
+  }
+  return body;
+}
+
+function requireIds(ids: unknown, name: string, method: string): string[] {
+  if (!Array.isArray(ids) || ids.length === 0) {
+    throw new ValidationError(`${method}: ${name} must be a non-empty array of ids.`, name);
+  }
+  return ids.map((id) => requireString(id, name, method));
+}
+
+/** What every v2 resource shares: its collection path and its name in error messages. */
+abstract class V2Resource extends EndpointFamily {
+  constructor(
+    context: ServiceContext,
+    /** `/v2/{entity}/{project}/{collection}`, already encoded. */
+    protected readonly path: string,
+    /** `project.ops`, `project.scores`, … */
+    protected readonly label: string,
+  ) {
+    super(context);
+  }
+
+  protected item(id: string, name: string, method: string): string {
+    return `${this.path}/${encodePath(requireString(id, name, `${this.label}.${method}`))}`;
+  }
+
+  protected listItems<T>(query: V2ListQuery | undefined, options: CallOptions | undefined): AsyncGenerator<T> {
+    return this.ndjson<T>({ method: "GET", path: this.path, ...(query ? { query } : {}) }, options);
+  }
+
+  protected createItem<T>(body: unknown, options: CallOptions | undefined): Promise<T> {
+    return this.writeJson<T>(this.path, requireBody(body, `${this.label}.create`), options);
+  }
+
+  protected deleteItems(param: string, ids: string[], options: CallOptions | undefined): Promise<V2DeleteRes> {
+    const query = { [param]: requireIds(ids, param, `${this.label}.delete`) };
+    return this.send({ method: "DELETE", path: this.path, query }, options);
+  }
+}
+
+/** Versioned objects (`ops`, `datasets`, `scorers`, `models`, `evaluations`): list, create, delete, read a version. */
+export class V2ObjectResource extends V2Resource {
+  /** `GET …/{collection}?limit=&offset=`: versions yielded one by one as the NDJSON lines arrive. */
+  list(query?: V2ListQuery, options?: CallOptions): AsyncGenerator<V2ObjectVersion> {
+    return this.listItems(query, options);
+  }
+
+  /** `POST …/{collection}`: stores a new version (the body carries no `project_id`). */
+  create(body: V2ObjectCreateBody, options?: CallOptions): Promise<V2ObjectCreateRes> {
+    return this.createItem(body, options);
+  }
+
+  /** `DELETE …/{collection}/{object_id}?digests=`: deletes every version, or only `digests`. */
+  delete(objectId: string, req: { digests?: string[] } = {}, options?: CallOptions): Promise<V2DeleteRes> {
+    const path = this.item(objectId, "object_id", "delete");
+    const digests = req.digests?.map((d) => requireString(d, "digests", `${this.label}.delete`));
+    return this.send({ method: "DELETE", path, ...(digests?.length ? { query: { digests } } : {}) }, options);
+  }
+
+  /** `GET …/{collection}/{object_id}/versions/{digest}`: one version (`digest` may be an alias such as `latest`). */
+  readVersion(objectId: string, digest: string, options?: CallOptions): Promise<V2ObjectVersion> {
+    const version = encodePath(requireString(digest, "digest", `${this.label}.readVersion`));
+    const path = `${this.item(objectId, "object_id", "readVersion")}/versions/${version}`;
+    return this.send({ method: "GET", path }, options);
+  }
+}
+
+/** Scores of predictions: list, create, delete, read. */
+export class ScoresResource extends V2Resource {
+  /** `GET …/scores?evaluation_run_id=&limit=&offset=`: scores yielded as the NDJSON lines arrive. */
+  list(query?: V2ListQuery & { evaluation_run_id?: string }, options?: CallOptions): AsyncGenerator<ScoreReadRes> {
+    return this.listItems(query, options);
+  }
+
+  /** `POST …/scores`: records a scorer's output for a prediction. */
+  create(body: ScoreCreateBody, options?: CallOptions): Promise<ScoreCreateRes> {
+    return this.createItem(body, options);
+  }
+
+  /** `DELETE …/scores?score_ids=`. */
+  delete(scoreIds: string[], options?: CallOptions): Promise<V2DeleteRes> {
+    return this.deleteItems("score_ids", scoreIds, options);
+  }
+
+  /** `GET …/scores/{score_id}`. */
+  read(scoreId: string, options?: CallOptions): Promise<ScoreReadRes> {
+    return this.send({ method: "GET", path: this.item(scoreId, "score_id", "read") }, options);
+  }
+}
+
+/** Evaluation runs: list, create, delete, read, finish. */
+export class EvaluationRunsResource extends V2Resource {
+  /** `GET …/evaluation_runs?limit=&offset=…`: runs yielded as the NDJSON lines arrive. */
+  list(query?: V2ListQuery, options?: CallOptions): AsyncGenerator<EvaluationRunReadRes> {
+    return this.listItems(query, options);
+  }
+
+  /** `POST …/evaluation_runs`: starts a run of `evaluation` against `model` (both refs). */
+  create(body: EvaluationRunCreateBody, options?: CallOptions): Promise<EvaluationRunCreateRes> {
+    return this.createItem(body, options);
+  }
+
+  /** `DELETE …/evaluation_runs?evaluation_run_ids=`. */
+  delete(evaluationRunIds: string[], options?: CallOptions): Promise<V2DeleteRes> {
+    return this.deleteItems("evaluation_run_ids", evaluationRunIds, options);
+  }
+
+  /** `GET …/evaluation_runs/{evaluation_run_id}`. */
+  read(evaluationRunId: string, options?: CallOptions): Promise<EvaluationRunReadRes> {
+    return this.send({ method: "GET", path: this.item(evaluationRunId, "evaluation_run_id", "read") }, options);
+  }
+
+  /** `POST …/evaluation_runs/{evaluation_run_id}/finish`: ends the run, with an optional `summary`. */
+  finish(evaluationRunId: string, body: EvaluationRunFinishBody = {}, options?: CallOptions): Promise<FinishRes> {
+    const path = `${this.item(evaluationRunId, "evaluation_run_id", "finish")}/finish`;
+    return this.writeJson(path, requireBody(body, `${this.label}.finish`), options);
+  }
+}
+
+/** Predictions (model outputs): list, create, delete, read, finish. */
+export class PredictionsResource extends V2Resource {
+  /** `GET …/predictions?evaluation_run_id=&limit=&offset=`: predictions yielded as the NDJSON lines arrive. */
+  list(query?: V2ListQuery & { evaluation_run_id?: string }, options?: CallOptions): AsyncGenerator<PredictionReadRes> {
+    return this.listItems(query, options);
+  }
+
+  /** `POST …/predictions`: records one model output, optionally inside an evaluation run. */
+  create(body: PredictionCreateBody, options?: CallOptions): Promise<PredictionCreateRes> {
+    return this.createItem(body, options);
+  }
+
+  /** `DELETE …/predictions?prediction_ids=`. */
+  delete(predictionIds: string[], options?: CallOptions): Promise<V2DeleteRes> {
+    return this.deleteItems("prediction_ids", predictionIds, options);
+  }
+
+  /** `GET …/predictions/{prediction_id}`. */
+  read(predictionId: string, options?: CallOptions): Promise<PredictionReadRes> {
+    return this.send({ method: "GET", path: this.item(predictionId, "prediction_id", "read") }, options);
+  }
+
+  /** `POST …/predictions/{prediction_id}/finish` (no body): closes the prediction once its scores are in. */
+  finish(predictionId: string, options?: CallOptions): Promise<FinishRes> {
+    const path = `${this.item(predictionId, "prediction_id", "finish")}/finish`;
+    return this.send({ method: "POST", path }, options);
+  }
+}
+
+/** Evaluation results, row by row across evaluations. */
+export class EvalResultsResource extends V2Resource {
+  /** `POST …/eval_results/query`: per-row results (and optional summaries) of one or more evaluations. */
+  query(body: EvalResultsQueryBody, options?: CallOptions): Promise<EvalResultsQueryRes> {
+    return this.readJson(this.path, requireBody(body, `${this.label}.query`), options);
+  }
+}

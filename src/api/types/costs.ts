@@ -1,0 +1,54 @@
+/** Wire types of the cost endpoints (`/cost/*`): per-model token prices the service joins on usage. */
+import type { Query, SortBy, Timestamp } from "./common.js";
+
+/** The price of one model's tokens, as created. Units default to `"USD"` on the service. */
+export interface CostCreateInput {
+  prompt_token_cost: number;
+  completion_token_cost: number;
+  prompt_token_cost_unit?: string;
+  completion_token_cost_unit?: string;
+  /** From when this price applies; the service uses "now" when left out. */
+  effective_date?: Timestamp | null;
+  provider_id?: string | null;
+}
+
+/** `/cost/create`: prices keyed by model name (the `summary.usage` key). */
+export interface CostCreateReq {
+  project_id: string;
+  costs: Record<string, CostCreateInput>;
+}
+/** `ids` pairs each model name with the id of its new cost row. */
+export interface CostCreateRes {
+  ids: [llm_id: string, cost_id: string][];
+}
+
+export interface CostQueryReq {
+  project_id: string;
+  /** Columns to return, e.g. `["id", "llm_id", "prompt_token_cost"]`. */
+  fields?: string[];
+  query?: Query;
+  sort_by?: SortBy[];
+  limit?: number;
+  offset?: number;
+}
+/** One stored price. Only the requested `fields` are present. */
+export interface CostQueryOutput {
+  id?: string;
+  llm_id?: string;
+  prompt_token_cost?: number;
+  completion_token_cost?: number;
+  prompt_token_cost_unit?: string;
+  completion_token_cost_unit?: string;
+  effective_date?: Timestamp;
+  provider_id?: string;
+  [key: string]: unknown;
+}
+export interface CostQueryRes {
+  results: CostQueryOutput[];
+}
+
+/** `/cost/purge`: deletes the cost rows matching `query`. */
+export interface CostPurgeReq {
+  project_id: string;
+  query: Query;
+}

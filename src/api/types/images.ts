@@ -1,0 +1,21 @@
+/** Wire types of `/image/create`: image generation proxied (and traced) by the service. */
+
+export interface ImageGenerationRequestInputs {
+  model: string;
+  prompt: string;
+  n?: number;
+  /** Further provider parameters (`size`, `quality`, …) pass through. */
+  [key: string]: unknown;
+}
+export interface ImageGenerationCreateReq {
+  project_id: string;
+  inputs: ImageGenerationRequestInputs;
+  /** Record the generation as a call (service default true). */
+  track_llm_call?: boolean;
+}
+export interface ImageGenerationCreateRes {
+  /** The provider's answer as returned. */
+  response: unknown;
+  /** Id of the call that recorded it, when tracked. */
+  weave_call_id?: string | null;
+}

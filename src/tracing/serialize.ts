@@ -1,0 +1,390 @@
+/**
+ * The one serializer for traced inputs and outputs (DESIGN §3). Arbitrary user values become fresh JSON-safe trees,
+ * once, with bounded work, and nothing here ever throws into user code.
+ *
+ * The only user code this runs is what `JSON.stringify` runs: property reads (getters, Proxy traps) and `toJSON()`.
+ * Built-ins are recognised by brand checks (`util.types`) and read through intrinsics captured at load, so subclasses
+ * and per-instance overrides are not called. Every failure becomes a visible marker string instead of an exception.
+ */
+import { Buffer } from "node:buffer";
+import { types } from "node:util";
+
+/** A value `JSON.stringify` renders as-is and can never throw on. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Limits that bound the work and the output size. Negative or non-numeric values fall back to the default. */
+export interface SerializeOptions {
+  /** Longest string kept, in UTF-16 code units; longer ones are cut and end with `…[truncated N chars]`. */
+  maxStringLength?: number;
+  /** Containers nested deeper than this become `"[MaxDepth]"`. Capped at 1000 to stay clear of the stack limit. */
+  maxDepth?: number;
+  /** Items kept per array / Set / Map and keys per object; then `"[+N more items]"` / `"…": "[+N more keys]"`. */
+  maxItems?: number;
+  /**
+   * Approximate output budget in bytes (string lengths plus JSON punctuation; non-ASCII counts one per code unit),
+   * tracked while walking: a string is cut to what is left, and once it is spent each open container ends with one
+   * `"[Truncated: payload limit]"` entry (under the `"…"` key in objects) and no further input is read.
+   */
+  maxBytes?: number;
+  /** Bytes of a Buffer / typed array / ArrayBuffer / DataView previewed as base64. */
+  maxBinaryBytes?: number;
+}
+
+/** Defaults: 100_000 chars per string, depth 64, 1000 items per container, 1 MiB per payload, 64 binary bytes. */
+export const DEFAULT_SERIALIZE_OPTIONS: Readonly<Required<SerializeOptions>> = Object.freeze({
+  maxStringLength: 100_000,
+  maxDepth: 64,
+  maxItems: 1000,
+  maxBytes: 1024 * 1024,
+  maxBinaryBytes: 64,
+});
+
+// Recursion is depth-capped rather than iterative (much cheaper on the hot path); this ceiling keeps it far from
+// the stack limit whatever maxDepth says.
+const HARD_MAX_DEPTH = 1000;
+const LIMIT = "[Truncated: payload limit]";
+/** Key of the marker entry that summarises an object's (or Map's) dropped keys. */
+const MORE = "…";
+/** Returned for values that are dropped from objects (functions, symbols, undefined), as JSON.stringify does. */
+const OMIT = Symbol("omit");
+type Out = JsonValue | typeof OMIT;
+type JsonObject = { [key: string]: JsonValue };
+
+const dateGetTime = Date.prototype.getTime;
+const dateToISOString = Date.prototype.toISOString;
+const regExpToString = RegExp.prototype.toString;
+const mapEntries = Map.prototype.entries;
+const mapSize = Object.getOwnPropertyDescriptor(Map.prototype, "size")!.get!;
+const setValues = Set.prototype.values;
+const setSize = Object.getOwnPropertyDescriptor(Set.prototype, "size")!.get!;
+const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint8Array.prototype), Symbol.toStringTag)!
+  .get!;
+
+/**
+ * Turns any value into a fresh JSON-safe tree (the caller, e.g. a redact hook, may mutate it freely). Never throws.
+ *
+ * - Cycles become `"[Circular]"`; an object shared by siblings (not an ancestor) is rendered each time.
+ * - BigInt → decimal string; NaN / ±Infinity → `"NaN"` / `"Infinity"` / `"-Infinity"`; -0 → 0.
+ * - Date → ISO string (`"Invalid Date"` when invalid); RegExp → `"/src/flags"`; URL → href; boxed primitives unwrap.
+ * - Buffer, typed arrays, ArrayBuffer, DataView → `{_type, length, base64}`; `length` counts elements (bytes for
+ *   ArrayBuffer / DataView) and `base64` covers the first `maxBinaryBytes` bytes, ending in `…` when cut.
+ * - Map → an object when every key is a string (the common, readable case), else an array of `[key, value]` pairs so
+ *   that keys like `1` and `"1"` or object keys never collide. Set → array.
+ * - Error → `{name, message, stack, cause?, errors?, ...own enumerable props}`.
+ * - Class instances → own enumerable properties plus `_type: "<ClassName>"` (an own `_type` property wins).
+ * - Functions, symbols and undefined are dropped from objects, as JSON.stringify does; at the top level and in arrays,
+ *   where JSON.stringify would write null, functions and symbols become `"[Function name]"` / `"[Symbol(desc)]"`
+ *   and undefined becomes null.
+ * - `toJSON()` is called (with the property key, like JSON.stringify) for objects that are not one of the built-ins
+ *   above; it is user code, so a throw becomes `"[Unserializable: message]"`. Its result is not asked for toJSON again.
+ * - A throwing getter or Proxy `get` trap marks that property only (`"[Unserializable: message]"`), unless it also
+ *   throws for the `toJSON` lookup; a Proxy whose `ownKeys` / `getPrototypeOf` traps throw, or a revoked one, is
+ *   marked as a whole.
+ */
+export function serialize(value: unknown, options?: SerializeOptions): JsonValue {
+  return serializeWithSize(value, options).value;
+}
+
+/** {@link serialize}, plus the approximate JSON size in bytes of the result (for batching without re-measuring). */
+export function serializeWithSize(value: unknown, options?: SerializeOptions): { value: JsonValue; bytes: number } {
+  const walker = new Walker(resolve(options));
+  try {
+    return { value: walker.value(value, "", 0, false) as JsonValue, bytes: walker.bytes };
+  } catch (err) {
+    // Last resort (e.g. the caller was already near the stack limit): still never throw.
+    const marker = unserializable(err);
+    return { value: marker, bytes: marker.length + 2 };
+  }
+}
+
+/** {@link serialize} straight to a JSON string. Never throws. */
+export function serializeToJson(value: unknown, options?: SerializeOptions): string {
+  try {
+    return JSON.stringify(serialize(value, options));
+  } catch (err) {
+    return JSON.stringify(unserializable(err));
+  }
+}
+
+function resolve(options: SerializeOptions | undefined): Required<SerializeOptions> {
+  if (options === undefined) return DEFAULT_SERIALIZE_OPTIONS;
+  const d = DEFAULT_SERIALIZE_OPTIONS;
+  return {
+    maxStringLength: limit(options.maxStringLength, d.maxStringLength),
+    maxDepth: Math.min(limit(options.maxDepth, d.maxDepth), HARD_MAX_DEPTH),
+    maxItems: limit(options.maxItems, d.maxItems),
+    maxBytes: limit(options.maxBytes, d.maxBytes),
+    maxBinaryBytes: limit(options.maxBinaryBytes, d.maxBinaryBytes),
+  };
+}
+
+function limit(value: unknown, fallback: number): number {
+  return typeof value === "number" && value >= 0 ? Math.floor(value) : fallback;
+}
+
+class Walker {
+  /** Approximate size of the JSON emitted so far; compared against maxBytes before reading each value. */
+  bytes = 0;
+  /** The objects currently being walked: only these make a cycle, so shared siblings still render. */
+  private readonly ancestors: object[] = [];
+
+  constructor(private readonly o: Required<SerializeOptions>) {}
+
+  /** `inObject`: the value is an object property, where functions, symbols and undefined are dropped (OMIT). */
+  value(v: unknown, key: string | number, depth: number, inObject: boolean): Out {
+    if (this.bytes >= this.o.maxBytes) return this.mark(LIMIT);
+    switch (typeof v) {
+      case "string":
+        return this.string(v);
+      case "number":
+        this.bytes += 8;
+        return Number.isFinite(v) ? (v === 0 ? 0 : v) : String(v);
+      case "boolean":
+        this.bytes += 5;
+        return v;
+      case "bigint":
+        return this.string(v.toString());
+      case "undefined":
+        if (inObject) return OMIT;
+        this.bytes += 4;
+        return null;
+      case "function":
+      case "symbol":
+        return inObject ? OMIT : this.string(describe(v));
+      default:
+        if (v === null) {
+          this.bytes += 4;
+          return null;
+        }
+        return this.object(v as object, key, depth, inObject, true);
+    }
+  }
+
+  private object(v: object, key: string | number, depth: number, inObject: boolean, toJSON: boolean): Out {
+    const ancestors = this.ancestors;
+    for (let i = 0; i < ancestors.length; i++) if (ancestors[i] === v) return this.mark("[Circular]");
+    if (depth >= this.o.maxDepth) return this.mark("[MaxDepth]");
+    ancestors.push(v);
+    try {
+      return this.container(v, key, depth + 1, inObject, toJSON);
+    } catch (err) {
+      // One guard per container, not per step: any throwing trap or accessor here marks this value only.
+      return this.mark(unserializable(err));
+    } finally {
+      ancestors.pop();
+    }
+  }
+
+  /** `depth` is the depth of v's children. */
+  private container(v: object, key: string | number, depth: number, inObject: boolean, toJSON: boolean): Out {
+    if (Array.isArray(v)) return this.array(v, depth, v.length);
+    const proto: unknown = Object.getPrototypeOf(v);
+    let type: string | undefined;
+    // Plain objects (the hot path) skip the built-in brand checks.
+    if (proto !== Object.prototype && proto !== null) {
+      const special = this.builtin(v, depth);
+      if (special !== undefined) return special;
+      type = className(proto);
+    }
+    if (toJSON) {
+      const toJSONFn: unknown = (v as { toJSON?: unknown }).toJSON;
+      if (typeof toJSONFn === "function") {
+        // User code, like a getter: if it throws, the catch in object() marks this value.
+        const result: unknown = toJSONFn.call(v, String(key));
+        if (result === v) return this.container(v, key, depth, inObject, false);
+        if (typeof result !== "object" || result === null) return this.value(result, key, depth - 1, inObject);
+        return this.object(result, key, depth - 1, inObject, false);
+      }
+    }
+    return this.record(v, depth, type);
+  }
+
+  private builtin(v: object, depth: number): JsonValue | undefined {
+    if (ArrayBuffer.isView(v) || types.isAnyArrayBuffer(v)) return this.binary(v);
+    if (types.isDate(v)) {
+      return this.string(Number.isNaN(dateGetTime.call(v)) ? "Invalid Date" : dateToISOString.call(v));
+    }
+    if (types.isMap(v)) return this.map(v, depth);
+    if (types.isSet(v)) return this.array(take(setValues.call(v), this.o.maxItems), depth, setSize.call(v));
+    if (types.isRegExp(v)) return this.string(regExpToString.call(v));
+    if (v instanceof URL) return this.string(String(v.href));
+    if (types.isNativeError(v) || v instanceof Error) return this.error(v as Error, depth);
+    if (types.isBoxedPrimitive(v)) return this.value(unbox(v), "", depth, false) as JsonValue;
+    return undefined;
+  }
+
+  private array(v: ArrayLike<unknown>, depth: number, total: number): JsonValue[] {
+    const n = Math.min(v.length, this.o.maxItems);
+    const out: JsonValue[] = [];
+    this.bytes += 2;
+    for (let i = 0; i < n; i++) {
+      if (this.bytes >= this.o.maxBytes) {
+        out.push(this.mark(LIMIT));
+        return out;
+      }
+      let item: unknown;
+      try {
+        item = v[i];
+      } catch (err) {
+        out.push(this.mark(unserializable(err)));
+        continue;
+      }
+      this.bytes += 1;
+      out.push(this.value(item, i, depth, false) as JsonValue);
+    }
+    if (total > n) out.push(this.mark(`[+${total - n} more items]`));
+    return out;
+  }
+
+  private record(v: object, depth: number, type: string | undefined): JsonObject {
+    const keys = Object.keys(v);
+    const out: JsonObject = {};
+    this.bytes += 2;
+    if (type !== undefined) this.put(out, "_type", this.mark(type));
+    this.props(out, v, keys, depth);
+    return out;
+  }
+
+  /** Copies `keys` of `v` into `out`; `total` counts keys beyond `keys` too (a Map's size), for the summary entry. */
+  private props(out: JsonObject, v: object, keys: readonly string[], depth: number, total = keys.length): void {
+    const n = Math.min(keys.length, this.o.maxItems);
+    for (let i = 0; i < n; i++) {
+      if (this.bytes >= this.o.maxBytes) {
+        this.put(out, MORE, this.mark(LIMIT));
+        return;
+      }
+      const k = keys[i]!;
+      let item: unknown;
+      try {
+        item = (v as Record<string, unknown>)[k];
+      } catch (err) {
+        this.put(out, k, this.mark(unserializable(err)));
+        continue;
+      }
+      const r = this.value(item, k, depth, true);
+      if (r !== OMIT) this.put(out, k, r);
+    }
+    if (total > n) this.put(out, MORE, this.mark(`[+${total - n} more keys]`));
+  }
+
+  private put(out: JsonObject, key: string, value: JsonValue): void {
+    const k = key.length > this.o.maxStringLength ? truncate(key, this.o.maxStringLength) : key;
+    this.bytes += k.length + 4;
+    // A plain assignment to "__proto__" would set the prototype instead of creating a key.
+    if (k === "__proto__")
+      Object.defineProperty(out, k, { value, enumerable: true, writable: true, configurable: true });
+    else out[k] = value;
+  }
+
+  private error(e: Error, depth: number): JsonObject {
+    const out: JsonObject = {};
+    this.bytes += 2;
+    const fixed = ["name", "message", "stack"];
+    if (Object.hasOwn(e, "cause")) fixed.push("cause");
+    if (Object.hasOwn(e, "errors")) fixed.push("errors"); // AggregateError keeps these non-enumerable
+    this.props(out, e, fixed, depth);
+    this.props(out, e, Object.keys(e), depth);
+    return out;
+  }
+
+  private map(v: Map<unknown, unknown>, depth: number): JsonValue {
+    const entries = take(mapEntries.call(v), this.o.maxItems) as [unknown, unknown][];
+    const size: number = mapSize.call(v);
+    if (!entries.every((entry) => typeof entry[0] === "string")) return this.array(entries, depth, size);
+    const record: Record<string, unknown> = Object.create(null);
+    for (const [k, item] of entries) record[k as string] = item;
+    const out: JsonObject = {};
+    this.bytes += 2;
+    this.props(out, record, Object.keys(record), depth, size);
+    return out;
+  }
+
+  private binary(v: ArrayBufferView | ArrayBufferLike): JsonObject {
+    let type: string;
+    let length: number;
+    let bytes: Buffer;
+    if (ArrayBuffer.isView(v)) {
+      const dataView = types.isDataView(v);
+      type = Buffer.isBuffer(v) ? "Buffer" : dataView ? "DataView" : typedArrayTag.call(v);
+      length = dataView ? v.byteLength : (v as Uint8Array).length;
+      bytes = Buffer.from(v.buffer, v.byteOffset, v.byteLength); // a view over the same memory, not a copy
+    } else {
+      type = types.isSharedArrayBuffer(v) ? "SharedArrayBuffer" : "ArrayBuffer";
+      length = v.byteLength;
+      bytes = Buffer.from(v);
+    }
+    const max = this.o.maxBinaryBytes;
+    const base64 = bytes.length > max ? `${bytes.subarray(0, max).toString("base64")}…` : bytes.toString("base64");
+    this.bytes += type.length + base64.length + 40;
+    return { _type: type, length, base64 };
+  }
+
+  private string(s: string): string {
+    // Cut to whichever is smaller: the string limit or what is left of the payload budget.
+    const room = Math.min(this.o.maxStringLength, this.o.maxBytes - this.bytes - 2);
+    const r = s.length <= room ? s : truncate(s, Math.max(0, room));
+    this.bytes += r.length + 2;
+    return r;
+  }
+
+  private mark(marker: string): string {
+    this.bytes += marker.length + 2;
+    return marker;
+  }
+}
+
+/** Keeps the first `n` code units (never splitting a surrogate pair) and says how many were dropped. */
+function truncate(s: string, n: number): string {
+  const code = s.charCodeAt(n - 1);
+  const cut = code >= 0xd800 && code <= 0xdbff ? n - 1 : n;
+  // A plain slice would be a view that keeps the whole original (say 50 MB) alive while the output sits in a queue;
+  // slicing a concatenation makes V8 copy just the kept prefix.
+  const kept = ` ${s.slice(0, cut)}`.slice(1);
+  return `${kept}…[truncated ${s.length - cut} chars]`;
+}
+
+function take(iterator: Iterator<unknown>, n: number): unknown[] {
+  const out: unknown[] = [];
+  while (out.length < n) {
+    const step = iterator.next();
+    if (step.done) break;
+    out.push(step.value);
+  }
+  return out;
+}
+
+function describe(v: unknown): string {
+  if (typeof v === "symbol") return `[${String(v)}]`;
+  let name: unknown;
+  try {
+    name = (v as { name?: unknown }).name; // a static getter or Proxy trap may throw
+  } catch {}
+  return typeof name === "string" && name !== "" ? `[Function ${name}]` : "[Function]";
+}
+
+function className(proto: unknown): string | undefined {
+  try {
+    const name: unknown = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+    return typeof name === "string" && name !== "" && name !== "Object" ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function unbox(v: object): unknown {
+  if (types.isStringObject(v)) return String.prototype.valueOf.call(v);
+  if (types.isNumberObject(v)) return Number.prototype.valueOf.call(v);
+  if (types.isBooleanObject(v)) return Boolean.prototype.valueOf.call(v);
+  if (types.isBigIntObject(v)) return BigInt.prototype.valueOf.call(v);
+  return Symbol.prototype.valueOf.call(v);
+}
+
+/** `"[Unserializable: <message>]"`, reading the thrown value as carefully as the value that threw. */
+function unserializable(err: unknown): string {
+  let message = "unknown error";
+  try {
+    const m: unknown = typeof err === "object" && err !== null ? (err as { message?: unknown }).message : err;
+    if (typeof m !== "object" && typeof m !== "function" && m !== undefined) message = String(m);
+  } catch {}
+  return `[Unserializable: ${message.length > 200 ? `${message.slice(0, 200)}…` : message}]`;
+}

@@ -1,0 +1,100 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TracingClient } from "../../src/api/index.js";
+import { ValidationError } from "../../src/errors.js";
+import { ndjsonReply, TestServer } from "../support/server.js";
+import { expectRequest, type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+
+let server: TestServer;
+let client: TracingClient;
+
+beforeAll(async () => {
+  server = await TestServer.start();
+  client = tracingClient(server);
+});
+afterAll(async () => {
+  await client.close();
+  await server.close();
+});
+
+/** Entity and project with characters that must be percent-encoded in the path. */
+const scope = () => client.project("acme co", "demo#1");
+const BASE = "/v2/acme%20co/demo%231";
+const version = { object_id: "qa", digest: "abc", version_index: 2, name: "qa" };
+
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}
+
+describe("TracingClient.project(entity, project)", () => {
+  it("validates entity and project and exposes the project id", () => {
+    expect(scope().projectId).toBe("acme co/demo#1");
+    expect(() => client.project("", "demo")).toThrow(ValidationError);
+    expect(() => client.project("acme/x", "demo")).toThrow(/entity must be a non-empty string without "\/"/);
+    expect(() => client.project("acme", "a/b")).toThrow(/project must be/);
+    expect(() => client.project("acme", 7 as unknown as string)).toThrow(ValidationError);
+  });
+
+  for (const collection of ["evaluations", "ops", "datasets", "scorers", "models"] as const) {
+    it(`${collection}: create, delete and readVersion send their documented requests; list streams NDJSON`, async () => {
+      const resource = scope()[collection];
+      const path = `${BASE}/${collection}`;
+      const cases: MethodCase[] = [
+        {
+          name: `${collection}.create`,
+          method: "POST",
+          path,
+          run: () => resource.create({ name: "qa", description: "d", source_code: "def f(): pass" }),
+          json: { name: "qa", description: "d", source_code: "def f(): pass" },
+          reply: { object_id: "qa", digest: "abc", version_index: 0 },
+          retriesOn500: false,
+        },
+        {
+          name: `${collection}.delete (all versions)`,
+          method: "DELETE",
+          path: `${path}/qa%20v1`,
+          run: () => resource.delete("qa v1"),
+          reply: { num_deleted: 3 },
+          retriesOn500: true,
+        },
+        {
+          name: `${collection}.delete (some digests)`,
+          method: "DELETE",
+          path: `${path}/qa`,
+          query: { digests: ["abc", "def"] },
+          run: () => resource.delete("qa", { digests: ["abc", "def"] }),
+          reply: { num_deleted: 2 },
+          retriesOn500: true,
+        },
+        {
+          name: `${collection}.readVersion`,
+          method: "GET",
+          path: `${path}/qa/versions/latest`,
+          run: () => resource.readVersion("qa", "latest"),
+          reply: version,
+          retriesOn500: true,
+        },
+      ];
+      await runCases(server, cases);
+
+      const versions = [version, { ...version, digest: "def", version_index: 1 }];
+      server.reset();
+      server.on("GET", path, ndjsonReply(versions, { chunkBytes: 6 }));
+      expect(await collect(resource.list({ limit: 2, offset: 1 }))).toEqual(versions);
+      expectRequest(
+        server.only(),
+        { method: "GET", path, query: { limit: ["2"], offset: ["1"] } },
+        `${collection}.list`,
+      );
+      expect(() => resource.readVersion("qa", "")).toThrow(/digest/);
+    });
+  }
+
+  it("v2 create bodies must be objects", () => {
+    server.reset();
+    expect(() => scope().ops.create(null as unknown as { name: string })).toThrow(ValidationError);
+    expect(() => scope().scores.create([] as unknown as never)).toThrow(/expects a request object/);
+    expect(server.requests).toHaveLength(0);
+  });
+});
