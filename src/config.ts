@@ -32,13 +32,20 @@ export const DEFAULTS = {
   maxConnections: 16,
 } as const;
 
+/** Default deadline of the inference and training clients: a long non-streaming completion can take minutes. */
+export const MODEL_SERVICE_TIMEOUT_MS = 600_000;
+
 /** Options every native client accepts. */
 export interface ClientOptions {
   /** API key, sent as `Authorization: Bearer <key>`. Env: `TRACEWIRE_API_KEY`. */
   apiKey?: string;
   /** The service's base URL. Env: per service (`TRACEWIRE_BASE_URL`, `TRACEWIRE_INFERENCE_BASE_URL`, `TRACEWIRE_TRAINING_BASE_URL`). */
   baseUrl?: string;
-  /** Overall deadline of one request in ms, retries included (streams: until the response headers). Env: `TRACEWIRE_TIMEOUT_MS`. Default 60000. */
+  /**
+   * Overall deadline of one request in ms, retries included (streams: until the response headers). Env:
+   * `TRACEWIRE_TIMEOUT_MS`. Default 60000 for the tracing service, 600000 for the inference and training services
+   * (a long non-streaming completion can take minutes).
+   */
   timeoutMs?: number;
   /** TCP/TLS connect timeout in ms. Default 10000. */
   connectTimeoutMs?: number;
@@ -212,6 +219,7 @@ function readRetry(options: RetryOptions | undefined, env: Env): ResolvedRetry {
     maxElapsedMs: num("maxElapsedMs", 0) ?? DEFAULT_RETRY.maxElapsedMs,
     maxRetryAfterMs: num("maxRetryAfterMs", 0) ?? DEFAULT_RETRY.maxRetryAfterMs,
     nonIdempotent: retry.nonIdempotent ?? DEFAULT_RETRY.nonIdempotent,
+    retryableStatuses: retry.retryableStatuses ?? DEFAULT_RETRY.retryableStatuses,
   };
 }
 
@@ -225,6 +233,8 @@ export interface ServiceSpec {
   nonIdempotent: RetryOptions["nonIdempotent"];
   /** Normalises the URL once read (e.g. the training host without `/v1`). */
   normalizeUrl?: (url: string) => string;
+  /** The service's default deadline, when it differs from {@link DEFAULTS} (model services answer slowly). */
+  defaultTimeoutMs?: number;
 }
 
 /** Resolves the transport settings of one client, or throws a {@link ConfigError}. */
@@ -254,7 +264,7 @@ export function resolveTransport(spec: ServiceSpec, options: ClientOptions): Tra
     ...(apiKey === undefined ? {} : { apiKey }),
     headers: { ...options.headers },
     retry,
-    timeoutMs: ms("timeoutMs", ENV.timeoutMs) ?? DEFAULTS.timeoutMs,
+    timeoutMs: ms("timeoutMs", ENV.timeoutMs) ?? spec.defaultTimeoutMs ?? DEFAULTS.timeoutMs,
     connectTimeoutMs: ms("connectTimeoutMs") ?? DEFAULTS.connectTimeoutMs,
     bodyTimeoutMs: ms("bodyTimeoutMs") ?? DEFAULTS.bodyTimeoutMs,
     maxConnections: ms("maxConnections") ?? DEFAULTS.maxConnections,

@@ -3,6 +3,8 @@
  */
 
 export type { CallOptions, WithProject } from "./base.js";
+export { InferenceChatCompletions } from "./inference/chat.js";
+export { InferenceClient, type InferenceClientOptions, InferenceModels } from "./inference/client.js";
 export {
   annotationFeedbackType,
   callRef,
@@ -18,6 +20,8 @@ export {
   runnableFeedbackType,
   tableRef,
 } from "./refs.js";
+// Inference and training clients: exported below by their own modules.
+export { ChatStream, openChatStream, type StreamResponseInfo } from "./stream.js";
 export type { AnnotationQueuesApi } from "./tracing/annotation-queues.js";
 export type { CallsApi } from "./tracing/calls.js";
 export { TracingClient, type TracingClientOptions } from "./tracing/client.js";
@@ -41,8 +45,19 @@ export type {
   ScoresResource,
   V2ObjectResource,
 } from "./tracing/v2-resources.js";
+export { TrainingChatCompletions } from "./training/chat.js";
+export type * from "./training/chat-params.js";
+export { TrainingClient, type TrainingClientOptions } from "./training/client.js";
+export {
+  DEFAULT_POLL_INTERVAL_MS,
+  isTrainingJobEvent,
+  TERMINAL_TRAINING_EVENT_TYPES,
+  TrainingJobs,
+} from "./training/jobs.js";
+export { TrainingModels } from "./training/models.js";
 export type * from "./types/annotation-queues.js";
 export type * from "./types/calls.js";
+export type * from "./types/chat.js";
 export type * from "./types/common.js";
 export type * from "./types/costs.js";
 export type * from "./types/evaluations.js";
@@ -56,5 +71,4 @@ export type * from "./types/refs.js";
 export type * from "./types/service.js";
 export type * from "./types/tables.js";
 export type * from "./types/threads.js";
-
-// Inference and training clients: exported below by their own modules.
+export type * from "./types/training.js";

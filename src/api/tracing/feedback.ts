@@ -23,7 +23,9 @@ export class FeedbackApi extends EndpointFamily {
   create(req: WithProject<FeedbackCreateReq>, options?: CallOptions): Promise<FeedbackCreateRes> {
     const body = this.fillProject(req, "feedback.create");
     // With a client-chosen `id` a replay is harmless; without one it would add the feedback twice.
-    return body.id ? this.writeJson("/feedback/create", body, options) : this.createJson("/feedback/create", body, options);
+    return body.id
+      ? this.writeJson("/feedback/create", body, options)
+      : this.createJson("/feedback/create", body, options);
   }
 
   /** `POST /feedback/batch/create`: several in one request; each item's `project_id` defaults to the client's. */

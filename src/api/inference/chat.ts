@@ -1,0 +1,59 @@
+import { ValidationError } from "../../errors.js";
+import type { HttpTransport } from "../../http/transport.js";
+import { type CallOptions, withCall } from "../base.js";
+import { type ChatStream, openChatStream } from "../stream.js";
+import type {
+  ChatCompletion,
+  ChatCompletionChunk,
+  ChatCompletionCreateParams,
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
+} from "../types/chat.js";
+
+/** Rejects what no server could accept (not an object, no model, no messages) before anything is sent. */
+function checkRequest(params: ChatCompletionCreateParams): void {
+  const method = "chat.completions.create";
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    throw new ValidationError(`${method} expects a request object, got ${params === null ? "null" : typeof params}.`);
+  }
+  if (typeof params.model !== "string" || params.model.trim() === "") {
+    throw new ValidationError(
+      `${method}: model must be a non-empty string, got ${JSON.stringify(params.model)}.`,
+      "model",
+    );
+  }
+  if (!Array.isArray(params.messages)) {
+    throw new ValidationError(`${method}: messages must be an array of chat messages.`, "messages");
+  }
+}
+
+/**
+ * `POST /chat/completions` of the inference service. The request is sent as given (the library never renames or
+ * drops wire fields). Retries: 429 (concurrency limit) and 503 (overloaded) with backoff; a request whose
+ * connection broke after it was sent is not repeated, since it may already be generating (and billing).
+ */
+export class InferenceChatCompletions {
+  constructor(private readonly transport: HttpTransport) {}
+
+  /**
+   * Creates a chat completion. With `stream: true` resolves to a {@link ChatStream} of chunks once the response
+   * headers arrive; otherwise to the whole {@link ChatCompletion}. A malformed request throws a `ValidationError`
+   * synchronously, before anything is sent.
+   */
+  create(params: ChatCompletionCreateParamsStreaming, options?: CallOptions): Promise<ChatStream<ChatCompletionChunk>>;
+  create(params: ChatCompletionCreateParamsNonStreaming, options?: CallOptions): Promise<ChatCompletion>;
+  create(
+    params: ChatCompletionCreateParams,
+    options?: CallOptions,
+  ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion>;
+  create(
+    params: ChatCompletionCreateParams,
+    options?: CallOptions,
+  ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> {
+    checkRequest(params);
+    const request = withCall({ method: "POST", path: "/chat/completions", json: params }, options);
+    return params.stream === true
+      ? openChatStream<ChatCompletionChunk>(this.transport, request)
+      : this.transport.json<ChatCompletion>(request);
+  }
+}

@@ -1,0 +1,47 @@
+import type { HttpTransport } from "../../http/transport.js";
+import { type CallOptions, withCall } from "../base.js";
+import { type ChatStream, openChatStream } from "../stream.js";
+import type { ChatCompletion, ChatCompletionChunk } from "../types/chat.js";
+import type {
+  TrainingChatCompletionCreateParams,
+  TrainingChatCompletionCreateParamsNonStreaming,
+  TrainingChatCompletionCreateParamsStreaming,
+} from "./chat-params.js";
+import { validateTrainingChatParams } from "./validate-chat.js";
+
+/**
+ * `POST /v1/chat/completions` of the training service: OpenAI's chat format plus the engine's extensions (see
+ * {@link TrainingChatCompletionCreateParams}). Trained checkpoints are addressed as
+ * `wandb-artifact:///{entity}/{project}/{model}:step{N}`. Engine errors, including an error event inside a 200
+ * stream, arrive as typed errors carrying the engine's message.
+ */
+export class TrainingChatCompletions {
+  constructor(private readonly transport: HttpTransport) {}
+
+  /**
+   * Creates a chat completion; with `stream: true` resolves to a {@link ChatStream} once the headers arrive (with
+   * `return_token_ids`, the first chunk carries `prompt_token_ids` and each choice its `token_ids`). Requests the
+   * engine is known to reject (e.g. `continue_final_message` without `add_generation_prompt: false`) throw a
+   * `ValidationError` synchronously and nothing is sent. Not retried once the request may have reached the
+   * server; 429/503 with `Retry-After` are.
+   */
+  create(
+    params: TrainingChatCompletionCreateParamsStreaming,
+    options?: CallOptions,
+  ): Promise<ChatStream<ChatCompletionChunk>>;
+  create(params: TrainingChatCompletionCreateParamsNonStreaming, options?: CallOptions): Promise<ChatCompletion>;
+  create(
+    params: TrainingChatCompletionCreateParams,
+    options?: CallOptions,
+  ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion>;
+  create(
+    params: TrainingChatCompletionCreateParams,
+    options?: CallOptions,
+  ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> {
+    validateTrainingChatParams(params);
+    const request = withCall({ method: "POST", path: "/v1/chat/completions", json: params }, options);
+    return params.stream === true
+      ? openChatStream<ChatCompletionChunk>(this.transport, request)
+      : this.transport.json<ChatCompletion>(request);
+  }
+}
