@@ -1,10 +1,21 @@
 /**
  * tracewire: OpenTelemetry-native tracing for LLM applications.
  *
- * This entry holds what every user needs: the error family and configuration helpers. Tracing (`init`, `op`,
- * `Call`) lands here with the tracing core; the service clients live in `tracewire/api`.
+ * ```ts
+ * import { init, op } from "tracewire";
+ * const tracing = init();                 // TRACEWIRE_BASE_URL, TRACEWIRE_API_KEY, TRACEWIRE_PROJECT
+ * const answer = op(async (question: string) => …);
+ * ```
+ * The service clients live in `tracewire/api`; the span processor and OTLP exporter in `tracewire/otel`.
  */
 
 export { type ClientOptions, ENV, type Env, maskSecret } from "./config.js";
 export * from "./errors.js";
+export type { TracewireStats } from "./otel/processor.js";
+export { Call, callById, type FeedbackOptions } from "./tracing/call.js";
+export { withAttributes, withThread } from "./tracing/context.js";
+export { type InitOptions, init, type TracewireHandle } from "./tracing/init.js";
+export { callOf, getCurrentCall, type Op, type OpOptions, op } from "./tracing/op.js";
+export { REDACTION_FAILED, type RedactHook } from "./tracing/payload.js";
+export type { JsonValue, SerializeOptions } from "./tracing/serialize.js";
 export { VERSION } from "./version.js";

@@ -1,5 +1,16 @@
 /**
- * `tracewire/otel`: OpenTelemetry building blocks. Today: the GenAI semantic-convention attribute names.
- * `TracewireSpanProcessor` and the OTLP exporter factory arrive with the tracing core.
+ * `tracewire/otel`: OpenTelemetry building blocks. `TracewireSpanProcessor` for apps that configure their own
+ * SDK (NodeSDK, `@vercel/otel`), the OTLP exporter for use in your own pipeline, and the GenAI attribute names.
  */
+
+export type { Logger } from "./diagnostics.js";
+export type { QueueStats } from "./export-queue.js";
+export type { SpanRoute, TracewireProcessorOptions } from "./options.js";
+export {
+  createOtlpExporter,
+  type OtlpExporterConfig,
+  type OtlpExporterOptions,
+  OtlpTraceExporter,
+} from "./otlp-exporter.js";
+export { TracewireSpanProcessor, type TracewireStats } from "./processor.js";
 export * from "./semconv.js";

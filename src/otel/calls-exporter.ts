@@ -1,0 +1,199 @@
+/**
+ * The native-calls route's sender: turns an ordered batch of call starts, call ends and call-scoped requests
+ * (feedback, renames) into `POST /call/upsert_batch` requests and single requests, in order.
+ *
+ * - Each item is JSON-encoded once, when it is first sent; retries and splits reuse the text.
+ * - Requests stay under a byte budget; a 413 halves the request (and the budget) until it fits.
+ * - An item the service rejects as invalid (400/422) is found by bisection and dropped alone; its batch-mates go.
+ * - A 404 from `/call/upsert_batch` switches to `/call/start` + `/call/end` for the rest of the process.
+ * - Retryable failures stop the export at the failed item; the queue retries from there, keeping order.
+ */
+
+import type { CallEnd, CallStart } from "../api/types/calls.js";
+import { ApiError, NotFoundError, RequestTooLargeError } from "../errors.js";
+import type { HttpTransport } from "../http/transport.js";
+import type { ExportOutcome } from "./export-queue.js";
+
+/** A call-scoped request that must follow the call's start (feedback, a rename). */
+export interface CallRequest {
+  kind: "request";
+  path: string;
+  body: object;
+  /** Whether resending after a lost answer is harmless (a rename is; a feedback create would duplicate). */
+  replaySafe: boolean;
+  /** Settles the promise the user holds. */
+  settle: (error: unknown, result?: unknown) => void;
+}
+
+/** One item of the calls route, in the order it must reach the service. */
+export type CallItem =
+  | { kind: "start"; record: CallStart; json?: string }
+  | { kind: "end"; record: CallEnd; json?: string }
+  | CallRequest;
+
+type CallRecordItem = Extract<CallItem, { kind: "start" | "end" }>;
+
+/** Results reported back to the processor for counting and logging. */
+export interface CallsExportEvents {
+  sent(count: number): void;
+  rejected(items: CallItem[], error: ApiError): void;
+  failed(error: unknown): void;
+}
+
+const BATCH_PREFIX = '{"batch":[';
+const BATCH_SUFFIX = "]}";
+const MIN_BUDGET = 64 * 1024;
+
+function batchItemJson(item: CallRecordItem): string {
+  if (item.json === undefined) {
+    item.json =
+      item.kind === "start"
+        ? JSON.stringify({ mode: "start", req: { start: item.record } })
+        : JSON.stringify({ mode: "end", req: { end: item.record } });
+  }
+  return item.json;
+}
+
+type Verdict = "ok" | "invalid" | "too-large" | "not-found" | "retry";
+
+function classify(err: unknown): Verdict {
+  if (err instanceof RequestTooLargeError) return "too-large";
+  if (err instanceof NotFoundError) return "not-found";
+  if (err instanceof ApiError && err.status !== undefined) {
+    // 400/422 bad item; 401/403 will not get better by resending. 408/429/5xx were retried by the transport.
+    if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) return "invalid";
+  }
+  return "retry";
+}
+
+export class CallsExporter {
+  private singleMode = false;
+  private budget: number;
+
+  constructor(
+    private readonly transport: HttpTransport,
+    maxBatchBytes: number,
+    private readonly events: CallsExportEvents,
+  ) {
+    this.budget = Math.max(MIN_BUDGET, maxBatchBytes);
+  }
+
+  /** Exports `batch` in order; see the module comment for the rules. Never throws. */
+  async export(batch: CallItem[], signal: AbortSignal): Promise<ExportOutcome> {
+    let done = 0;
+    while (done < batch.length) {
+      const head = batch[done]!;
+      if (head.kind === "request") {
+        const verdict = await this.sendRequest(head, signal);
+        if (verdict === "retry") return { done, retry: true };
+        done++;
+        continue;
+      }
+      let end = done;
+      let bytes = BATCH_PREFIX.length + BATCH_SUFFIX.length;
+      while (end < batch.length) {
+        const item = batch[end]!;
+        if (item.kind === "request") break;
+        const size = batchItemJson(item).length + 1;
+        if (end > done && bytes + size > this.budget) break;
+        bytes += size;
+        end++;
+      }
+      const result = await this.sendRecords(batch.slice(done, end) as CallRecordItem[], signal);
+      done += result.done;
+      if (result.retry) return { done, retry: true };
+    }
+    return { done, retry: false };
+  }
+
+  private async sendRecords(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
+    if (this.singleMode) return this.sendSingles(items, signal);
+    const body = BATCH_PREFIX + items.map(batchItemJson).join(",") + BATCH_SUFFIX;
+    let verdict: Verdict = "ok";
+    let error: unknown;
+    try {
+      await this.transport.json({
+        method: "POST",
+        path: "/call/upsert_batch",
+        body,
+        contentType: "application/json",
+        signal,
+      });
+    } catch (err) {
+      error = err;
+      verdict = classify(err);
+    }
+    switch (verdict) {
+      case "ok":
+        this.events.sent(items.length);
+        return { done: items.length, retry: false };
+      case "not-found":
+        this.singleMode = true;
+        return this.sendSingles(items, signal);
+      case "retry":
+        this.events.failed(error);
+        return { done: 0, retry: true };
+      case "too-large":
+        this.budget = Math.max(MIN_BUDGET, Math.floor(body.length / 2));
+        return items.length === 1 ? this.reject(items, error as ApiError) : this.bisect(items, signal);
+      case "invalid":
+        return items.length === 1 ? this.reject(items, error as ApiError) : this.bisect(items, signal);
+    }
+  }
+
+  /** Sends the two halves in order; stops at the first half that needs a retry. */
+  private async bisect(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
+    const middle = Math.ceil(items.length / 2);
+    const first = await this.sendRecords(items.slice(0, middle), signal);
+    if (first.retry) return first;
+    const second = await this.sendRecords(items.slice(middle), signal);
+    return { done: first.done + second.done, retry: second.retry };
+  }
+
+  private reject(items: CallRecordItem[], error: ApiError): ExportOutcome {
+    this.events.rejected(items, error);
+    return { done: items.length, retry: false };
+  }
+
+  /** Fallback for services without `/call/upsert_batch`: one `/call/start` or `/call/end` per item. */
+  private async sendSingles(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      const json = item.kind === "start" ? { start: item.record } : { end: item.record };
+      try {
+        await this.transport.json({ method: "POST", path: `/call/${item.kind}`, json, signal });
+        this.events.sent(1);
+      } catch (err) {
+        const verdict = classify(err);
+        if (verdict === "retry") {
+          this.events.failed(err);
+          return { done: i, retry: true };
+        }
+        this.events.rejected([item], err as ApiError);
+      }
+    }
+    return { done: items.length, retry: false };
+  }
+
+  private async sendRequest(item: CallRequest, signal: AbortSignal): Promise<Verdict> {
+    try {
+      const result = await this.transport.json({
+        method: "POST",
+        path: item.path,
+        json: item.body,
+        signal,
+        ...(item.replaySafe ? {} : { retry: { nonIdempotent: "refused" as const } }),
+      });
+      item.settle(undefined, result);
+      return "ok";
+    } catch (err) {
+      const verdict = classify(err);
+      if (verdict === "retry") {
+        this.events.failed(err);
+        return "retry";
+      }
+      item.settle(err);
+      return "invalid";
+    }
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * tracewire's own voice: internal failures are counted and reported through one logger, each kind at most once
+ * per interval, so an outage produces a handful of lines instead of one per span.
+ */
+
+/** Where tracewire writes its warnings. Defaults to `console`. */
+export interface Logger {
+  warn(message: string): void;
+  error(message: string): void;
+}
+
+const PREFIX = "[tracewire]";
+
+/** Rate-limits messages by key: the first one of each key is printed, then at most one per `intervalMs`. */
+export class Diagnostics {
+  private readonly last = new Map<string, number>();
+  private readonly suppressed = new Map<string, number>();
+
+  constructor(
+    private readonly logger: Logger = console,
+    private readonly intervalMs = 60_000,
+  ) {}
+
+  /** Warns about `key` unless it was warned about within the interval; says how many were held back. */
+  warn(key: string, message: string): void {
+    this.emit(key, message, "warn");
+  }
+
+  /** Same as {@link warn}, at error level. */
+  error(key: string, message: string): void {
+    this.emit(key, message, "error");
+  }
+
+  private emit(key: string, message: string, level: "warn" | "error"): void {
+    const now = Date.now();
+    const previous = this.last.get(key);
+    if (previous !== undefined && now - previous < this.intervalMs) {
+      this.suppressed.set(key, (this.suppressed.get(key) ?? 0) + 1);
+      return;
+    }
+    const held = this.suppressed.get(key) ?? 0;
+    this.suppressed.delete(key);
+    this.last.set(key, now);
+    const suffix = held > 0 ? ` (${held} similar message${held === 1 ? "" : "s"} suppressed)` : "";
+    try {
+      this.logger[level](`${PREFIX} ${message}${suffix}`);
+    } catch {
+      // A broken logger must not break tracing, and there is nowhere left to report it.
+    }
+  }
+}
+
+/** Describes an unknown thrown value in one line. */
+export function describeError(err: unknown): string {
+  if (err instanceof Error) return `${err.name}: ${err.message}`;
+  try {
+    return String(err);
+  } catch {
+    return "unprintable error";
+  }
+}

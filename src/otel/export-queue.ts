@@ -1,0 +1,188 @@
+/**
+ * A bounded, ordered export queue: the one mechanism behind both routes of the span processor.
+ *
+ * - `offer()` is all the caller's path pays: an array push and, at most, arming a timer. No I/O, no encoding.
+ * - One export runs at a time, so the service sees items in the order they were offered (a call's start before
+ *   its end, feedback after the start it refers to).
+ * - An export reports how many items from the front it finished (sent, or dropped as invalid); when it asks for a
+ *   retry, the rest stay at the front and go again after a backoff, so an outage loses nothing that fits.
+ * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
+ *   was accepted), so no call is left open by our own bookkeeping.
+ */
+
+/** What one export did with the batch it was given. */
+export interface ExportOutcome {
+  /** Items from the front of the batch that are finished (sent, or dropped as rejected). */
+  done: number;
+  /** The rest failed in a way worth retrying later (service down, 429/5xx after the transport's own retries). */
+  retry: boolean;
+}
+
+/** Sends one batch. Must not throw; `signal` fires at the export timeout or on a forced shutdown. */
+export type BatchExporter<T> = (batch: T[], signal: AbortSignal) => Promise<ExportOutcome>;
+
+/** Queue limits (DESIGN §3; defaults follow `OTEL_BSP_*`). */
+export interface QueueOptions {
+  maxQueueSize: number;
+  maxBatchSize: number;
+  scheduleDelayMs: number;
+  exportTimeoutMs: number;
+  /** First wait before re-sending after a retryable failure; doubles up to `retryMaxDelayMs`. */
+  retryBaseDelayMs: number;
+  retryMaxDelayMs: number;
+}
+
+/** Counters of one queue, as reported by `stats()`. */
+export interface QueueStats {
+  /** Items waiting now. */
+  queued: number;
+  /** Items the service accepted. */
+  sent: number;
+  /** Items dropped because the queue was full or shut down with work left. */
+  dropped: number;
+  /** Items the service refused as invalid (dropped one by one, never with their batch-mates). */
+  rejected: number;
+  /** Exports that failed and were (or will be) retried. */
+  retries: number;
+}
+
+export class ExportQueue<T> {
+  private items: T[] = [];
+  private offered = 0;
+  private finished = 0;
+  private exporting = false;
+  private timer: NodeJS.Timeout | undefined;
+  private retryDelay = 0;
+  private closed = false;
+  private readonly waiters: { target: number; resolve: () => void }[] = [];
+  private readonly abort = new AbortController();
+  readonly stats: QueueStats = { queued: 0, sent: 0, dropped: 0, rejected: 0, retries: 0 };
+
+  constructor(
+    private readonly exporter: BatchExporter<T>,
+    private readonly options: QueueOptions,
+    /** Told about every item dropped without being sent (to count, log once, and settle waiting promises). */
+    private readonly onDrop: (items: T[], reason: string) => void,
+  ) {}
+
+  /** Queues an item. Returns false (and counts a drop) when full or closed, unless `force` and not closed. */
+  offer(item: T, force = false): boolean {
+    if (this.closed || (!force && this.items.length >= this.options.maxQueueSize)) {
+      this.stats.dropped++;
+      this.onDrop(
+        [item],
+        this.closed ? "the processor is shut down" : `the queue is full (${this.options.maxQueueSize})`,
+      );
+      return false;
+    }
+    this.items.push(item);
+    this.offered++;
+    this.stats.queued = this.items.length;
+    if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0) this.kick(0);
+    else if (!this.timer && !this.exporting) this.kick(this.options.scheduleDelayMs);
+    return true;
+  }
+
+  /** Resolves once every item offered before the call is finished, or after `timeoutMs` (items then stay queued). */
+  flush(timeoutMs: number): Promise<void> {
+    const target = this.offered;
+    if (this.finished >= target) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const waiter = {
+        target,
+        resolve: () => {
+          clearTimeout(timeout);
+          const index = this.waiters.indexOf(waiter);
+          if (index !== -1) this.waiters.splice(index, 1);
+          resolve();
+        },
+      };
+      const timeout = setTimeout(waiter.resolve, timeoutMs);
+      this.waiters.push(waiter);
+      this.retryDelay = 0; // a flush does not wait out a backoff
+      if (!this.exporting) this.kick(0);
+    });
+  }
+
+  /** Flushes, then drops (and counts) whatever could not be sent by `timeoutMs`. Later offers are dropped. */
+  async shutdown(timeoutMs: number): Promise<void> {
+    await this.flush(timeoutMs);
+    this.closed = true;
+    this.abort.abort();
+    if (this.timer) clearTimeout(this.timer);
+    const left = this.items;
+    if (left.length > 0) {
+      this.items = [];
+      this.stats.dropped += left.length;
+      this.stats.queued = 0;
+      this.onDrop(left, "they could not be sent before shutdown");
+      this.complete(left.length);
+    }
+  }
+
+  /** Whether anything is waiting or in flight (used by the exit hook to decide whether to flush). */
+  get idle(): boolean {
+    return this.items.length === 0 && !this.exporting;
+  }
+
+  private kick(delayMs: number): void {
+    if (this.closed && this.items.length === 0) return;
+    if (this.timer) clearTimeout(this.timer);
+    // Never export on the caller's stack: even delay 0 goes through the timer queue.
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.pump();
+    }, delayMs);
+    if (this.waiters.length === 0) this.timer.unref();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.exporting || this.items.length === 0) return;
+    this.exporting = true;
+    const batch = this.items.slice(0, this.options.maxBatchSize);
+    let outcome: ExportOutcome;
+    const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
+    try {
+      outcome = await this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
+    } catch {
+      outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient
+    }
+    this.exporting = false;
+    const done = Math.min(Math.max(outcome.done, 0), batch.length);
+    this.items.splice(0, done);
+    this.stats.queued = this.items.length;
+    this.complete(done);
+
+    if (outcome.retry && done < batch.length) {
+      this.stats.retries++;
+      this.retryDelay = Math.min(
+        this.options.retryMaxDelayMs,
+        this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
+      );
+      this.kick(this.waiters.length > 0 ? Math.min(this.retryDelay, 250) : this.retryDelay);
+      return;
+    }
+    this.retryDelay = 0;
+    if (this.items.length >= this.options.maxBatchSize || (this.items.length > 0 && this.waiters.length > 0)) {
+      this.kick(0);
+    } else if (this.items.length > 0) {
+      this.kick(this.options.scheduleDelayMs);
+    }
+  }
+
+  /** Marks `count` items finished and releases the flushes that were waiting for them. */
+  private complete(count: number): void {
+    this.finished += count;
+    for (const waiter of [...this.waiters]) if (this.finished >= waiter.target) waiter.resolve();
+  }
+
+  /** Counts items the exporter dropped as invalid (they are also part of `done`). */
+  countRejected(count: number): void {
+    this.stats.rejected += count;
+  }
+
+  /** Counts items the service accepted. */
+  countSent(count: number): void {
+    this.stats.sent += count;
+  }
+}

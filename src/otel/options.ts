@@ -1,0 +1,201 @@
+/**
+ * Options of {@link TracewireSpanProcessor} and where each comes from: the option, else the environment
+ * (`TRACEWIRE_*`, `OTEL_BSP_*`, `OTEL_EXPORTER_OTLP_TRACES_*`), else a default. Resolved once, in the constructor,
+ * so a bad value is a `ConfigError` there and never inside a traced call.
+ */
+import type { ReadableSpan, Span } from "@opentelemetry/sdk-trace-base";
+import {
+  checkKeyTransport,
+  ENV,
+  type Env,
+  readApiKey,
+  readBoolean,
+  readNumber,
+  readProject,
+  readUrl,
+} from "../config.js";
+import { ConfigError } from "../errors.js";
+import type { Logger } from "./diagnostics.js";
+import type { OtlpExporterConfig } from "./otlp-exporter.js";
+
+/** Where a span goes: natively as a call, as OTLP, or nowhere. */
+export type SpanRoute = "calls" | "otlp";
+
+/** Options of {@link TracewireSpanProcessor}. Every field is optional. */
+export interface TracewireProcessorOptions {
+  /** API key. Env `TRACEWIRE_API_KEY`. */
+  apiKey?: string;
+  /** Tracing service base URL. Env `TRACEWIRE_BASE_URL`. */
+  baseUrl?: string;
+  /** `entity/project` the data belongs to. Env `TRACEWIRE_PROJECT`. Required. */
+  project?: string;
+  /**
+   * `"auto"` (default): tracewire's own spans go natively as calls (live starts, real JSON payloads), other
+   * spans as OTLP. `"otlp"`: everything as OTLP (portable). `"calls"`: everything as calls.
+   */
+  export?: "auto" | "otlp" | "calls";
+  /** Per-span override of the route, called at span start; return `undefined` to keep the default. */
+  route?: (span: Span) => SpanRoute | undefined;
+  /** Called at span start; return `false` to drop the span (it is neither sent nor counted as dropped). */
+  filter?: (span: Span) => boolean;
+  /** Spans/calls held in memory per route before new ones are dropped. Env `OTEL_BSP_MAX_QUEUE_SIZE`. Default 2048. */
+  maxQueueSize?: number;
+  /** Items per export. Env `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`. Default 512. */
+  maxExportBatchSize?: number;
+  /** Longest wait before a partial batch is sent, ms. Env `OTEL_BSP_SCHEDULE_DELAY`. Default 1000. */
+  scheduledDelayMillis?: number;
+  /** Deadline of one export, ms. Env `OTEL_BSP_EXPORT_TIMEOUT`. Default 30000. */
+  exportTimeoutMillis?: number;
+  /** Largest `/call/upsert_batch` body in bytes; halved on a 413. Default 4 MiB. */
+  maxBatchBytes?: number;
+  /** OTLP encoding. Env `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` (`http/protobuf` or `http/json`). Default protobuf. */
+  otlpProtocol?: "http/protobuf" | "http/json";
+  /** OTLP compression. Env `OTEL_EXPORTER_OTLP_TRACES_COMPRESSION`. Default `gzip`. */
+  otlpCompression?: "gzip" | "none";
+  /** OTLP traces URL, used as is. Env `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`. Default `{baseUrl}/otel/v1/traces`. */
+  otlpEndpoint?: string;
+  /** Extra OTLP headers. Env `OTEL_EXPORTER_OTLP_TRACES_HEADERS` (`k=v,k2=v2`, percent-decoded). */
+  otlpHeaders?: Record<string, string>;
+  /** Deadline of one OTLP request, retries included, ms. Env `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`. Default 10000. */
+  otlpTimeoutMillis?: number;
+  /** Flush on `beforeExit` and `SIGTERM`. Default true. */
+  exitHooks?: boolean;
+  /** Allow an API key over plain http to a non-loopback host. Env `TRACEWIRE_ALLOW_INSECURE_HTTP`. */
+  allowInsecureHttp?: boolean;
+  /** Where warnings go. Default `console`. */
+  logger?: Logger;
+  /** Read settings from this instead of `process.env`. */
+  env?: Env;
+}
+
+/** Fully resolved processor settings. */
+export interface ResolvedProcessorOptions {
+  apiKey: string | undefined;
+  baseUrl: string;
+  project: string;
+  exportMode: "auto" | "otlp" | "calls";
+  route: TracewireProcessorOptions["route"];
+  filter: TracewireProcessorOptions["filter"];
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMillis: number;
+  exportTimeoutMillis: number;
+  maxBatchBytes: number;
+  otlp: OtlpExporterConfig;
+  exitHooks: boolean;
+  allowInsecureHttp: boolean;
+  logger: Logger;
+}
+
+/** Parses `k=v,k2=v2` (W3C baggage style, percent-decoded) as the OTLP spec defines for header variables. */
+function parseHeaderList(setting: string, text: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (!text) return headers;
+  for (const pair of text.split(",")) {
+    if (pair.trim() === "") continue;
+    const eq = pair.indexOf("=");
+    if (eq <= 0)
+      throw new ConfigError(setting, JSON.stringify(pair.replace(/=.*/, "=****")), "k=v pairs separated by commas");
+    try {
+      headers[decodeURIComponent(pair.slice(0, eq).trim()).toLowerCase()] = decodeURIComponent(
+        pair.slice(eq + 1).trim(),
+      );
+    } catch {
+      throw new ConfigError(setting, JSON.stringify(pair.slice(0, eq)), "percent-encoded k=v pairs");
+    }
+  }
+  return headers;
+}
+
+function readChoice<T extends string>(setting: string, value: unknown, choices: readonly T[]): T | undefined {
+  if (value === undefined || value === "") return undefined;
+  const text = typeof value === "string" ? value.trim().toLowerCase() : value;
+  if (!choices.includes(text as T))
+    throw new ConfigError(setting, JSON.stringify(value), `one of ${choices.join(", ")}`);
+  return text as T;
+}
+
+/** Resolves every option; throws {@link ConfigError} naming the first bad one. */
+export function resolveProcessorOptions(options: TracewireProcessorOptions): ResolvedProcessorOptions {
+  const env = options.env ?? process.env;
+  const baseUrl = readUrl("baseUrl", ENV.baseUrl, options.baseUrl, env);
+  if (baseUrl === undefined) {
+    throw new ConfigError(
+      "baseUrl (env TRACEWIRE_BASE_URL)",
+      undefined,
+      "the tracing service URL, e.g. http://127.0.0.1:4319",
+    );
+  }
+  const project = readProject("project", ENV.project, options.project, env);
+  if (project === undefined) {
+    throw new ConfigError(
+      "project (env TRACEWIRE_PROJECT)",
+      undefined,
+      'the project to trace into, as "entity/project"',
+    );
+  }
+  const apiKey = readApiKey(options.apiKey, env);
+  const allowInsecureHttp =
+    readBoolean("allowInsecureHttp", ENV.allowInsecureHttp, options.allowInsecureHttp, env) ?? false;
+  checkKeyTransport("baseUrl (env TRACEWIRE_BASE_URL)", baseUrl, apiKey, allowInsecureHttp);
+
+  const int = (option: keyof TracewireProcessorOptions, envName: string | undefined, min: number, fallback: number) =>
+    readNumber(option, envName, options[option], env, { min, integer: true }) ?? fallback;
+  const maxQueueSize = int("maxQueueSize", "OTEL_BSP_MAX_QUEUE_SIZE", 1, 2048);
+  const maxExportBatchSize = Math.min(
+    maxQueueSize,
+    int("maxExportBatchSize", "OTEL_BSP_MAX_EXPORT_BATCH_SIZE", 1, 512),
+  );
+
+  const otlpUrl =
+    readUrl("otlpEndpoint", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", options.otlpEndpoint, env) ??
+    `${baseUrl}/otel/v1/traces`;
+  checkKeyTransport("otlpEndpoint (env OTEL_EXPORTER_OTLP_TRACES_ENDPOINT)", otlpUrl, apiKey, allowInsecureHttp);
+  const protocolSetting = "otlpProtocol (env OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)";
+  const protocol =
+    readChoice(protocolSetting, options.otlpProtocol ?? env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, [
+      "http/protobuf",
+      "http/json",
+    ] as const) ?? "http/protobuf";
+  const compression =
+    readChoice(
+      "otlpCompression (env OTEL_EXPORTER_OTLP_TRACES_COMPRESSION)",
+      options.otlpCompression ?? env.OTEL_EXPORTER_OTLP_TRACES_COMPRESSION,
+      ["gzip", "none"] as const,
+    ) ?? "gzip";
+  const exportMode = readChoice("export", options.export, ["auto", "otlp", "calls"] as const) ?? "auto";
+
+  return {
+    apiKey,
+    baseUrl,
+    project,
+    exportMode,
+    route: options.route,
+    filter: options.filter,
+    maxQueueSize,
+    maxExportBatchSize,
+    scheduledDelayMillis: int("scheduledDelayMillis", "OTEL_BSP_SCHEDULE_DELAY", 0, 1000),
+    exportTimeoutMillis: int("exportTimeoutMillis", "OTEL_BSP_EXPORT_TIMEOUT", 1, 30_000),
+    maxBatchBytes: int("maxBatchBytes", undefined, 1024, 4 * 1024 * 1024),
+    otlp: {
+      url: otlpUrl,
+      apiKey,
+      project,
+      protocol,
+      compression,
+      timeoutMs: int("otlpTimeoutMillis", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1, 10_000),
+      headers: {
+        ...parseHeaderList("env OTEL_EXPORTER_OTLP_TRACES_HEADERS", env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+        ...options.otlpHeaders,
+      },
+    },
+    exitHooks: options.exitHooks ?? true,
+    allowInsecureHttp,
+    logger: options.logger ?? console,
+  };
+}
+
+/** Whether a span was ended and sampled: spans that are not sampled are never exported. */
+export function isSampled(span: ReadableSpan): boolean {
+  return (span.spanContext().traceFlags & 1) === 1;
+}

@@ -1,0 +1,387 @@
+/**
+ * Our own OTLP trace encoding (no `@opentelemetry/otlp-transformer`): `ExportTraceServiceRequest` as binary
+ * protobuf and as OTLP/JSON, plus decoding of the `ExportTraceServiceResponse` a 200 answer may carry.
+ *
+ * Field numbers below are those of opentelemetry-proto: `collector/trace/v1/trace_service.proto`,
+ * `trace/v1/trace.proto`, `common/v1/common.proto`, `resource/v1/resource.proto`.
+ *
+ * Decisions (mirroring what OTel JS's exporters send, see standards.md §1.1):
+ * - `kind` is the API `SpanKind` + 1 (API INTERNAL=0 → OTLP SPAN_KIND_INTERNAL=1).
+ * - `flags` (span and link) = W3C trace flags (low 8 bits) | 0x100 SPAN_FLAGS_CONTEXT_HAS_IS_REMOTE_MASK, plus
+ *   0x200 SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK when the parent (for a span) or the linked context (for a link) is
+ *   remote.
+ * - A JS number that is an integer in int64 range is an `int_value`; any other number is a `double_value`.
+ * - JSON: ids are lower-case hex, enums are integers, and every int64 (timestamps *and* `intValue`) is a decimal
+ *   string, the canonical proto3 JSON form (receivers must accept it; OTel JS sends `intValue` as a number).
+ */
+import type { Attributes, HrTime } from "@opentelemetry/api";
+import type { InstrumentationScope } from "@opentelemetry/core";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import {
+  ProtobufReader,
+  ProtobufWriter,
+  WIRE_FIXED32,
+  WIRE_FIXED64,
+  WIRE_LEN,
+  WIRE_VARINT,
+} from "./protobuf-writer.js";
+
+const HAS_IS_REMOTE = 0x100;
+const IS_REMOTE = 0x200;
+const INT64_LIMIT = 2 ** 63;
+/** Buffers that grew past this are not kept for the next call. */
+const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
+
+let writer = new ProtobufWriter();
+const textEncoder = new TextEncoder();
+const textDecoder = new TextDecoder();
+
+interface ScopeGroup {
+  scope: InstrumentationScope;
+  spans: ReadableSpan[];
+}
+interface ResourceGroup {
+  resource: Resource;
+  scopes: ScopeGroup[];
+  /** Fast path: the tracer's scope object is shared by all its spans. */
+  byObject: Map<InstrumentationScope, ScopeGroup>;
+  /** Equal scopes held in distinct objects still merge (name + version + schemaUrl). */
+  byKey: Map<string, ScopeGroup>;
+}
+
+/** Groups spans by resource (object identity), then by instrumentation scope (name, version, schemaUrl). */
+function groupSpans(spans: readonly ReadableSpan[]): ResourceGroup[] {
+  const groups = new Map<Resource, ResourceGroup>();
+  for (const span of spans) {
+    let group = groups.get(span.resource);
+    if (!group) {
+      group = { resource: span.resource, scopes: [], byObject: new Map(), byKey: new Map() };
+      groups.set(span.resource, group);
+    }
+    const scope = span.instrumentationScope;
+    let scopeGroup = group.byObject.get(scope);
+    if (!scopeGroup) {
+      const key = `${scope.name}\u0000${scope.version ?? ""}\u0000${scope.schemaUrl ?? ""}`;
+      scopeGroup = group.byKey.get(key);
+      if (!scopeGroup) {
+        scopeGroup = { scope, spans: [] };
+        group.byKey.set(key, scopeGroup);
+        group.scopes.push(scopeGroup);
+      }
+      group.byObject.set(scope, scopeGroup);
+    }
+    scopeGroup.spans.push(span);
+  }
+  return [...groups.values()];
+}
+
+/** Scope attributes are not in core 2.x's `InstrumentationScope` type but may be present at runtime. */
+function scopeAttributes(scope: InstrumentationScope): Attributes | undefined {
+  return (scope as { attributes?: Attributes }).attributes;
+}
+
+/** Span/Link `flags` (fixed32): trace flags plus the "has is-remote" / "is remote" bits. */
+function spanFlags(traceFlags: number, remote: boolean | undefined): number {
+  return (traceFlags & 0xff) | HAS_IS_REMOTE | (remote ? IS_REMOTE : 0);
+}
+
+function isInt64(v: number): boolean {
+  return Number.isInteger(v) && v >= -INT64_LIMIT && v < INT64_LIMIT;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Protobuf
+
+/**
+ * AnyValue body: string_value=1, bool_value=2, int_value=3, double_value=4, array_value=5. SDK 2.x admits only
+ * primitives and homogeneous primitive arrays, so kvlist_value=6 and bytes_value=7 are never needed.
+ */
+function writeAnyValue(w: ProtobufWriter, v: unknown): void {
+  switch (typeof v) {
+    case "string":
+      w.tag(1, WIRE_LEN);
+      w.string(v);
+      return;
+    case "boolean":
+      w.tag(2, WIRE_VARINT);
+      w.varint(v ? 1 : 0);
+      return;
+    case "number":
+      if (isInt64(v)) {
+        w.tag(3, WIRE_VARINT);
+        w.int64(v);
+      } else {
+        w.tag(4, WIRE_FIXED64);
+        w.double(v);
+      }
+      return;
+    case "object":
+      if (Array.isArray(v)) {
+        const arr = w.startMessage(5);
+        for (const item of v) {
+          const el = w.startMessage(1); // ArrayValue.values = 1; null/undefined → empty AnyValue
+          writeAnyValue(w, item);
+          w.endMessage(el);
+        }
+        w.endMessage(arr);
+      }
+      return;
+    default:
+    // null, undefined and other types (the SDK lets none through) stay an empty AnyValue.
+  }
+}
+
+/** `repeated KeyValue` at `field`; KeyValue: key=1, value=2. */
+function writeAttributes(w: ProtobufWriter, field: number, attributes: Attributes | undefined): void {
+  if (!attributes) return;
+  for (const key in attributes) {
+    const kv = w.startMessage(field);
+    w.stringField(1, key);
+    const value = w.startMessage(2);
+    writeAnyValue(w, attributes[key]);
+    w.endMessage(value);
+    w.endMessage(kv);
+  }
+}
+
+function writeTime(w: ProtobufWriter, field: number, time: HrTime): void {
+  w.tag(field, WIRE_FIXED64);
+  w.hrTimeNanos(time[0], time[1]);
+}
+
+/** ScopeSpans.spans = 2 → Span. */
+function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
+  const ctx = span.spanContext();
+  const start = w.startMessage(2);
+  w.hexField(1, ctx.traceId); // trace_id
+  w.hexField(2, ctx.spanId); // span_id
+  w.stringField(3, ctx.traceState?.serialize()); // trace_state
+  w.hexField(4, span.parentSpanContext?.spanId); // parent_span_id
+  w.stringField(5, span.name); // name
+  w.uint32Field(6, span.kind + 1); // kind
+  writeTime(w, 7, span.startTime); // start_time_unix_nano
+  writeTime(w, 8, span.endTime); // end_time_unix_nano
+  writeAttributes(w, 9, span.attributes); // attributes
+  w.uint32Field(10, span.droppedAttributesCount); // dropped_attributes_count
+  for (const event of span.events) {
+    const e = w.startMessage(11); // events → Event
+    writeTime(w, 1, event.time); // time_unix_nano
+    w.stringField(2, event.name); // name
+    writeAttributes(w, 3, event.attributes); // attributes
+    w.uint32Field(4, event.droppedAttributesCount); // dropped_attributes_count
+    w.endMessage(e);
+  }
+  w.uint32Field(12, span.droppedEventsCount); // dropped_events_count
+  for (const link of span.links) {
+    const l = w.startMessage(13); // links → Link
+    w.hexField(1, link.context.traceId); // trace_id
+    w.hexField(2, link.context.spanId); // span_id
+    w.stringField(3, link.context.traceState?.serialize()); // trace_state
+    writeAttributes(w, 4, link.attributes); // attributes
+    w.uint32Field(5, link.droppedAttributesCount); // dropped_attributes_count
+    w.tag(6, WIRE_FIXED32); // flags
+    w.fixed32(spanFlags(link.context.traceFlags, link.context.isRemote));
+    w.endMessage(l);
+  }
+  w.uint32Field(14, span.droppedLinksCount); // dropped_links_count
+  const status = w.startMessage(15); // status → Status: message=2, code=3
+  w.stringField(2, span.status.message);
+  w.uint32Field(3, span.status.code);
+  w.endMessage(status);
+  w.tag(16, WIRE_FIXED32); // flags
+  w.fixed32(spanFlags(ctx.traceFlags, span.parentSpanContext?.isRemote));
+  w.endMessage(start);
+}
+
+/** Encodes spans as a binary-protobuf `ExportTraceServiceRequest` (for `Content-Type: application/x-protobuf`). */
+export function encodeTraceRequestProto(spans: readonly ReadableSpan[]): Uint8Array {
+  const w = writer;
+  w.reset();
+  try {
+    for (const group of groupSpans(spans)) {
+      const rs = w.startMessage(1); // ExportTraceServiceRequest.resource_spans = 1
+      const res = w.startMessage(1); // ResourceSpans.resource = 1
+      writeAttributes(w, 1, group.resource.attributes); // Resource.attributes = 1 (dropped count = 2 is always 0)
+      w.endMessage(res);
+      for (const { scope, spans: scopeSpans } of group.scopes) {
+        const ss = w.startMessage(2); // ResourceSpans.scope_spans = 2
+        const sc = w.startMessage(1); // ScopeSpans.scope = 1 → InstrumentationScope
+        w.stringField(1, scope.name); // name
+        w.stringField(2, scope.version); // version
+        writeAttributes(w, 3, scopeAttributes(scope)); // attributes
+        w.endMessage(sc);
+        for (const span of scopeSpans) writeSpan(w, span); // ScopeSpans.spans = 2
+        w.stringField(3, scope.schemaUrl); // ScopeSpans.schema_url = 3
+        w.endMessage(ss);
+      }
+      w.stringField(3, group.resource.schemaUrl); // ResourceSpans.schema_url = 3
+      w.endMessage(rs);
+    }
+    return w.finish();
+  } finally {
+    if (w.buf.length > MAX_RETAINED_BUFFER) writer = new ProtobufWriter();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// JSON
+
+type JsonAnyValue = Record<string, unknown>;
+interface JsonKeyValue {
+  key: string;
+  value: JsonAnyValue;
+}
+
+/** Exact decimal nanoseconds for an HrTime (no float rounding). */
+function nanosString(time: HrTime): string {
+  const seconds = Math.trunc(time[0]) + Math.floor(time[1] / 1e9);
+  const nanos = Math.trunc(time[1] % 1e9);
+  return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, "0")}`;
+}
+
+function jsonAnyValue(v: unknown): JsonAnyValue {
+  switch (typeof v) {
+    case "string":
+      return { stringValue: v };
+    case "boolean":
+      return { boolValue: v };
+    case "number":
+      if (isInt64(v)) return { intValue: String(v) };
+      // proto3 JSON spells non-finite doubles as strings.
+      return { doubleValue: Number.isFinite(v) ? v : String(v) };
+    case "object":
+      if (Array.isArray(v)) return { arrayValue: { values: v.map(jsonAnyValue) } };
+      return {};
+    default:
+      return {};
+  }
+}
+
+function jsonAttributes(attributes: Attributes | undefined): JsonKeyValue[] {
+  const out: JsonKeyValue[] = [];
+  if (attributes) for (const key in attributes) out.push({ key, value: jsonAnyValue(attributes[key]) });
+  return out;
+}
+
+/** Optional proto3 fields are set to `undefined`, which `JSON.stringify` omits (and keeps object shapes fixed). */
+const orUndefined = (s: string | undefined): string | undefined => s || undefined;
+
+function jsonSpan(span: ReadableSpan): Record<string, unknown> {
+  const ctx = span.spanContext();
+  const parent = span.parentSpanContext;
+  return {
+    traceId: ctx.traceId.toLowerCase(),
+    spanId: ctx.spanId.toLowerCase(),
+    traceState: orUndefined(ctx.traceState?.serialize()),
+    parentSpanId: orUndefined(parent?.spanId.toLowerCase()),
+    flags: spanFlags(ctx.traceFlags, parent?.isRemote),
+    name: span.name,
+    kind: span.kind + 1,
+    startTimeUnixNano: nanosString(span.startTime),
+    endTimeUnixNano: nanosString(span.endTime),
+    attributes: jsonAttributes(span.attributes),
+    droppedAttributesCount: span.droppedAttributesCount,
+    events: span.events.map((e) => ({
+      timeUnixNano: nanosString(e.time),
+      name: e.name,
+      attributes: jsonAttributes(e.attributes),
+      droppedAttributesCount: e.droppedAttributesCount ?? 0,
+    })),
+    droppedEventsCount: span.droppedEventsCount,
+    links: span.links.map((l) => ({
+      traceId: l.context.traceId.toLowerCase(),
+      spanId: l.context.spanId.toLowerCase(),
+      traceState: orUndefined(l.context.traceState?.serialize()),
+      attributes: jsonAttributes(l.attributes),
+      droppedAttributesCount: l.droppedAttributesCount ?? 0,
+      flags: spanFlags(l.context.traceFlags, l.context.isRemote),
+    })),
+    droppedLinksCount: span.droppedLinksCount,
+    status: { code: span.status.code, message: orUndefined(span.status.message) },
+  };
+}
+
+/** Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` (UTF-8, for `Content-Type: application/json`). */
+export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): Uint8Array {
+  const resourceSpans = groupSpans(spans).map(({ resource, scopes }) => ({
+    resource: { attributes: jsonAttributes(resource.attributes), droppedAttributesCount: 0 },
+    scopeSpans: scopes.map(({ scope, spans: scopeSpans }) => {
+      const attributes = scopeAttributes(scope);
+      return {
+        scope: {
+          name: scope.name,
+          version: orUndefined(scope.version),
+          attributes: attributes ? jsonAttributes(attributes) : undefined,
+        },
+        spans: scopeSpans.map(jsonSpan),
+        schemaUrl: orUndefined(scope.schemaUrl),
+      };
+    }),
+    schemaUrl: orUndefined(resource.schemaUrl),
+  }));
+  return textEncoder.encode(JSON.stringify({ resourceSpans }));
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Response
+
+/** `ExportTracePartialSuccess` from a 200 answer. */
+export interface ExportPartialSuccess {
+  rejectedSpans: number;
+  errorMessage: string;
+}
+
+/** ExportTraceServiceResponse.partial_success = 1 → ExportTracePartialSuccess {rejected_spans = 1, error_message = 2}. */
+function decodeProtoResponse(body: Uint8Array): ExportPartialSuccess | undefined {
+  let result: ExportPartialSuccess | undefined;
+  for (const outer = new ProtobufReader(body); !outer.done(); ) {
+    const key = outer.varint();
+    if (key !== ((1 << 3) | WIRE_LEN)) {
+      outer.skip(key & 7);
+      continue;
+    }
+    result ??= { rejectedSpans: 0, errorMessage: "" };
+    for (const inner = new ProtobufReader(outer.bytes()); !inner.done(); ) {
+      const k = inner.varint();
+      if (k === ((1 << 3) | WIRE_VARINT)) result.rejectedSpans = inner.varint();
+      else if (k === ((2 << 3) | WIRE_LEN)) result.errorMessage = inner.string();
+      else inner.skip(k & 7);
+    }
+  }
+  return result;
+}
+
+function decodeJsonResponse(text: string): ExportPartialSuccess | undefined {
+  const outer = (JSON.parse(text) ?? {}) as Record<string, Record<string, unknown> | undefined>;
+  const ps = outer.partialSuccess ?? outer.partial_success;
+  if (typeof ps !== "object" || ps === null) return undefined;
+  const rejected = Number(ps.rejectedSpans ?? ps.rejected_spans ?? 0);
+  const message = ps.errorMessage ?? ps.error_message;
+  return { rejectedSpans: rejected || 0, errorMessage: typeof message === "string" ? message : "" };
+}
+
+/**
+ * Reads `partial_success` from a 200 `ExportTraceServiceResponse`, in protobuf or JSON (chosen by `contentType`,
+ * or by sniffing a leading `{` when the type says neither). JSON accepts `partialSuccess` and `partial_success`,
+ * and `rejectedSpans` as a number or a string.
+ *
+ * Returns `undefined` for full success: an empty body, no `partial_success`, or one with both fields empty (which
+ * the spec counts as success). A malformed body is also `undefined`: never throws.
+ */
+export function decodeExportResponse(
+  body: Uint8Array | undefined,
+  contentType: string | undefined,
+): ExportPartialSuccess | undefined {
+  if (!body || body.length === 0) return undefined;
+  try {
+    const type = (contentType ?? "").toLowerCase();
+    const text =
+      type.includes("json") || (!type.includes("protobuf") && body[0] === 0x7b) ? textDecoder.decode(body) : undefined;
+    const result = text === undefined ? decodeProtoResponse(body) : text.trim() ? decodeJsonResponse(text) : undefined;
+    if (!result || (result.rejectedSpans === 0 && result.errorMessage === "")) return undefined;
+    return result;
+  } catch {
+    return undefined;
+  }
+}

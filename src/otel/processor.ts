@@ -1,0 +1,238 @@
+/**
+ * `TracewireSpanProcessor`: tracewire's single exit (DESIGN §3). Every span — tracewire's own and every other
+ * instrumentation's — is routed to one of two bounded queues:
+ *
+ * - `calls`: a start item at `onStart` (the service shows long runs live) and an end item at `onEnd`, sent
+ *   natively through `/call/upsert_batch` with real JSON inputs and outputs;
+ * - `otlp`: the ended span, sent as standard OTLP to `/otel/v1/traces`.
+ *
+ * The caller's path pays only for building a small record and an array push; encoding and I/O happen later, off
+ * the caller's stack. Nothing here throws into user code: internal failures are counted and logged once.
+ */
+import type { Context } from "@opentelemetry/api";
+import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { DEFAULT_RETRY } from "../http/retry.js";
+import { HttpTransport } from "../http/transport.js";
+import { TRACER_NAME } from "../version.js";
+import { type CallItem, CallsExporter } from "./calls-exporter.js";
+import { Diagnostics, describeError } from "./diagnostics.js";
+import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
+import { ExportQueue, type QueueStats } from "./export-queue.js";
+import {
+  isSampled,
+  type ResolvedProcessorOptions,
+  resolveProcessorOptions,
+  type SpanRoute,
+  type TracewireProcessorOptions,
+} from "./options.js";
+import { OtlpTraceExporter } from "./otlp-exporter.js";
+import { callEndData, callStartData } from "./span-data.js";
+import { toCallEnd, toCallStart } from "./span-to-call.js";
+import { type ActiveProcessor, globalState } from "./state.js";
+
+/** Counters reported by `stats()`. */
+export interface TracewireStats {
+  /** The native-calls route: one item per call start, call end or call-scoped request. */
+  calls: QueueStats;
+  /** The OTLP route: one item per span. `rejected` includes spans the service refused in a `partial_success`. */
+  otlp: QueueStats;
+  /** Internal failures caught inside tracewire (each also logged, rate-limited). */
+  internalErrors: number;
+}
+
+const ROUTE = Symbol.for("tracewire.route");
+type SpanMark = SpanRoute | "none";
+
+function markOf(span: object): SpanMark | undefined {
+  return (span as { [ROUTE]?: SpanMark })[ROUTE];
+}
+function mark(span: object, value: SpanMark): void {
+  (span as { [ROUTE]?: SpanMark })[ROUTE] = value;
+}
+
+/** Shutdown and flush wait at most this long for each route. */
+const FLUSH_TIMEOUT_MS = 30_000;
+
+export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
+  /** `entity/project` the data goes to. */
+  readonly project: string;
+  /** Rate-limited logger for internal problems. */
+  readonly diagnostics: Diagnostics;
+  private readonly options: ResolvedProcessorOptions;
+  private readonly calls: ExportQueue<CallItem>;
+  private readonly otlp: ExportQueue<ReadableSpan>;
+  private readonly transport: HttpTransport;
+  private readonly otlpExporter: OtlpTraceExporter;
+  private internalErrors = 0;
+  private shutdownPromise: Promise<void> | undefined;
+
+  /**
+   * Creates the processor; settings come from `options`, then the environment (`TRACEWIRE_*`, `OTEL_BSP_*`,
+   * `OTEL_EXPORTER_OTLP_TRACES_*`). Throws `ConfigError` for a bad or missing setting.
+   */
+  constructor(options: TracewireProcessorOptions = {}) {
+    this.options = resolveProcessorOptions(options);
+    this.project = this.options.project;
+    this.diagnostics = new Diagnostics(this.options.logger);
+    const queueOptions = {
+      maxQueueSize: this.options.maxQueueSize,
+      maxBatchSize: this.options.maxExportBatchSize,
+      scheduleDelayMs: this.options.scheduledDelayMillis,
+      exportTimeoutMs: this.options.exportTimeoutMillis,
+      retryBaseDelayMs: 1000,
+      retryMaxDelayMs: 30_000,
+    };
+
+    this.transport = new HttpTransport({
+      baseUrl: this.options.baseUrl,
+      ...(this.options.apiKey === undefined ? {} : { apiKey: this.options.apiKey }),
+      retry: { ...DEFAULT_RETRY, maxAttempts: 3, maxElapsedMs: this.options.exportTimeoutMillis },
+      timeoutMs: this.options.exportTimeoutMillis,
+      connectTimeoutMs: 10_000,
+      bodyTimeoutMs: this.options.exportTimeoutMillis,
+      gzip: false,
+      maxConnections: 4,
+    });
+    const callsExporter = new CallsExporter(this.transport, this.options.maxBatchBytes, {
+      sent: (n) => this.calls.countSent(n),
+      rejected: (items, error) => {
+        this.calls.countRejected(items.length);
+        this.diagnostics.warn(
+          "calls-rejected",
+          `The tracing service rejected ${items.length} call item(s): ${error.message}`,
+        );
+      },
+      failed: (error) =>
+        this.diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
+    });
+    this.calls = new ExportQueue<CallItem>(
+      (batch, signal) => callsExporter.export(batch, signal),
+      queueOptions,
+      (items, reason) => {
+        for (const item of items)
+          if (item.kind === "request") item.settle(new Error(`tracewire dropped this request: ${reason}.`));
+        this.diagnostics.warn("calls-dropped", `Dropped ${items.length} call item(s) because ${reason}.`);
+      },
+    );
+
+    this.otlpExporter = new OtlpTraceExporter(this.options.otlp, {
+      sent: (n) => this.otlp.countSent(n),
+      partialSuccess: (result) => {
+        this.otlp.countRejected(result.rejectedSpans);
+        this.diagnostics.warn(
+          "otlp-partial",
+          `The tracing service accepted the export partially: ${result.rejectedSpans} span(s) rejected: ${result.errorMessage}`,
+        );
+      },
+      rejected: (n, error) => {
+        this.otlp.countRejected(n);
+        this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
+      },
+      failed: (error) =>
+        this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
+    });
+    this.otlp = new ExportQueue<ReadableSpan>(
+      (batch, signal) => this.otlpExporter.send(batch, signal),
+      queueOptions,
+      (items, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${items.length} span(s) because ${reason}.`),
+    );
+
+    const state = globalState();
+    state.live.add(this);
+    state.active = this;
+    if (this.options.exitHooks) installExitHooks();
+  }
+
+  /** Routes a starting span; for the calls route, queues its start record. */
+  onStart(span: Span, parentContext: Context): void {
+    try {
+      if (!isSampled(span) || (this.options.filter && !this.options.filter(span))) {
+        mark(span, "none");
+        return;
+      }
+      const route = this.routeOf(span);
+      mark(span, route);
+      if (route === "calls") {
+        const start = toCallStart(span, callStartData(parentContext), this.project);
+        if (!this.calls.offer({ kind: "start", record: start })) mark(span, "none");
+      }
+    } catch (err) {
+      this.internalError("onStart", err);
+    }
+  }
+
+  /** Queues the ended span (OTLP) or its end record (calls). */
+  onEnd(span: ReadableSpan): void {
+    try {
+      let route = markOf(span);
+      if (route === undefined) {
+        // Started before this processor existed (or onStart failed): send what we can.
+        if (!isSampled(span)) return;
+        route = this.routeOf(span);
+        if (
+          route === "calls" &&
+          !this.calls.offer({ kind: "start", record: toCallStart(span, undefined, this.project) })
+        )
+          return;
+      }
+      if (route === "otlp") this.otlp.offer(span);
+      else if (route === "calls") {
+        // Forced: a call whose start was accepted must not be left open by our own queue limit.
+        this.calls.offer({ kind: "end", record: toCallEnd(span, callEndData(span), this.project) }, true);
+      }
+    } catch (err) {
+      this.internalError("onEnd", err);
+    }
+  }
+
+  /** Queues a call-scoped request (feedback, rename) behind everything queued so far, i.e. after the call's start. */
+  enqueueRequest(path: string, body: object, replaySafe = false): Promise<unknown> {
+    return new Promise((resolve, reject) => {
+      const settle = (error: unknown, result?: unknown) => (error ? reject(error) : resolve(result));
+      this.calls.offer({ kind: "request", path, body, replaySafe, settle });
+    });
+  }
+
+  /** Sends everything queued so far on both routes; resolves when done or after 30 s (what is left stays queued). */
+  async forceFlush(): Promise<void> {
+    await Promise.all([this.calls.flush(FLUSH_TIMEOUT_MS), this.otlp.flush(FLUSH_TIMEOUT_MS)]);
+  }
+
+  /** Flushes both routes, then stops: later spans are dropped and counted. Idempotent. */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= (async () => {
+      const state = globalState();
+      state.live.delete(this);
+      if (state.active === this) state.active = undefined;
+      if (state.live.size === 0) removeExitHooks();
+      await Promise.all([this.calls.shutdown(FLUSH_TIMEOUT_MS), this.otlp.shutdown(FLUSH_TIMEOUT_MS)]);
+      await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
+    })();
+    return this.shutdownPromise;
+  }
+
+  /** Counters of both routes: queued, sent, dropped, rejected, retries; and internal errors. */
+  stats(): TracewireStats {
+    return { calls: { ...this.calls.stats }, otlp: { ...this.otlp.stats }, internalErrors: this.internalErrors };
+  }
+
+  /** Whether nothing is queued or in flight. */
+  get idle(): boolean {
+    return this.calls.idle && this.otlp.idle;
+  }
+
+  private routeOf(span: Span | ReadableSpan): SpanRoute {
+    const custom = this.options.route?.(span as Span);
+    if (custom === "calls" || custom === "otlp") return custom;
+    if (this.options.exportMode !== "auto") return this.options.exportMode;
+    return span.instrumentationScope.name === TRACER_NAME ? "calls" : "otlp";
+  }
+
+  private internalError(where: string, err: unknown): void {
+    this.internalErrors++;
+    this.diagnostics.error(
+      `internal-${where}`,
+      `Internal error in ${where} (tracing continues): ${describeError(err)}`,
+    );
+  }
+}

@@ -1,0 +1,47 @@
+/**
+ * What tracewire knows about its own spans beyond OTel attributes, and how it travels to the processor.
+ *
+ * - Start data (real JSON inputs, op name, thread/turn, call attributes) rides on the *context* passed to
+ *   `tracer.startSpan`, because the processor's `onStart` runs inside `startSpan`, before the caller could attach
+ *   anything to the span. Keys are `Symbol.for` based, so copies of this module bundled twice agree.
+ * - End data (the JSON output) is attached to the span object under a global symbol just before `span.end()`.
+ */
+import { type Context, createContextKey } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
+
+/** Start data of a tracewire call. */
+export interface CallStartData {
+  opName: string;
+  displayName?: string;
+  /** Serialised, redacted inputs. */
+  inputs: JsonObject;
+  /** Call attributes (from `withAttributes` and the op's own), as JSON. */
+  attributes: JsonObject;
+  threadId?: string;
+  /** The turn this call belongs to; `"self"` makes the call its own turn. */
+  turnId?: string;
+}
+
+/** End data of a tracewire call. */
+export interface CallEndData {
+  /** Serialised, redacted output; absent when the call returned nothing worth keeping. */
+  output?: unknown;
+}
+
+export const CALL_START_KEY = createContextKey("tracewire.call.start");
+const CALL_END = Symbol.for("tracewire.call.end");
+
+/** The start data op() put on the context given to `startSpan`, if any. */
+export function callStartData(context: Context): CallStartData | undefined {
+  return context.getValue(CALL_START_KEY) as CallStartData | undefined;
+}
+
+/** Attaches end data to a span before it ends. */
+export function setCallEndData(span: object, data: CallEndData): void {
+  (span as { [CALL_END]?: CallEndData })[CALL_END] = data;
+}
+
+/** Reads end data from an ended span. */
+export function callEndData(span: object): CallEndData | undefined {
+  return (span as { [CALL_END]?: CallEndData })[CALL_END];
+}

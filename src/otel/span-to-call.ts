@@ -1,0 +1,90 @@
+/**
+ * Maps a span to the service's call start/end records (DESIGN §2.1): call id = span id, trace id = trace id,
+ * parent id = parent span id, usage keyed by model from the GenAI attributes. The same mapping the service applies
+ * to spans it receives over OTLP, so both routes build one tree.
+ */
+import { type Attributes, type HrTime, SpanStatusCode } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
+import type { JsonObject, LlmUsage } from "../api/types/common.js";
+import {
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+} from "./semconv.js";
+import type { CallStartData } from "./span-data.js";
+
+/** HrTime → ISO-8601 with millisecond precision, the service's timestamp format. */
+export function isoTime(time: HrTime): string {
+  return new Date(time[0] * 1000 + Math.floor(time[1] / 1e6)).toISOString();
+}
+
+function intAttribute(attributes: Attributes, key: string): number | undefined {
+  const value = attributes[key];
+  return typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;
+}
+
+/** `summary.usage` keyed by model from `gen_ai.usage.*`, or undefined when the span carries no usage. */
+export function usageFromAttributes(attributes: Attributes): Record<string, LlmUsage> | undefined {
+  const input = intAttribute(attributes, ATTR_GEN_AI_USAGE_INPUT_TOKENS);
+  const output = intAttribute(attributes, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
+  if (input === undefined && output === undefined) return undefined;
+  const model = attributes[ATTR_GEN_AI_RESPONSE_MODEL] ?? attributes[ATTR_GEN_AI_REQUEST_MODEL];
+  const usage: LlmUsage = {
+    prompt_tokens: input ?? 0,
+    completion_tokens: output ?? 0,
+    total_tokens: (input ?? 0) + (output ?? 0),
+    requests: 1,
+  };
+  const cached = intAttribute(attributes, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS);
+  if (cached !== undefined) usage.cache_read_input_tokens = cached;
+  return { [typeof model === "string" && model ? model : "unknown"]: usage };
+}
+
+/** The error text of a failed span: its status message, else its recorded exception, else a generic line. */
+export function exceptionOf(span: ReadableSpan): string | undefined {
+  const event = span.events.find((e) => e.name === "exception");
+  if (span.status.code !== SpanStatusCode.ERROR && !event) return undefined;
+  if (span.status.message) return span.status.message;
+  const type = event?.attributes?.["exception.type"];
+  const message = event?.attributes?.["exception.message"];
+  if (typeof message === "string") return typeof type === "string" ? `${type}: ${message}` : message;
+  return "error";
+}
+
+/** The call start record for a span (`data` is present for tracewire's own spans). */
+export function toCallStart(span: ReadableSpan, data: CallStartData | undefined, project: string): CallStart {
+  const context = span.spanContext();
+  const start: CallStart = {
+    project_id: project,
+    id: context.spanId,
+    trace_id: context.traceId,
+    op_name: data?.opName ?? span.name,
+    started_at: isoTime(span.startTime),
+    attributes: data ? data.attributes : ({ ...span.attributes } as JsonObject),
+    inputs: data ? data.inputs : {},
+  };
+  const parent = span.parentSpanContext?.spanId;
+  if (parent) start.parent_id = parent;
+  if (data?.displayName) start.display_name = data.displayName;
+  if (data?.threadId) {
+    start.thread_id = data.threadId;
+    const turn = data.turnId === "self" ? context.spanId : data.turnId;
+    if (turn) start.turn_id = turn;
+  }
+  return start;
+}
+
+/** The call end record for an ended span. */
+export function toCallEnd(span: ReadableSpan, output: { output?: unknown } | undefined, project: string): CallEnd {
+  const summary: CallSummary = {};
+  const usage = usageFromAttributes(span.attributes);
+  if (usage) summary.usage = usage;
+  const end: CallEnd = { project_id: project, id: span.spanContext().spanId, ended_at: isoTime(span.endTime), summary };
+  if (output && "output" in output) end.output = output.output;
+  const exception = exceptionOf(span);
+  if (exception !== undefined) end.exception = exception;
+  return end;
+}

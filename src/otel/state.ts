@@ -1,0 +1,65 @@
+/**
+ * Process-wide singletons, kept on `globalThis` under a `Symbol.for` key: Next.js (and other bundlers) can load
+ * this module more than once — instrumentation bundle, route bundles — and every copy must see the same
+ * processor, tracer and exit hooks (DESIGN §3).
+ */
+import type { Tracer } from "@opentelemetry/api";
+import type { Diagnostics } from "./diagnostics.js";
+
+/** What the rest of tracewire needs from a live processor (kept minimal to avoid an import cycle). */
+export interface ActiveProcessor {
+  readonly project: string;
+  readonly diagnostics: Diagnostics;
+  /** Queues a call-scoped request (feedback, rename) behind the call's start; `replaySafe` allows resending it. */
+  enqueueRequest(path: string, body: object, replaySafe?: boolean): Promise<unknown>;
+  /** Whether work is queued or in flight. */
+  readonly idle: boolean;
+  forceFlush(): Promise<void>;
+}
+
+/** How op() turns inputs and outputs into payloads (set by `init()`; defaults otherwise). */
+export interface PayloadSettings {
+  /** Record inputs and outputs at all. */
+  captureContent: boolean;
+  /** The user's hook; fails closed (see tracing/payload.ts). */
+  redact: ((payload: unknown, context: { kind: "inputs" | "output"; opName: string }) => unknown) | undefined;
+  /** Serializer limits (`SerializeOptions` of tracing/serialize.ts). */
+  limits: { maxStringLength?: number; maxBytes?: number; maxDepth?: number; maxItems?: number };
+}
+
+export interface TracewireGlobal {
+  /** Payload capture settings. */
+  payload: PayloadSettings;
+  /** The processor op() and Call use; the most recently constructed live one. */
+  active: ActiveProcessor | undefined;
+  /** Every live processor, for the exit hooks. */
+  live: Set<ActiveProcessor>;
+  /** The tracer op() uses when init() created a private provider; otherwise the global API tracer is used. */
+  tracer: Tracer | undefined;
+  /** Exit hooks installed once per process. */
+  hooks: { beforeExit: () => void; sigterm: () => void } | undefined;
+  /** Warning keys already printed once per process (e.g. "tracing is off"). */
+  warned: Set<string>;
+  /** The handle of the current `init()`, so a second `init()` (e.g. another bundle's copy) reuses it. */
+  handle: unknown;
+  /** Objects returned by traced calls → their call (for `callOf`). Weak: never keeps a result alive. */
+  results: WeakMap<object, unknown>;
+}
+
+const KEY = Symbol.for("tracewire.global.v1");
+
+/** The process-wide tracewire state, created on first use. */
+export function globalState(): TracewireGlobal {
+  const holder = globalThis as { [KEY]?: TracewireGlobal };
+  holder[KEY] ??= {
+    payload: { captureContent: true, redact: undefined, limits: {} },
+    active: undefined,
+    live: new Set(),
+    tracer: undefined,
+    hooks: undefined,
+    warned: new Set(),
+    results: new WeakMap(),
+    handle: undefined,
+  };
+  return holder[KEY];
+}

@@ -1,0 +1,151 @@
+/**
+ * `Call`: a handle on one recorded call (= one span) for feedback, scores and renames. Requests for a call made in
+ * this process are queued behind the call's start, so the service never sees feedback for a call it doesn't know.
+ */
+import {
+  annotationFeedbackType,
+  callRef,
+  MAX_NOTE_LENGTH,
+  NOTE_FEEDBACK_TYPE,
+  opRef,
+  REACTION_FEEDBACK_TYPE,
+  runnableFeedbackType,
+} from "../api/refs.js";
+import type { JsonObject } from "../api/types/common.js";
+import type { FeedbackCreateRes } from "../api/types/feedback.js";
+import { TracewireError, ValidationError } from "../errors.js";
+import { type ActiveProcessor, globalState } from "../otel/state.js";
+import { serialize } from "./serialize.js";
+
+/** Optional fields of a feedback record. */
+export interface FeedbackOptions {
+  /** Who gave the feedback (free text). */
+  creator?: string;
+  /** Ref of the annotation spec (for `wandb.annotation.*`). */
+  annotationRef?: string;
+  /** Ref of the scorer op or object (for `wandb.runnable.*`). */
+  runnableRef?: string;
+  /** Ref of the scorer's own call, when the score was produced by a traced call. */
+  callRef?: string;
+}
+
+const KNOWN_TYPES = /^wandb\.(reaction\.1|note\.1|annotation\.[^\s]+|runnable\.[^\s]+)$/;
+
+function requireText(value: unknown, name: string, max?: number): string {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new ValidationError(`${name} must be a non-empty string, got ${JSON.stringify(value)}.`, name);
+  }
+  if (max !== undefined && value.length > max) {
+    throw new ValidationError(`${name} must be at most ${max} characters, got ${value.length}.`, name);
+  }
+  return value;
+}
+
+/** Settles quietly when nobody awaits it (no unhandled rejection), and still rejects for those who do. */
+function handled<T>(promise: Promise<T>): Promise<T> {
+  promise.catch(() => {});
+  return promise;
+}
+
+/** A recorded call. Get one from `getCurrentCall()`, an op's `invoke()`, `callOf(result)` or `callById(id)`. */
+export class Call {
+  /** The call id: the span's 16-hex span id. */
+  readonly id: string;
+  /** The trace id: the span's 32-hex trace id (may be empty for `callById` without one). */
+  readonly traceId: string;
+  /** `entity/project` the call belongs to. */
+  readonly project: string;
+
+  /** @internal use `getCurrentCall()`, `callOf()` or `callById()`. */
+  constructor(
+    id: string,
+    traceId: string,
+    private readonly processor: ActiveProcessor,
+  ) {
+    this.id = id;
+    this.traceId = traceId;
+    this.project = processor.project;
+  }
+
+  /** The call's ref URI, `weave:///entity/project/call/<id>`, for `weave_ref` fields. */
+  get ref(): string {
+    return callRef(this.project, this.id);
+  }
+
+  /** Adds an emoji reaction (`wandb.reaction.1`). */
+  react(emoji: string): Promise<FeedbackCreateRes> {
+    return this.feedback(REACTION_FEEDBACK_TYPE, { emoji: requireText(emoji, "emoji") });
+  }
+
+  /** Adds a note of 1–1024 characters (`wandb.note.1`). */
+  note(text: string): Promise<FeedbackCreateRes> {
+    return this.feedback(NOTE_FEEDBACK_TYPE, { note: requireText(text, "note", MAX_NOTE_LENGTH) });
+  }
+
+  /**
+   * Adds feedback of any type: `wandb.reaction.1`, `wandb.note.1`, `wandb.annotation.<name>`,
+   * `wandb.runnable.<scorer>`, or a custom type outside the reserved `wandb.` namespace.
+   */
+  feedback(type: string, payload: Record<string, unknown>, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    requireText(type, "feedback type");
+    if (type.startsWith("wandb.") && !KNOWN_TYPES.test(type)) {
+      throw new ValidationError(
+        `Unknown feedback type ${JSON.stringify(type)}: the wandb. namespace holds wandb.reaction.1, wandb.note.1, wandb.annotation.<name> and wandb.runnable.<scorer>; use another prefix for custom types.`,
+        "feedback_type",
+      );
+    }
+    if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
+      throw new ValidationError(
+        `feedback payload must be an object, got ${Array.isArray(payload) ? "an array" : typeof payload}.`,
+        "payload",
+      );
+    }
+    const body: JsonObject = {
+      project_id: this.project,
+      weave_ref: this.ref,
+      feedback_type: type,
+      payload: serialize(payload) as JsonObject,
+    };
+    if (options.creator !== undefined) body.creator = requireText(options.creator, "creator");
+    if (options.annotationRef !== undefined) body.annotation_ref = requireText(options.annotationRef, "annotationRef");
+    if (options.runnableRef !== undefined) body.runnable_ref = requireText(options.runnableRef, "runnableRef");
+    if (options.callRef !== undefined) body.call_ref = requireText(options.callRef, "callRef");
+    return handled(this.processor.enqueueRequest("/feedback/create", body) as Promise<FeedbackCreateRes>);
+  }
+
+  /** Adds a human annotation `wandb.annotation.<name>` with `{value}`. */
+  annotate(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    return this.feedback(annotationFeedbackType(requireText(name, "annotation name")), { value }, options);
+  }
+
+  /**
+   * Records a score as runnable feedback `wandb.runnable.<name>` with payload `{output: value}`. `runnableRef`
+   * defaults to the op ref `weave:///entity/project/op/<name>:latest`.
+   */
+  score(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    requireText(name, "score name");
+    const runnableRef = options.runnableRef ?? opRef(this.project, name, "latest");
+    return this.feedback(runnableFeedbackType(name), { output: value }, { ...options, runnableRef });
+  }
+
+  /** Renames the call in the UI (`/call/update`). */
+  setDisplayName(name: string): Promise<void> {
+    const body = { project_id: this.project, call_id: this.id, display_name: requireText(name, "display name", 1024) };
+    return handled(this.processor.enqueueRequest("/call/update", body, true).then(() => undefined));
+  }
+}
+
+/**
+ * A handle on a call recorded earlier or by another process, by its id, for feedback and scores. Needs tracing to
+ * be set up (`init()` or a `TracewireSpanProcessor`) in this process.
+ */
+export function callById(callId: string, traceId = ""): Call {
+  requireText(callId, "callId");
+  const processor = globalState().active;
+  if (!processor) {
+    throw new TracewireError(
+      "callById needs tracing to be set up: call init() or create a TracewireSpanProcessor first.",
+    );
+  }
+  return new Call(callId, traceId, processor);
+}

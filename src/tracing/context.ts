@@ -1,0 +1,62 @@
+/**
+ * Context that flows to every call started inside a function: call attributes and thread/turn membership. Stored
+ * on the OpenTelemetry context (so it follows async work through the registered context manager) under
+ * `Symbol.for` keys that every bundled copy of tracewire shares.
+ */
+import { type Context, context, createContextKey } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
+import { ValidationError } from "../errors.js";
+import { serialize } from "./serialize.js";
+
+const ATTRIBUTES_KEY = createContextKey("tracewire.attributes");
+const THREAD_KEY = createContextKey("tracewire.thread");
+
+/** Thread membership of the current context. `turnId` is set once a call inside the thread became its turn. */
+export interface ThreadContext {
+  threadId: string;
+  turnId: string | undefined;
+}
+
+/** Attributes set by enclosing `withAttributes` calls, merged (inner wins). */
+export function currentAttributes(): JsonObject | undefined {
+  return context.active().getValue(ATTRIBUTES_KEY) as JsonObject | undefined;
+}
+
+/** The enclosing thread, if any. */
+export function currentThread(): ThreadContext | undefined {
+  return context.active().getValue(THREAD_KEY) as ThreadContext | undefined;
+}
+
+/**
+ * Runs `fn` so that every call started inside it (at any depth, across `await`) carries `attributes`, merged over
+ * those of enclosing `withAttributes` calls. Values are stored as JSON. Returns what `fn` returns.
+ */
+export function withAttributes<T>(attributes: Record<string, unknown>, fn: () => T): T {
+  if (attributes === null || typeof attributes !== "object" || Array.isArray(attributes)) {
+    throw new ValidationError(
+      `withAttributes expects an object of attributes, got ${Array.isArray(attributes) ? "an array" : typeof attributes}.`,
+      "attributes",
+    );
+  }
+  if (typeof fn !== "function") throw new ValidationError("withAttributes expects a function to run.", "fn");
+  const merged = { ...currentAttributes(), ...(serialize(attributes) as JsonObject) };
+  return context.with(context.active().setValue(ATTRIBUTES_KEY, merged), fn);
+}
+
+/**
+ * Runs `fn` inside conversation thread `threadId`: calls started inside get `thread_id`, and the outermost call
+ * becomes a turn (`turn_id` = its own id) unless its op says `turn: false`; calls below it share that turn.
+ */
+export function withThread<T>(threadId: string, fn: () => T): T {
+  if (typeof threadId !== "string" || threadId.trim() === "") {
+    throw new ValidationError(`withThread expects a non-empty thread id, got ${JSON.stringify(threadId)}.`, "threadId");
+  }
+  if (typeof fn !== "function") throw new ValidationError("withThread expects a function to run.", "fn");
+  const thread: ThreadContext = { threadId, turnId: undefined };
+  return context.with(context.active().setValue(THREAD_KEY, thread), fn);
+}
+
+/** `base` with the thread's turn fixed to `turnId`, for the body of a call that is (or belongs to) a turn. */
+export function withTurn(base: Context, thread: ThreadContext, turnId: string): Context {
+  return base.setValue(THREAD_KEY, { threadId: thread.threadId, turnId } satisfies ThreadContext);
+}

@@ -1,0 +1,156 @@
+/**
+ * `init()`: two lines to trace a Node service. Creates the {@link TracewireSpanProcessor}, registers a tracer
+ * provider with an AsyncLocalStorage context manager when the app has none, and returns a handle to flush and
+ * shut down. Not configured or disabled: one warning, and every traced function runs untraced at almost no cost.
+ */
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { ENV, readBoolean, readNumber } from "../config.js";
+import { ValidationError } from "../errors.js";
+import type { TracewireProcessorOptions } from "../otel/options.js";
+import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
+import { globalState } from "../otel/state.js";
+import { TRACER_NAME, VERSION } from "../version.js";
+import type { RedactHook } from "./payload.js";
+
+/** Options of {@link init}: the processor's, plus service identity and payload capture. */
+export interface InitOptions extends TracewireProcessorOptions {
+  /** `service.name` on the resource. Env `OTEL_SERVICE_NAME`. */
+  serviceName?: string;
+  /** Turn tracing off. Env `TRACEWIRE_DISABLED=true`, or the standard `OTEL_SDK_DISABLED=true`. */
+  disabled?: boolean;
+  /** Record inputs and outputs. Env `TRACEWIRE_CAPTURE_CONTENT`. Default true. */
+  captureContent?: boolean;
+  /** Redacts every payload before it is queued; if it throws, the payload is withheld (fails closed). */
+  redact?: RedactHook;
+  /** Longest string kept in a payload before truncation with a visible marker. Default 100000. */
+  maxStringLength?: number;
+  /** Approximate size limit of one payload in bytes. Default 1 MiB. */
+  maxPayloadBytes?: number;
+}
+
+/** What `init()` returns. */
+export interface TracewireHandle {
+  /** Whether tracing is on. */
+  readonly enabled: boolean;
+  /** The processor (undefined when tracing is off). */
+  readonly processor: TracewireSpanProcessor | undefined;
+  /** Sends everything recorded so far. */
+  flush(): Promise<void>;
+  /** Flushes and stops tracing; traced functions keep working, untraced. */
+  shutdown(): Promise<void>;
+  /** Queue counters of both routes (all zero when tracing is off). */
+  stats(): TracewireStats;
+}
+
+const EMPTY_QUEUE = { queued: 0, sent: 0, dropped: 0, rejected: 0, retries: 0 };
+
+function noopHandle(): TracewireHandle {
+  return {
+    enabled: false,
+    processor: undefined,
+    flush: async () => {},
+    shutdown: async () => {},
+    stats: () => ({ calls: { ...EMPTY_QUEUE }, otlp: { ...EMPTY_QUEUE }, internalErrors: 0 }),
+  };
+}
+
+function warnOnce(key: string, message: string, logger: { warn(m: string): void } = console): void {
+  const state = globalState();
+  if (state.warned.has(key)) return;
+  state.warned.add(key);
+  logger.warn(`[tracewire] ${message}`);
+}
+
+/**
+ * Starts tracing. Settings: options, else environment (`TRACEWIRE_*`, `OTEL_*`), else defaults. Throws
+ * `ConfigError` for a malformed setting. Calling it again returns the running handle.
+ */
+export function init(options: InitOptions = {}): TracewireHandle {
+  if (options === null || typeof options !== "object")
+    throw new ValidationError("init() options must be an object.", "options");
+  const state = globalState();
+  if (state.handle) return state.handle as TracewireHandle;
+  const env = options.env ?? process.env;
+
+  const disabled = readBoolean("disabled", ENV.disabled, options.disabled, env) ?? false;
+  if (disabled || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") {
+    warnOnce(
+      "disabled",
+      "Tracing is disabled (TRACEWIRE_DISABLED / OTEL_SDK_DISABLED); traced functions run untraced.",
+      options.logger,
+    );
+    return noopHandle();
+  }
+  const hasTarget = [options.apiKey, options.baseUrl, env[ENV.apiKey], env[ENV.baseUrl]].some(
+    (v) => typeof v === "string" && v.trim() !== "",
+  );
+  if (!hasTarget) {
+    warnOnce(
+      "not-configured",
+      "Tracing is off: no API key and no base URL. Set TRACEWIRE_BASE_URL (and TRACEWIRE_API_KEY, TRACEWIRE_PROJECT), or run `npx tracewire dev` for a local service.",
+      options.logger,
+    );
+    return noopHandle();
+  }
+
+  const captureContent =
+    readBoolean("captureContent", "TRACEWIRE_CAPTURE_CONTENT", options.captureContent, env) ?? true;
+  if (options.redact !== undefined && typeof options.redact !== "function") {
+    throw new ValidationError("init() option redact must be a function.", "redact");
+  }
+  const limits = {
+    ...(options.maxStringLength !== undefined && {
+      maxStringLength: readNumber("maxStringLength", undefined, options.maxStringLength, env, {
+        min: 16,
+        integer: true,
+      }),
+    }),
+    ...(options.maxPayloadBytes !== undefined && {
+      maxBytes: readNumber("maxPayloadBytes", undefined, options.maxPayloadBytes, env, { min: 256, integer: true }),
+    }),
+  };
+  const processor = new TracewireSpanProcessor(options);
+  state.payload = { captureContent, redact: options.redact as never, limits };
+
+  const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME;
+  const resource = defaultResource().merge(
+    resourceFromAttributes({
+      ...(serviceName ? { "service.name": serviceName } : {}),
+      "telemetry.distro.name": TRACER_NAME,
+      "telemetry.distro.version": VERSION,
+    }),
+  );
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  const ownsGlobal = trace.setGlobalTracerProvider(provider);
+  if (!ownsGlobal) {
+    warnOnce(
+      "foreign-provider",
+      "An OpenTelemetry tracer provider is already registered. tracewire's own calls are traced; to send the app's other spans too, add `new TracewireSpanProcessor()` to that provider.",
+      options.logger,
+    );
+  }
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  state.tracer = provider.getTracer(TRACER_NAME, VERSION);
+
+  let stopped: Promise<void> | undefined;
+  const handle: TracewireHandle = {
+    enabled: true,
+    processor,
+    flush: () => processor.forceFlush(),
+    shutdown: () => {
+      stopped ??= (async () => {
+        if (state.handle === handle) state.handle = undefined;
+        state.tracer = undefined;
+        await provider.shutdown();
+        if (ownsGlobal) trace.disable();
+      })();
+      return stopped;
+    },
+    stats: () => processor.stats(),
+  };
+  state.handle = handle;
+  return handle;
+}

@@ -1,0 +1,220 @@
+/**
+ * `op(fn)`: traces every invocation of `fn` as one call (one span). Sync and async functions, generators, async
+ * generators and functions that return streams are all observed without changing what the caller gets back: the
+ * return value is the very same object, errors are rethrown unchanged, and tracing failures are swallowed (counted
+ * and logged) rather than surfaced.
+ *
+ * One behaviour to know: observing a returned promise attaches a handler to it, so a rejected op promise that
+ * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call).
+ */
+import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
+import { ValidationError } from "../errors.js";
+import { describeError } from "../otel/diagnostics.js";
+import { CALL_START_KEY, type CallStartData, setCallEndData } from "../otel/span-data.js";
+import { globalState } from "../otel/state.js";
+import { TRACER_NAME, VERSION } from "../version.js";
+import { Call } from "./call.js";
+import { currentAttributes, currentThread, withTurn } from "./context.js";
+import { observeResult } from "./observe.js";
+import { preparePayload } from "./payload.js";
+
+/** Options of {@link op}. */
+export interface OpOptions {
+  /** The call's op name. Default: the function's name, else `"anonymous"`. */
+  name?: string;
+  /** A display name for each call, fixed or computed from the arguments. */
+  displayName?: string | ((...args: never[]) => string);
+  /** Names for the positional arguments in `inputs` (default `arg0`, `arg1`, …). */
+  parameterNames?: string[];
+  /** Extra call attributes for every call of this op. */
+  attributes?: Record<string, unknown>;
+  /** OpenTelemetry span kind. Default INTERNAL. */
+  kind?: SpanKind;
+  /** Inside `withThread`: whether this op, when outermost, becomes a turn. Default true. */
+  turn?: boolean;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a wrapper must accept any function signature.
+type AnyFunction = (...args: any[]) => any;
+
+/** A traced function: the original signature, plus `opName` and `invoke()`. */
+export type Op<F extends AnyFunction> = F & {
+  /** The op name calls are recorded under. */
+  readonly opName: string;
+  /** Calls the function and also returns the handle of the call it recorded (`undefined` when tracing is off). */
+  invoke(...args: Parameters<F>): [ReturnType<F>, Call | undefined];
+};
+
+const OP = Symbol.for("tracewire.op");
+const CALL = Symbol.for("tracewire.call");
+
+/** The `Call` of a span, created once and cached on the span. */
+export function callOfSpan(span: Span): Call | undefined {
+  const processor = globalState().active;
+  if (!processor) return undefined;
+  const holder = span as { [CALL]?: Call };
+  if (!holder[CALL]) {
+    const { spanId, traceId } = span.spanContext();
+    holder[CALL] = new Call(spanId, traceId, processor);
+  }
+  return holder[CALL];
+}
+
+function namedInputs(args: unknown[], names: string[] | undefined): Record<string, unknown> {
+  const inputs: Record<string, unknown> = {};
+  for (let i = 0; i < args.length; i++) inputs[names?.[i] ?? `arg${i}`] = args[i];
+  return inputs;
+}
+
+function validate(fn: unknown, options: OpOptions): void {
+  if (typeof fn !== "function")
+    throw new ValidationError(`op() expects a function, got ${fn === null ? "null" : typeof fn}.`, "fn");
+  if (options === null || typeof options !== "object")
+    throw new ValidationError("op() options must be an object.", "options");
+  if (options.name !== undefined && (typeof options.name !== "string" || options.name.trim() === "")) {
+    throw new ValidationError(
+      `op() option name must be a non-empty string, got ${JSON.stringify(options.name)}.`,
+      "name",
+    );
+  }
+  if (
+    options.parameterNames !== undefined &&
+    (!Array.isArray(options.parameterNames) || options.parameterNames.some((n) => typeof n !== "string"))
+  ) {
+    throw new ValidationError("op() option parameterNames must be an array of strings.", "parameterNames");
+  }
+}
+
+/**
+ * Wraps `fn` so that each invocation is recorded as a call: inputs (named from `parameterNames` or `arg0…n`; `this`
+ * is not recorded), output, exception, timing, and its place in the trace. Wrapping an op again returns it as is.
+ */
+export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F> {
+  validate(fn, options);
+  if ((fn as { [OP]?: true })[OP]) return fn as Op<F>;
+  const opName = options.name ?? (fn.name || "anonymous");
+
+  function start(args: unknown[]): { span: Span; body: Context } {
+    const state = globalState();
+    const parent = context.active();
+    const thread = currentThread();
+    const inputs = preparePayload(namedInputs(args, options.parameterNames), "inputs", opName);
+    const data: CallStartData = {
+      opName,
+      inputs:
+        inputs !== null && typeof inputs === "object" && !Array.isArray(inputs)
+          ? inputs
+          : inputs === undefined
+            ? {}
+            : { value: inputs },
+      attributes: { ...currentAttributes(), ...(options.attributes as JsonObject | undefined) },
+    };
+    const displayName =
+      typeof options.displayName === "function" ? options.displayName(...(args as never[])) : options.displayName;
+    if (displayName) data.displayName = String(displayName);
+    if (thread) {
+      data.threadId = thread.threadId;
+      if (thread.turnId !== undefined) data.turnId = thread.turnId;
+      else if (options.turn !== false) data.turnId = "self";
+    }
+    const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
+    const span = tracer.startSpan(
+      opName,
+      { kind: options.kind ?? SpanKind.INTERNAL },
+      parent.setValue(CALL_START_KEY, data),
+    );
+    let body = trace.setSpan(parent, span);
+    if (thread) {
+      const turn = data.turnId === "self" ? span.spanContext().spanId : data.turnId;
+      if (turn) body = withTurn(body, thread, turn);
+    }
+    return { span, body };
+  }
+
+  function run(self: unknown, args: unknown[], onCall?: (call: Call | undefined) => void): ReturnType<F> {
+    const state = globalState();
+    if (!state.active) return Reflect.apply(fn, self, args);
+    let started: { span: Span; body: Context };
+    try {
+      started = start(args);
+    } catch (err) {
+      state.active.diagnostics.error(
+        "op-start",
+        `Could not start a call for ${opName} (running it untraced): ${describeError(err)}`,
+      );
+      return Reflect.apply(fn, self, args);
+    }
+    const { span, body } = started;
+    onCall?.(callOfSpan(span));
+    let result: ReturnType<F>;
+    try {
+      result = context.with(body, () => Reflect.apply(fn, self, args));
+    } catch (err) {
+      endWithError(span, err);
+      throw err;
+    }
+    try {
+      observeResult(result, { span, context: body, opName, end: endWithOutput, fail: endWithError });
+    } catch (err) {
+      state.active?.diagnostics.error("op-observe", `Could not observe the result of ${opName}: ${describeError(err)}`);
+    }
+    return result;
+  }
+
+  function traced(this: unknown, ...args: unknown[]): ReturnType<F> {
+    return run(this, args);
+  }
+  Object.defineProperty(traced, "name", { value: fn.name, configurable: true });
+  Object.defineProperty(traced, OP, { value: true });
+  Object.defineProperty(traced, "opName", { value: opName, enumerable: true });
+  Object.defineProperty(traced, "invoke", {
+    value: function invoke(this: unknown, ...args: unknown[]): [ReturnType<F>, Call | undefined] {
+      let call: Call | undefined;
+      const result = run(this, args, (c) => {
+        call = c;
+      });
+      return [result, call];
+    },
+  });
+  return traced as unknown as Op<F>;
+}
+
+/** Ends a call with its output (serialised and redacted once). */
+function endWithOutput(span: Span, output: unknown, opName: string): void {
+  try {
+    const payload = preparePayload(output, "output", opName);
+    setCallEndData(span, payload === undefined ? {} : { output: payload });
+    if (output !== null && (typeof output === "object" || typeof output === "function")) {
+      const call = callOfSpan(span);
+      if (call) globalState().results.set(output, call);
+    }
+  } finally {
+    span.end();
+  }
+}
+
+/** Ends a call as failed: status ERROR, the exception recorded, the error itself left untouched. */
+function endWithError(span: Span, err: unknown): void {
+  try {
+    const exception = err instanceof Error ? err : { message: describeError(err) };
+    span.recordException(exception);
+    span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(err) });
+    setCallEndData(span, {});
+  } finally {
+    span.end();
+  }
+}
+
+/** The call that produced `result`, if `result` is an object returned by a traced call. */
+export function callOf(result: unknown): Call | undefined {
+  if (result === null || (typeof result !== "object" && typeof result !== "function")) return undefined;
+  return globalState().results.get(result) as Call | undefined;
+}
+
+/** The call whose body is running now (any recording span, tracewire's or another instrumentation's). */
+export function getCurrentCall(): Call | undefined {
+  const span = trace.getActiveSpan();
+  if (!span?.isRecording()) return undefined;
+  return callOfSpan(span);
+}
