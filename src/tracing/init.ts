@@ -90,7 +90,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
   if (!hasTarget) {
     warnOnce(
       "not-configured",
-      "Tracing is off: no API key and no base URL. Set TRACEWIRE_BASE_URL (and TRACEWIRE_API_KEY, TRACEWIRE_PROJECT), or run `npx tracewire dev` for a local service.",
+      "Tracing is off: no API key and no base URL. Set TRACEWIRE_BASE_URL (and TRACEWIRE_API_KEY, TRACEWIRE_PROJECT) to send traces.",
       options.logger,
     );
     return noopHandle();
