@@ -68,10 +68,18 @@ export interface ClientOptions {
   env?: Env;
 }
 
-/** `abcd…wxyz`-style masking: enough to tell two keys apart, never enough to use one. */
+/** `****wxyz`: the last four characters of a long key, enough to tell keys apart and never enough to use one. */
 export function maskSecret(secret: string): string {
-  if (secret.length <= 8) return "****";
-  return `${secret.slice(0, 2)}****${secret.slice(-4)}`;
+  return secret.length < 20 ? "****" : `****${secret.slice(-4)}`;
+}
+
+/** A URL as text with credentials and query values hidden, for error messages. */
+function redactUrlText(raw: unknown): string {
+  return JSON.stringify(
+    String(raw)
+      .replace(/\/\/[^/?#]*@/, "//****@")
+      .replace(/\?.*$/, "?…"),
+  );
 }
 
 /** The option name plus its environment variable, for error messages. */
@@ -99,26 +107,28 @@ export function readUrl(option: string, envName: string | undefined, value: unkn
   const raw = pick(value as string | undefined, env, envName);
   if (raw === undefined) return undefined;
   const expected = "an absolute http:// or https:// URL such as https://host.example.com or http://127.0.0.1:4319";
-  if (typeof raw !== "string" || raw.trim() === "")
-    throw new ConfigError(label(option, envName), String(raw), expected);
+  // Every echo of the value goes through redactUrlText: a bad URL may still carry a key in it.
+  if (typeof raw !== "string" || raw.trim() === "") {
+    throw new ConfigError(label(option, envName), redactUrlText(raw), expected);
+  }
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new ConfigError(label(option, envName), JSON.stringify(raw), expected);
+    throw new ConfigError(label(option, envName), redactUrlText(raw), expected);
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new ConfigError(label(option, envName), JSON.stringify(raw), expected);
+    throw new ConfigError(label(option, envName), redactUrlText(raw), expected);
   }
   if (url.username || url.password) {
     throw new ConfigError(
       label(option, envName),
-      `${url.protocol}//****@${url.host}`,
+      redactUrlText(raw),
       "a URL without credentials (pass the key as apiKey / TRACEWIRE_API_KEY)",
     );
   }
   if (url.search || url.hash) {
-    throw new ConfigError(label(option, envName), JSON.stringify(raw), "a base URL without ?query or #fragment");
+    throw new ConfigError(label(option, envName), redactUrlText(raw), "a base URL without ?query or #fragment");
   }
   return `${url.origin}${url.pathname.replace(/\/+$/, "")}`;
 }

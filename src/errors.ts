@@ -23,8 +23,11 @@ export class ConfigError extends TracewireError {
   readonly expected: string;
 
   constructor(setting: string, value: string | undefined, expected: string) {
-    const shown = value === undefined ? "" : ` (got ${value})`;
-    super(`Invalid ${setting}${shown}: expected ${expected}.`);
+    super(
+      value === undefined
+        ? `Missing ${setting}: expected ${expected}.`
+        : `Invalid ${setting} (got ${value}): expected ${expected}.`,
+    );
     this.setting = setting;
     this.value = value;
     this.expected = expected;

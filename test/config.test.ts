@@ -155,9 +155,19 @@ describe("the API key never leaks", () => {
     expect(`${err.message} ${err.stack} ${JSON.stringify(err)} ${err.value}`).not.toContain(KEY);
   });
 
-  it("maskSecret shows at most six characters", () => {
-    expect(maskSecret(KEY)).toBe("tw****cdef");
-    expect(maskSecret("short")).toBe("****");
+  it("maskSecret shows at most the last four characters, and nothing of a short key", () => {
+    expect(maskSecret(KEY)).toBe("****cdef");
+    expect(maskSecret("abc defghi")).toBe("****");
+    expect(maskSecret("0123456789abcdefghi")).toBe("****");
+  });
+
+  it.each([
+    ["a non-http scheme with credentials", "ftp://api:sk-SECRET-1@x.example.com"],
+    ["an unparseable URL with credentials", "https://api:sk-SECRET-1@bad host"],
+    ["a key in the query string", "https://x.example.com/?api_key=sk-SECRET-1"],
+  ])("hides secrets in a bad URL: %s", (_name, url) => {
+    const err = configError(() => resolveTransport(spec, { env: {}, baseUrl: url }));
+    expect(`${err.message} ${err.value}`).not.toContain("SECRET");
   });
 });
 

@@ -21,7 +21,7 @@ export {
   tableRef,
 } from "./refs.js";
 // Inference and training clients: exported below by their own modules.
-export { ChatStream, openChatStream, type StreamResponseInfo } from "./stream.js";
+export { ChatStream, type StreamResponseInfo } from "./stream.js";
 export type { AnnotationQueuesApi } from "./tracing/annotation-queues.js";
 export type { CallsApi } from "./tracing/calls.js";
 export { TracingClient, type TracingClientOptions } from "./tracing/client.js";

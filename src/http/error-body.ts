@@ -63,7 +63,11 @@ export function makeApiError(
   request: RequestInfo,
   headers: Record<string, string> = {},
 ): ApiError {
-  const described = describeErrorBody(body) ?? "(no error message in the response body)";
+  const location = headers.location;
+  const described =
+    status !== undefined && status >= 300 && status < 400
+      ? `redirect${location ? ` to ${location.split("?")[0]}` : ""}: point the base URL at the final address`
+      : (describeErrorBody(body) ?? "(no error message in the response body)");
   const prefix = status === undefined ? "" : `${status} `;
   const requestId = REQUEST_ID_HEADERS.map((h) => headers[h]).find((v) => v !== undefined);
   const ErrorClass = apiErrorClass(status);

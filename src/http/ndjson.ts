@@ -1,7 +1,7 @@
 import { ProtocolError } from "../errors.js";
 
-/** A single line longer than this is refused rather than buffered without end. */
-export const MAX_NDJSON_LINE_BYTES = 64 * 1024 * 1024;
+/** A single line longer than this many characters is refused rather than buffered without end. */
+export const MAX_NDJSON_LINE_CHARS = 64 * 1024 * 1024;
 
 /**
  * Reads newline-delimited JSON as it arrives: yields each object as soon as its line is complete, never holding
@@ -37,8 +37,11 @@ export async function* readNdjson<T = unknown>(body: AsyncIterable<Uint8Array>):
       if (value !== undefined) yield value;
     }
     pending = pending.slice(start);
-    if (pending.length > MAX_NDJSON_LINE_BYTES) {
-      throw new ProtocolError(`NDJSON line ${lineNumber + 1} exceeds ${MAX_NDJSON_LINE_BYTES} bytes.`, lineNumber + 1);
+    if (pending.length > MAX_NDJSON_LINE_CHARS) {
+      throw new ProtocolError(
+        `NDJSON line ${lineNumber + 1} exceeds ${MAX_NDJSON_LINE_CHARS} characters.`,
+        lineNumber + 1,
+      );
     }
   }
   pending += decoder.decode();

@@ -1,7 +1,15 @@
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 import { Pool } from "undici";
-import { AbortError, type ApiError, ConnectionError, type RequestInfo, TimeoutError } from "../errors.js";
+import {
+  AbortError,
+  type ApiError,
+  ConnectionError,
+  ProtocolError,
+  type RequestInfo,
+  TimeoutError,
+  TracewireError,
+} from "../errors.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
 import {
@@ -185,7 +193,16 @@ export class HttpTransport {
   async json<T>(request: RequestOptions): Promise<T> {
     return this.execute(request, async (res) => {
       const text = (await readAll(res.body)).toString("utf8");
-      return (text === "" ? undefined : JSON.parse(text)) as T;
+      if (text === "") return undefined as T;
+      try {
+        return JSON.parse(text) as T;
+      } catch {
+        // A proxy's HTML page, say: the request may well have been processed, so this is final, not retried.
+        const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+        throw new ProtocolError(
+          `${request.method} ${res.request.path} answered ${res.status} with a body that is not JSON: ${JSON.stringify(preview)}`,
+        );
+      }
     });
   }
 
@@ -288,7 +305,8 @@ export class HttpTransport {
             bodyTimeout: this.options.bodyTimeoutMs,
           });
           const resHeaders = flattenHeaders(res.headers);
-          if (res.statusCode < 400) {
+          // Only 2xx is success: a redirect would silently drop a write (undici does not follow it).
+          if (res.statusCode >= 200 && res.statusCode < 300) {
             return await consume({ status: res.statusCode, headers: resHeaders, body: res.body, request: info });
           }
           const errorBody = parseMaybeJson((await readAll(res.body)).toString("utf8"));
@@ -301,6 +319,8 @@ export class HttpTransport {
         } catch (err) {
           const aborted = abortedError(err);
           if (aborted) throw aborted;
+          // Our own errors (an unreadable answer) are final; only network failures are classified below.
+          if (err instanceof TracewireError) throw err;
           const code = errorCode(err);
           const reason = err instanceof Error ? err.message : String(err);
           const message = `${request.method} ${path} failed: ${reason}${code ? ` (${code})` : ""}`;
@@ -310,8 +330,10 @@ export class HttpTransport {
           outcome = { kind: "network", sent: !NOT_SENT_CODES.has(code ?? "") };
         }
         if (!isRetryable(outcome, idempotent, policy.nonIdempotent, policy.retryableStatuses)) throw failure;
-        const delay = nextDelay(outcome, attempt, Date.now() - started, policy);
-        if (delay === undefined) throw failure;
+        const elapsed = Date.now() - started;
+        const delay = nextDelay(outcome, attempt, elapsed, policy);
+        // A wait that would outlast the deadline ends the same way, later and with less to say: give up now.
+        if (delay === undefined || elapsed + delay >= timeoutMs) throw failure;
         try {
           await sleep(delay, signal);
         } catch (err) {

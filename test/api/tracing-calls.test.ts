@@ -108,13 +108,31 @@ describe("TracingClient.calls", () => {
     expect(server.only().json).toEqual({ project_id: "acme/demo", filter: { trace_ids: ["t"] }, limit: 3 });
   });
 
-  it("streamQuery 10,000 lines arrive in order; a malformed line names its number", async () => {
-    const lines = Array.from({ length: 10_000 }, (_, i) => ({ id: `c${i}`, n: i }));
-    server.on("POST", "/calls/stream_query", ndjsonReply(lines, { chunkBytes: 4096, trailingNewline: false }));
+  it("streamQuery 10,000 lines arrive in order, consumed while the server is still sending; a malformed line names its number", async () => {
+    // Bounded memory, shown structurally: the server holds back the second half until the client has consumed the
+    // first, so a client that buffered the whole body would never finish.
+    let release: () => void = () => {};
+    const consumedHalf = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let serverDone = false;
+    server.on("POST", "/calls/stream_query", async (_req, res) => {
+      res.writeHead(200, { "content-type": "application/x-ndjson" });
+      const half = (from: number) =>
+        Array.from({ length: 5000 }, (_, i) => JSON.stringify({ id: `c${from + i}`, n: from + i })).join("\n");
+      res.write(`${half(0)}\n`);
+      await consumedHalf;
+      res.end(half(5000)); // the last line has no trailing newline
+      serverDone = true;
+    });
     let expected = 0;
     for await (const call of client.calls.streamQuery({})) {
       expect(call.n).toBe(expected);
       expected++;
+      if (expected === 5000) {
+        expect(serverDone).toBe(false);
+        release();
+      }
     }
     expect(expected).toBe(10_000);
 

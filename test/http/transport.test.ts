@@ -3,11 +3,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { resolveTransport } from "../../src/config.js";
 import {
   AbortError,
+  ApiError,
   AuthenticationError,
   BadRequestError,
   ConnectionError,
   InternalServerError,
   NotFoundError,
+  ProtocolError,
   RateLimitError,
   TimeoutError,
   UnprocessableEntityError,
@@ -226,7 +228,7 @@ describe("HttpTransport deadlines and aborts", () => {
   });
 
   it("honours the caller's AbortSignal during a backoff sleep", async () => {
-    server.on("GET", "/prefix/x", { status: 503, json: {}, headers: { "retry-after": "30" } });
+    server.on("GET", "/prefix/x", { status: 503, json: {}, headers: { "retry-after": "3" } });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
     const started = Date.now();
@@ -241,5 +243,98 @@ describe("HttpTransport deadlines and aborts", () => {
       AbortError,
     );
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("HttpTransport answers that are not plain success", () => {
+  it("treats a redirect as an error naming the target, without following or retrying it", async () => {
+    server.on("POST", "/prefix/call/end", {
+      status: 308,
+      headers: { location: "https://elsewhere.example.com/call/end?x=1" },
+    });
+    const err = (await transport()
+      .json({ method: "POST", path: "/call/end", json: {} })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(ApiError);
+    expect(err.status).toBe(308);
+    expect(err.message).toContain("redirect to https://elsewhere.example.com/call/end");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("a 200 whose body is not JSON is a ProtocolError and is not retried (the write may have happened)", async () => {
+    server.on("POST", "/prefix/x", {
+      status: 200,
+      text: "<html>proxy</html>",
+      headers: { "content-type": "text/html" },
+    });
+    const err = await transport()
+      .json({ method: "POST", path: "/x", json: {}, idempotent: true })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ProtocolError);
+    expect((err as ProtocolError).message).toContain("<html>proxy</html>");
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it("gives up at once, with the server's answer, when Retry-After would outlast the deadline", async () => {
+    server.on("POST", "/prefix/x", {
+      status: 503,
+      json: { reason: "busy" },
+      headers: { "retry-after": "5", "x-request-id": "r1" },
+    });
+    const started = Date.now();
+    const err = (await transport({ timeoutMs: 800 })
+      .json({ method: "POST", path: "/x", json: {} })
+      .catch((e: unknown) => e)) as ApiError;
+    expect(err).toBeInstanceOf(InternalServerError);
+    expect(err.status).toBe(503);
+    expect(err.requestId).toBe("r1");
+    expect(Date.now() - started).toBeLessThan(700);
+  });
+
+  it("retries a refused connection until the server is up", async () => {
+    const probe = await TestServer.start();
+    const port = probe.port;
+    await probe.close();
+    const t = new HttpTransport(
+      resolveTransport(
+        { client: "Test", baseUrlEnv: "X", nonIdempotent: "refused-with-retry-after" },
+        { baseUrl: `http://127.0.0.1:${port}`, env: {}, retry: { maxAttempts: 20, baseDelayMs: 100, maxDelayMs: 100 } },
+      ),
+    );
+    transports.push(t);
+    const pending = t.json({ method: "POST", path: "/jobs", json: { a: 1 } });
+    // Bring a server up on the same port while the client is backing off.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const { createServer } = await import("node:http");
+    const late = createServer((_req, res) => {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end('{"id":"job-1"}');
+    });
+    await new Promise<void>((resolve) => late.listen(port, "127.0.0.1", resolve));
+    await expect(pending).resolves.toEqual({ id: "job-1" });
+    await new Promise<void>((resolve) => late.close(() => resolve()));
+  });
+});
+
+describe("the API key never leaks into errors", () => {
+  const KEY = "sk-test-key-123456";
+  const inspectAll = async (run: () => Promise<unknown>) => {
+    const err = await run().catch((e: unknown) => e);
+    const { inspect } = await import("node:util");
+    return `${inspect(err, { depth: Number.POSITIVE_INFINITY, showHidden: true })} ${JSON.stringify(err)} ${(err as Error).stack}`;
+  };
+
+  it.each([
+    ["a 401", () => server.on("POST", "/prefix/x", { status: 401, json: { reason: "bad key" } })],
+    ["a reset mid-response", () => server.on("POST", "/prefix/x", resetMidResponse)],
+    ["a hang until the deadline", () => server.on("POST", "/prefix/x", hang)],
+  ])("%s", async (_name, setup) => {
+    setup();
+    const text = await inspectAll(() =>
+      transport({ timeoutMs: 300, maxAttempts: 1 }).json({ method: "POST", path: "/x", json: {} }),
+    );
+    expect(text.length).toBeGreaterThan(100);
+    expect(text).not.toContain(KEY);
+    expect(text).not.toContain("123456");
   });
 });

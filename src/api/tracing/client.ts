@@ -27,8 +27,10 @@ export interface TracingClientOptions extends ClientOptions {
  * Typed client for every endpoint of the tracing service, grouped by family (`client.calls.start(...)`,
  * `client.feedback.create(...)`, …) plus project-scoped v2 resources (`client.project("acme", "demo")`).
  *
- * Retries: connection failures, 408, 429, 502, 503 and 504 are retried for every endpoint (writes are keyed by
- * client-chosen ids, so a replay is harmless); 500 only for reads.
+ * Retries: connection failures, 408, 429, 502, 503 and 504 are retried for reads and for writes keyed by
+ * client-chosen ids (calls, renames), where a replay is harmless; 500 only for reads. Creates whose id the service
+ * assigns (feedback without `id`, scores, predictions, evaluation runs, costs, images, queues) are retried only
+ * when the service cannot have acted on them: the connection never opened, or it answered 429 or 503.
  */
 export class TracingClient {
   /**

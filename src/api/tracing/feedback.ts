@@ -34,7 +34,9 @@ export class FeedbackApi extends EndpointFamily {
     options?: CallOptions,
   ): Promise<FeedbackCreateBatchRes> {
     const batch = req.batch.map((item, i) => this.fillProject(item, `feedback.createBatch (item ${i})`));
-    return this.writeJson("/feedback/batch/create", { batch }, options);
+    // Replaying is harmless only when every item carries its own id.
+    const send = batch.every((item) => item.id) ? this.writeJson.bind(this) : this.createJson.bind(this);
+    return send("/feedback/batch/create", { batch }, options);
   }
 
   /** `POST /feedback/payload_schema`: which payload paths the feedback in a time range carries. */

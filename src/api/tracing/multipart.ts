@@ -36,7 +36,9 @@ export function buildMultipart(parts: FormPart[]): MultipartBody {
   parts.forEach((part, i) => {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name=${quote(part.name)}`;
     if ("filename" in part) {
-      head += `; filename=${quote(part.filename)}\r\nContent-Type: ${part.contentType ?? "application/octet-stream"}`;
+      // CR/LF would let a content type smuggle extra part headers.
+      const type = (part.contentType ?? "application/octet-stream").replace(/[\r\n]/g, "");
+      head += `; filename=${quote(part.filename)}\r\nContent-Type: ${type}`;
     }
     chunks.push(Buffer.from(`${head}\r\n\r\n`, "utf8"), contents[i]!, Buffer.from("\r\n"));
   });

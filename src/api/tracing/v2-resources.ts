@@ -59,7 +59,8 @@ abstract class V2Resource extends EndpointFamily {
   }
 
   protected createItem<T>(body: unknown, options: CallOptions | undefined): Promise<T> {
-    return this.writeJson<T>(this.path, requireBody(body, `${this.label}.create`), options);
+    // Server-assigned ids: a replay after a lost answer would create a second record.
+    return this.createJson<T>(this.path, requireBody(body, `${this.label}.create`), options);
   }
 
   protected deleteItems(param: string, ids: string[], options: CallOptions | undefined): Promise<V2DeleteRes> {
