@@ -3,7 +3,8 @@
  * - a promise: when it settles (a resolved stream is then watched in turn);
  * - a generator, async generator or async iterable: when iteration finishes, throws, or is stopped early; the body
  *   of each step runs inside the call's context so work it starts nests under the call;
- * - a Node readable stream: on `end`, `error` or `close` (listening to those does not switch it to flowing mode);
+ * - a Node readable stream: like an async iterable when it is iterated (items collected); otherwise, when it is read
+ *   through events or `pipe`, on `end`, `error` or `close` (listening to those does not switch it to flowing mode);
  * - anything else: at once.
  * Iteration is observed by replacing methods *on the instance* (never the prototype), so identity, `instanceof`
  * and every other method stay the same. Objects that refuse that (frozen) end the call at once.
@@ -27,23 +28,31 @@ function isObject(value: unknown): value is Record<PropertyKey, unknown> {
   return value !== null && (typeof value === "object" || typeof value === "function");
 }
 
-/** Ends the call exactly once, with the collected items or the error. */
+/** Ends the call exactly once: with the collected items, another value, or the error. */
 function finisher(o: Observation) {
   const items: unknown[] = [];
   let ended = false;
+  const once = (end: () => void) => {
+    if (ended) return;
+    ended = true;
+    end();
+  };
   return {
     push(value: unknown) {
       if (items.length < MAX_STREAM_ITEMS) items.push(value);
       else if (items.length === MAX_STREAM_ITEMS) items.push(`[… more items not recorded]`);
     },
     finish(error?: unknown, failed = false) {
-      if (ended) return;
-      ended = true;
-      if (failed) o.fail(o.span, error);
-      else o.end(o.span, items, o.opName);
+      once(() => (failed ? o.fail(o.span, error) : o.end(o.span, items, o.opName)));
+    },
+    /** Ends with `output` instead of the items (a stream that was never iterated). */
+    endWith(output: unknown) {
+      once(() => o.end(o.span, output, o.opName));
     },
   };
 }
+
+type Finisher = ReturnType<typeof finisher>;
 
 function define(target: object, key: PropertyKey, value: unknown): boolean {
   try {
@@ -55,8 +64,12 @@ function define(target: object, key: PropertyKey, value: unknown): boolean {
 }
 
 /** Observes an iterator's `next`/`return`/`throw` in place. Returns false when the object cannot be patched. */
-function patchIterator(iterator: Record<PropertyKey, unknown>, o: Observation, isAsync: boolean): boolean {
-  const state = finisher(o);
+function patchIterator(
+  iterator: Record<PropertyKey, unknown>,
+  o: Observation,
+  isAsync: boolean,
+  state: Finisher = finisher(o),
+): boolean {
   const next = iterator.next as (...args: unknown[]) => unknown;
   const onStep = (step: Step) => {
     if (step?.done) state.finish();
@@ -120,32 +133,44 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
   }
 
   const asyncIterator = result[Symbol.asyncIterator];
+  // A Node Readable is also async iterable, but may be consumed with events or `pipe` instead: watch both ways.
+  const isStream = typeof result.pipe === "function" && typeof result.once === "function";
   if (typeof asyncIterator === "function") {
     // An async iterable that is not itself an iterator (e.g. an SDK Stream): watch the iterator it hands out.
+    const state = finisher(o);
+    let iterated = false;
     const patched = define(result, Symbol.asyncIterator, function (this: unknown) {
       const iterator = (asyncIterator as () => Record<PropertyKey, unknown>).call(this);
-      if (!isObject(iterator) || !patchIterator(iterator, o, true)) o.end(o.span, "[AsyncIterable]", o.opName);
+      iterated = true;
+      if (!isObject(iterator) || !patchIterator(iterator, o, true, state)) state.endWith("[AsyncIterable]");
       return iterator;
     });
-    if (!patched) o.end(o.span, "[AsyncIterable]", o.opName);
+    if (!patched) state.endWith("[AsyncIterable]");
+    // Once iterated, the iterator ends the call (with its items) when it finishes, throws or is returned.
+    if (isStream) watchStream(result, state, () => iterated);
     return;
   }
 
-  if (typeof result.pipe === "function" && typeof result.once === "function") {
-    // No "error" listener: adding one would stop an unhandled stream error from crashing the app as it would
-    // untraced. `close` follows an error (autoDestroy), and `errored` tells the two apart.
-    const stream = result as unknown as NodeJS.EventEmitter & { errored?: unknown };
-    let ended = false;
-    const done = () => {
-      if (ended) return;
-      ended = true;
-      if (stream.errored) o.fail(o.span, stream.errored);
-      else o.end(o.span, "[Readable]", o.opName);
-    };
-    stream.once("end", done);
-    stream.once("close", done);
+  if (isStream) {
+    watchStream(result, finisher(o), () => false);
     return;
   }
 
   o.end(o.span, result, o.opName);
+}
+
+/**
+ * Ends the call of a Node readable stream that is not being iterated, on `end`, `error` or `close`. No "error"
+ * listener: adding one would stop an unhandled stream error from crashing the app as it would untraced. `close`
+ * follows an error (autoDestroy), and `errored` tells the two apart.
+ */
+function watchStream(result: Record<PropertyKey, unknown>, state: Finisher, iterated: () => boolean): void {
+  const stream = result as unknown as NodeJS.EventEmitter & { errored?: unknown };
+  const done = () => {
+    if (iterated()) return;
+    if (stream.errored) state.finish(stream.errored, true);
+    else state.endWith("[Readable]");
+  };
+  stream.once("end", done);
+  stream.once("close", done);
 }

@@ -18,6 +18,7 @@ import { Call } from "./call.js";
 import { currentAttributes, currentThread, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
 import { preparePayload } from "./payload.js";
+import { serialize } from "./serialize.js";
 
 /** Options of {@link op}. */
 export interface OpOptions {
@@ -49,12 +50,16 @@ export type Op<F extends AnyFunction> = F & {
 const OP = Symbol.for("tracewire.op");
 const CALL = Symbol.for("tracewire.call");
 
-/** The `Call` of a span, created once and cached on the span. */
+/**
+ * The `Call` of a span, created once (while the span is live) and cached on the span. A span that does not record
+ * (sampled out, no SDK) never becomes a call, so it gets no handle: feedback for it would target an unknown call.
+ */
 export function callOfSpan(span: Span): Call | undefined {
   const processor = globalState().active;
   if (!processor) return undefined;
   const holder = span as { [CALL]?: Call };
   if (!holder[CALL]) {
+    if (!span.isRecording()) return undefined;
     const { spanId, traceId } = span.spanContext();
     holder[CALL] = new Call(spanId, traceId, processor);
   }
@@ -84,6 +89,9 @@ function validate(fn: unknown, options: OpOptions): void {
   ) {
     throw new ValidationError("op() option parameterNames must be an array of strings.", "parameterNames");
   }
+  const { attributes } = options;
+  if (attributes !== undefined && (attributes === null || typeof attributes !== "object" || Array.isArray(attributes)))
+    throw new ValidationError("op() option attributes must be an object.", "attributes");
 }
 
 /**
@@ -94,6 +102,8 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   validate(fn, options);
   if ((fn as { [OP]?: true })[OP]) return fn as Op<F>;
   const opName = options.name ?? (fn.name || "anonymous");
+  // Stored as JSON once, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter.
+  const ownAttributes = options.attributes === undefined ? undefined : (serialize(options.attributes) as JsonObject);
 
   function start(args: unknown[]): { span: Span; body: Context } {
     const state = globalState();
@@ -108,11 +118,10 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
           : inputs === undefined
             ? {}
             : { value: inputs },
-      attributes: { ...currentAttributes(), ...(options.attributes as JsonObject | undefined) },
+      attributes: { ...currentAttributes(), ...ownAttributes },
     };
-    const displayName =
-      typeof options.displayName === "function" ? options.displayName(...(args as never[])) : options.displayName;
-    if (displayName) data.displayName = String(displayName);
+    const displayName = computeDisplayName(options.displayName, args, opName);
+    if (displayName) data.displayName = displayName;
     if (thread) {
       data.threadId = thread.threadId;
       if (thread.turnId !== undefined) data.turnId = thread.turnId;
@@ -155,9 +164,16 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
       throw err;
     }
     try {
+      // The returned object itself (a promise, a generator, a stream) also leads back to its call.
+      if (result !== null && (typeof result === "object" || typeof result === "function")) {
+        const call = callOfSpan(span);
+        if (call) state.results.set(result, call);
+      }
       observeResult(result, { span, context: body, opName, end: endWithOutput, fail: endWithError });
     } catch (err) {
+      // E.g. a Proxy whose traps throw when asked for `then`: end the call now rather than leave it open forever.
       state.active?.diagnostics.error("op-observe", `Could not observe the result of ${opName}: ${describeError(err)}`);
+      endWithOutput(span, result, opName);
     }
     return result;
   }
@@ -166,6 +182,8 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
     return run(this, args);
   }
   Object.defineProperty(traced, "name", { value: fn.name, configurable: true });
+  // Frameworks read the arity (Express tells error handlers by `length === 4`).
+  Object.defineProperty(traced, "length", { value: fn.length, configurable: true });
   Object.defineProperty(traced, OP, { value: true });
   Object.defineProperty(traced, "opName", { value: opName, enumerable: true });
   Object.defineProperty(traced, "invoke", {
@@ -178,6 +196,18 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
     },
   });
   return traced as unknown as Op<F>;
+}
+
+/** The display name, fixed or computed; a computing function that throws costs the name, not the call. */
+function computeDisplayName(option: OpOptions["displayName"], args: unknown[], opName: string): string | undefined {
+  if (typeof option !== "function") return option;
+  try {
+    const name = option(...(args as never[]));
+    return name ? String(name) : undefined;
+  } catch (err) {
+    globalState().active?.diagnostics.warn("display-name", `displayName of ${opName} threw: ${describeError(err)}`);
+    return undefined;
+  }
 }
 
 /** Ends a call with its output (serialised and redacted once). */

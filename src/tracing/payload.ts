@@ -10,7 +10,8 @@ import { type JsonValue, serialize } from "./serialize.js";
 export const REDACTION_FAILED = "[redacted: the redact hook failed, payload withheld]";
 
 /**
- * Your redaction hook: receives a fresh JSON-safe copy (mutate it or return a new value) and says where it comes
+ * Your redaction hook: receives a fresh JSON-safe copy — edit it in place (and return nothing) or return a new value —
+ * and says where it comes
  * from. Return the payload to record. If it throws, the payload is withheld.
  */
 export type RedactHook = (payload: JsonValue, context: { kind: "inputs" | "output"; opName: string }) => unknown;
@@ -23,7 +24,9 @@ export function preparePayload(value: unknown, kind: "inputs" | "output", opName
   const payload = serialize(value, settings.limits);
   if (!settings.redact) return payload;
   try {
-    return serialize(settings.redact(payload, { kind, opName }), settings.limits);
+    const redacted = settings.redact(payload, { kind, opName });
+    // Returning nothing means "I edited it in place"; return null to record an explicit null.
+    return serialize(redacted === undefined ? payload : redacted, settings.limits);
   } catch (err) {
     state.active?.diagnostics.warn("redact-failed", `The redact hook threw (${describeError(err)}); payload withheld.`);
     return REDACTION_FAILED;

@@ -1,0 +1,75 @@
+/**
+ * op() under the app's own tracer provider (no init()): the app adds a TracewireSpanProcessor to it. When the app's
+ * sampler drops a trace, no call exists, so op() hands out no Call for it (feedback would target a call the service
+ * never saw), and the op still returns its own result.
+ */
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, type Sampler } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { callOf, getCurrentCall, op } from "../../src/index.js";
+import { TracewireSpanProcessor } from "../../src/otel/index.js";
+import { TracingDouble } from "../support/tracing-double.js";
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+async function appProvider(sampler: Sampler) {
+  const double = await TracingDouble.start();
+  const processor = new TracewireSpanProcessor({
+    baseUrl: double.url,
+    project: "acme/demo",
+    env: {},
+    scheduledDelayMillis: 10,
+    exitHooks: false,
+  });
+  const provider = new BasicTracerProvider({ sampler, spanProcessors: [processor] });
+  expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+  expect(context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())).toBe(true);
+  cleanup = async () => {
+    await provider.shutdown();
+    trace.disable();
+    context.disable();
+    await double.close();
+  };
+  return { double, processor };
+}
+
+describe("an app-owned provider", () => {
+  it("traces ops through the app's provider, nested correctly", async () => {
+    const { double, processor } = await appProvider(new AlwaysOnSampler());
+    const inner = op(async function appInner() {
+      return getCurrentCall()?.id;
+    });
+    const outer = op(async function appOuter() {
+      return { inner: await inner(), self: getCurrentCall()?.id };
+    });
+    const result = await outer();
+    await processor.forceFlush();
+    const [o] = double.callsNamed("appOuter");
+    const [i] = double.callsNamed("appInner");
+    expect(result).toEqual({ inner: i?.start?.id, self: o?.start?.id });
+    expect(i?.start?.parent_id).toBe(o?.start?.id);
+    expect(callOf(result)?.id).toBe(o?.start?.id);
+  });
+
+  it("sampled out: the op returns its value, no Call is handed out, nothing is sent", async () => {
+    const { double, processor } = await appProvider(new AlwaysOffSampler());
+    const value = { v: 1 };
+    let inside: unknown = "unset";
+    const f = op(function sampledOut() {
+      inside = getCurrentCall();
+      return value;
+    });
+    const [result, call] = f.invoke();
+    expect(result).toBe(value);
+    expect(inside).toBeUndefined();
+    expect(call).toBeUndefined();
+    expect(callOf(value)).toBeUndefined();
+    await processor.forceFlush();
+    expect(double.server.requests).toHaveLength(0);
+  });
+});
