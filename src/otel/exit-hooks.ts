@@ -3,6 +3,9 @@
  * and `SIGTERM` (a container or serverless platform stopping us). Installed once per process for all live
  * processors; nothing here keeps the process alive.
  *
+ * A `beforeExit` flush waits at most the processors' `exportTimeoutMillis`; if the service is unreachable, the
+ * process then exits without the rest (it is not flushed again on every later `beforeExit`).
+ *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
  * any network I/O could finish. Call `flush()` yourself before `process.exit()`.
  */
@@ -19,10 +22,20 @@ function flushAll(): Promise<unknown> {
 export function installExitHooks(): void {
   const state = globalState();
   if (state.hooks) return;
+  const busy = () => [...state.live].some((p) => !p.idle);
+  let flushing = false;
+  let gaveUp = false;
   const beforeExit = () => {
     // Flushing schedules I/O, which makes Node emit beforeExit again when it is done; only flush while there is
-    // something to send, so the second round finds everything idle and the process exits.
-    if ([...state.live].some((p) => !p.idle)) void flushAll();
+    // something to send, so the second round finds everything idle and the process exits. A flush that ends (at its
+    // deadline) with work still queued means the service is unreachable: flushing again would keep the process
+    // alive forever, so later rounds let it exit and the rest is lost.
+    if (flushing || gaveUp || !busy()) return;
+    flushing = true;
+    void flushAll().then(() => {
+      flushing = false;
+      if (busy()) gaveUp = true;
+    });
   };
   const sigterm = () => {
     const timeout = new Promise((resolve) => setTimeout(resolve, SIGTERM_FLUSH_MS).unref());

@@ -34,9 +34,15 @@ export interface TracewireProcessorOptions {
    * spans as OTLP. `"otlp"`: everything as OTLP (portable). `"calls"`: everything as calls.
    */
   export?: "auto" | "otlp" | "calls";
-  /** Per-span override of the route, called at span start; return `undefined` to keep the default. */
+  /**
+   * Per-span override of the route, called at span start; return `undefined` to keep the default. If it throws, the
+   * span keeps the default route and `stats().internalErrors` counts it.
+   */
   route?: (span: Span) => SpanRoute | undefined;
-  /** Called at span start; return `false` to drop the span (it is neither sent nor counted as dropped). */
+  /**
+   * Called at span start; return `false` to drop the span (it is neither sent nor counted as dropped). If it throws,
+   * the span is dropped (fails closed, like `redact`) and `stats().internalErrors` counts it.
+   */
   filter?: (span: Span) => boolean;
   /** Spans/calls held in memory per route before new ones are dropped. Env `OTEL_BSP_MAX_QUEUE_SIZE`. Default 2048. */
   maxQueueSize?: number;
@@ -44,7 +50,7 @@ export interface TracewireProcessorOptions {
   maxExportBatchSize?: number;
   /** Longest wait before a partial batch is sent, ms. Env `OTEL_BSP_SCHEDULE_DELAY`. Default 1000. */
   scheduledDelayMillis?: number;
-  /** Deadline of one export, ms. Env `OTEL_BSP_EXPORT_TIMEOUT`. Default 30000. */
+  /** Deadline of one export, and of `forceFlush()` / `shutdown()`, ms. Env `OTEL_BSP_EXPORT_TIMEOUT`. Default 30000. */
   exportTimeoutMillis?: number;
   /** Largest `/call/upsert_batch` body in bytes; halved on a 413. Default 4 MiB. */
   maxBatchBytes?: number;

@@ -50,9 +50,6 @@ function mark(span: object, value: SpanMark): void {
   (span as { [ROUTE]?: SpanMark })[ROUTE] = value;
 }
 
-/** Shutdown and flush wait at most this long for each route. */
-const FLUSH_TIMEOUT_MS = 30_000;
-
 export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** `entity/project` the data goes to. */
   readonly project: string;
@@ -146,16 +143,15 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** Routes a starting span; for the calls route, queues its start record. */
   onStart(span: Span, parentContext: Context): void {
     try {
-      if (!isSampled(span) || (this.options.filter && !this.options.filter(span))) {
+      if (!isSampled(span) || !this.keeps(span)) {
         mark(span, "none");
         return;
       }
       const route = this.routeOf(span);
-      mark(span, route);
       if (route === "calls") {
         const start = toCallStart(span, callStartData(parentContext), this.project);
-        if (!this.calls.offer({ kind: "start", record: start })) mark(span, "none");
-      }
+        mark(span, this.calls.offer({ kind: "start", record: start }) ? "calls" : "none");
+      } else mark(span, route);
     } catch (err) {
       this.internalError("onStart", err);
     }
@@ -167,7 +163,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       let route = markOf(span);
       if (route === undefined) {
         // Started before this processor existed (or onStart failed): send what we can.
-        if (!isSampled(span)) return;
+        if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
         if (
           route === "calls" &&
@@ -193,19 +189,27 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     });
   }
 
-  /** Sends everything queued so far on both routes; resolves when done or after 30 s (what is left stays queued). */
+  /**
+   * Sends everything queued so far on both routes; resolves when done or after `exportTimeoutMillis` (default 30 s;
+   * what is left stays queued).
+   */
   async forceFlush(): Promise<void> {
-    await Promise.all([this.calls.flush(FLUSH_TIMEOUT_MS), this.otlp.flush(FLUSH_TIMEOUT_MS)]);
+    const deadline = this.options.exportTimeoutMillis;
+    await Promise.all([this.calls.flush(deadline), this.otlp.flush(deadline)]);
   }
 
-  /** Flushes both routes, then stops: later spans are dropped and counted. Idempotent. */
+  /**
+   * Flushes both routes (waiting at most `exportTimeoutMillis`), then stops: what could not be sent and later spans
+   * are dropped and counted. Idempotent.
+   */
   shutdown(): Promise<void> {
     this.shutdownPromise ??= (async () => {
       const state = globalState();
       state.live.delete(this);
       if (state.active === this) state.active = undefined;
       if (state.live.size === 0) removeExitHooks();
-      await Promise.all([this.calls.shutdown(FLUSH_TIMEOUT_MS), this.otlp.shutdown(FLUSH_TIMEOUT_MS)]);
+      const deadline = this.options.exportTimeoutMillis;
+      await Promise.all([this.calls.shutdown(deadline), this.otlp.shutdown(deadline)]);
       await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
     })();
     return this.shutdownPromise;
@@ -221,11 +225,28 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     return this.calls.idle && this.otlp.idle;
   }
 
+  /** The user's `route` hook, else the export mode. A hook that throws counts as an internal error and keeps the default. */
   private routeOf(span: Span | ReadableSpan): SpanRoute {
-    const custom = this.options.route?.(span as Span);
+    let custom: SpanRoute | undefined;
+    try {
+      custom = this.options.route?.(span as Span);
+    } catch (err) {
+      this.internalError("route", err);
+    }
     if (custom === "calls" || custom === "otlp") return custom;
     if (this.options.exportMode !== "auto") return this.options.exportMode;
     return span.instrumentationScope.name === TRACER_NAME ? "calls" : "otlp";
+  }
+
+  /** The user's `filter` hook. A hook that throws counts as an internal error and drops the span (fails closed). */
+  private keeps(span: Span | ReadableSpan): boolean {
+    if (!this.options.filter) return true;
+    try {
+      return Boolean(this.options.filter(span as Span));
+    } catch (err) {
+      this.internalError("filter", err);
+      return false;
+    }
   }
 
   private internalError(where: string, err: unknown): void {

@@ -132,7 +132,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
       options.logger,
     );
   }
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  const ownsContext = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   state.tracer = provider.getTracer(TRACER_NAME, VERSION);
 
   let stopped: Promise<void> | undefined;
@@ -146,6 +146,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
         state.tracer = undefined;
         await provider.shutdown();
         if (ownsGlobal) trace.disable();
+        if (ownsContext) context.disable();
       })();
       return stopped;
     },

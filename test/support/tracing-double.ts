@@ -43,6 +43,11 @@ export class TracingDouble {
   readonly spans: DecodedSpan[] = [];
   readonly feedback: Record<string, unknown>[] = [];
   readonly updates: Record<string, unknown>[] = [];
+  /**
+   * Arrival facts for each entry of {@link updates}, same index: the arrival order (same counter as `startSeq`,
+   * `endSeq` and feedback `_seq`) and whether the target call's start had arrived before.
+   */
+  readonly updateArrivals: { seq: number; callStartedBefore: boolean }[] = [];
   /** OTLP request bodies as received (content type, gzip), for encoding checks. */
   readonly otlpRequests: RecordedRequest[] = [];
   /** Faults to apply, per path, one per request, in order. */
@@ -56,6 +61,19 @@ export class TracingDouble {
   partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined;
   /** When false, `/call/upsert_batch` answers 404 (an older service). */
   supportsBatch = true;
+  /**
+   * When set, a call start with this `op_name` is invalid: any request carrying it (a whole `/call/upsert_batch`,
+   * or a `/call/start`) answers 422, like a strict service rejecting the whole request on one bad item. The ids of
+   * such starts are remembered, and an end for one of them is invalid too (the service does not know that call).
+   */
+  rejectOpName: string | undefined;
+  /** Ids of call starts refused because of {@link rejectOpName}. */
+  readonly rejectedIds = new Set<string>();
+  /**
+   * Every answer that completed (injected faults included; resets excluded), in order. `bytes` is the request body
+   * size (after gunzip) for `/call/upsert_batch`, 0 elsewhere.
+   */
+  readonly answers: { path: string; status: number; bytes: number }[] = [];
 
   private constructor(readonly server: TestServer) {}
 
@@ -94,7 +112,26 @@ export class TracingDouble {
     return call;
   }
 
-  private applyFault(path: string, res: ServerResponse): boolean {
+  /** Calls recorded under `op_name`, in the order their starts arrived. */
+  callsNamed(opName: string): StoredCall[] {
+    return [...this.calls.values()]
+      .filter((c) => c.start?.op_name === opName)
+      .sort((a, b) => (a.startSeq ?? 0) - (b.startSeq ?? 0));
+  }
+
+  /** Every request body received so far (after gunzip), as text, for "never reached the wire" checks. */
+  wireText(): string {
+    return this.server.requests.map((r) => r.body.toString("utf8")).join("\n");
+  }
+
+  /** Statuses answered on `path`, in order. */
+  statuses(path: string): number[] {
+    return this.answers.filter((a) => a.path === path).map((a) => a.status);
+  }
+
+  private applyFault(path: string, res: ServerResponse, bytes = 0): boolean {
+    // Every handler starts here, so this is the one place to log what each request was answered.
+    res.once("finish", () => this.answers.push({ path, status: res.statusCode, bytes }));
     const fault = this.outages.get(path) ?? this.faults.get(path)?.shift();
     if (!fault) return false;
     if (fault === "reset") res.socket?.destroy();
@@ -133,6 +170,16 @@ export class TracingDouble {
       if (!isRecord(end.summary)) return `${loc.join(".")}.summary: field required`;
       return undefined;
     };
+    /** A reason when `rejectOpName` makes this start or end invalid. */
+    const poisoned = (kind: "start" | "end", record: Record<string, unknown>): string | undefined => {
+      if (this.rejectOpName === undefined) return undefined;
+      if (kind === "start" && record.op_name === this.rejectOpName) {
+        this.rejectedIds.add(String(record.id));
+        return `op_name ${this.rejectOpName} is not accepted`;
+      }
+      if (kind === "end" && this.rejectedIds.has(String(record.id))) return `unknown call ${String(record.id)}`;
+      return undefined;
+    };
     const store = (kind: "start" | "end", record: Record<string, unknown>) => {
       const id = record.id as string;
       const call = this.calls.get(id) ?? { starts: 0, ends: 0 };
@@ -149,7 +196,7 @@ export class TracingDouble {
     };
 
     this.server.on("POST", "/call/upsert_batch", (req, res) => {
-      if (this.applyFault(req.path, res)) return;
+      if (this.applyFault(req.path, res, req.body.length)) return;
       if (!this.supportsBatch) return json(res, 404, { reason: "Not Found" });
       if (req.body.length > this.maxBatchBytes) return json(res, 413, { reason: "Request too large" });
       const body = req.json;
@@ -165,6 +212,11 @@ export class TracingDouble {
             : item.mode === "end"
               ? acceptEnd(item.req.end, ["body", "batch", i, "req", "end"])
               : "mode must be start or end";
+        if (problem) return invalid(res, ["body", "batch", i], problem);
+      }
+      for (const [i, item] of body.batch.entries()) {
+        const { mode, req: inner } = item as { mode: "start" | "end"; req: Record<string, Record<string, unknown>> };
+        const problem = poisoned(mode, inner[mode]!);
         if (problem) return invalid(res, ["body", "batch", i], problem);
       }
       const results = body.batch.map((item) => {
@@ -184,6 +236,8 @@ export class TracingDouble {
           kind === "start" ? acceptStart(body?.start, ["body", "start"]) : acceptEnd(body?.end, ["body", "end"]);
         if (problem) return invalid(res, ["body", kind], problem);
         const record = body[kind] as Record<string, unknown>;
+        const poison = poisoned(kind, record);
+        if (poison) return invalid(res, ["body", kind], poison);
         store(kind, record);
         json(res, 200, kind === "start" ? { id: record.id, trace_id: record.trace_id } : {});
       });
@@ -207,7 +261,12 @@ export class TracingDouble {
 
     this.server.on("POST", "/call/update", (req, res) => {
       if (this.applyFault(req.path, res)) return;
-      this.updates.push(req.json as Record<string, unknown>);
+      const update = req.json as Record<string, unknown>;
+      this.updates.push(update);
+      this.updateArrivals.push({
+        seq: this.seq++,
+        callStartedBefore: this.calls.get(String(update?.call_id))?.start !== undefined,
+      });
       json(res, 200, {});
     });
 

@@ -1,0 +1,110 @@
+/**
+ * Bad settings fail at construction with a `ConfigError` that names the setting — in the processor's constructor
+ * and in `init()` — and leave nothing behind (no live processor, no exit hooks, no handle).
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { ConfigError, type InitOptions, init } from "../../src/index.js";
+import { type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
+import { globalState } from "../../src/otel/state.js";
+import { PROJECT } from "./helpers.js";
+
+const BASE = { baseUrl: "http://127.0.0.1:9", project: PROJECT };
+
+afterEach(() => {
+  // Nothing may be left registered by a constructor that threw.
+  expect(globalState().live.size).toBe(0);
+  expect(globalState().handle).toBeUndefined();
+});
+
+function configError(make: () => unknown): ConfigError {
+  try {
+    make();
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return err as ConfigError;
+  }
+  throw new Error("expected a ConfigError, nothing was thrown");
+}
+
+const cases: { title: string; options: TracewireProcessorOptions; setting: string; value?: string }[] = [
+  {
+    title: "OTEL_BSP_MAX_QUEUE_SIZE not a number",
+    options: { ...BASE, env: { OTEL_BSP_MAX_QUEUE_SIZE: "lots" } },
+    setting: "maxQueueSize (env OTEL_BSP_MAX_QUEUE_SIZE)",
+    value: '"lots"',
+  },
+  {
+    title: "OTEL_BSP_MAX_QUEUE_SIZE zero",
+    options: { ...BASE, env: { OTEL_BSP_MAX_QUEUE_SIZE: "0" } },
+    setting: "maxQueueSize (env OTEL_BSP_MAX_QUEUE_SIZE)",
+  },
+  {
+    title: "OTEL_BSP_MAX_EXPORT_BATCH_SIZE fractional",
+    options: { ...BASE, env: { OTEL_BSP_MAX_EXPORT_BATCH_SIZE: "1.5" } },
+    setting: "maxExportBatchSize (env OTEL_BSP_MAX_EXPORT_BATCH_SIZE)",
+  },
+  {
+    title: "OTEL_BSP_SCHEDULE_DELAY negative",
+    options: { ...BASE, env: { OTEL_BSP_SCHEDULE_DELAY: "-5" } },
+    setting: "scheduledDelayMillis (env OTEL_BSP_SCHEDULE_DELAY)",
+  },
+  {
+    title: "OTEL_BSP_EXPORT_TIMEOUT with a unit",
+    options: { ...BASE, env: { OTEL_BSP_EXPORT_TIMEOUT: "30s" } },
+    setting: "exportTimeoutMillis (env OTEL_BSP_EXPORT_TIMEOUT)",
+  },
+  {
+    title: "otlpProtocol grpc (option)",
+    options: { ...BASE, otlpProtocol: "grpc" as never },
+    setting: "otlpProtocol (env OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)",
+    value: '"grpc"',
+  },
+  {
+    title: "OTEL_EXPORTER_OTLP_TRACES_PROTOCOL grpc (env)",
+    options: { ...BASE, env: { OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: "grpc" } },
+    setting: "otlpProtocol (env OTEL_EXPORTER_OTLP_TRACES_PROTOCOL)",
+  },
+  {
+    title: "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION unknown",
+    options: { ...BASE, env: { OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "brotli" } },
+    setting: "otlpCompression (env OTEL_EXPORTER_OTLP_TRACES_COMPRESSION)",
+  },
+  {
+    title: "OTEL_EXPORTER_OTLP_TRACES_HEADERS malformed",
+    options: { ...BASE, env: { OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-tenant=blue,novalue" } },
+    setting: "env OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+  },
+  {
+    title: "missing project",
+    options: { baseUrl: BASE.baseUrl, env: {} },
+    setting: "project (env TRACEWIRE_PROJECT)",
+  },
+  {
+    title: "project without an entity",
+    options: { baseUrl: BASE.baseUrl, env: { TRACEWIRE_PROJECT: "demo" } },
+    setting: "project (env TRACEWIRE_PROJECT)",
+  },
+];
+
+describe("ConfigError names the setting", () => {
+  it.each(cases)("new TracewireSpanProcessor(): $title", ({ options, setting, value }) => {
+    const err = configError(() => new TracewireSpanProcessor({ env: {}, ...options }));
+    expect(err.setting).toBe(setting);
+    expect(err.message).toContain(setting);
+    if (value !== undefined) expect(err.value).toBe(value);
+    expect(err.expected.length).toBeGreaterThan(0);
+  });
+
+  it.each(cases)("init(): $title", ({ options, setting }) => {
+    const err = configError(() => init({ env: {}, ...(options as InitOptions) }));
+    expect(err.setting).toBe(setting);
+  });
+
+  it("a good configuration after a bad one works (nothing half-registered)", async () => {
+    configError(() => init({ ...BASE, env: { OTEL_BSP_MAX_QUEUE_SIZE: "lots" } }));
+    const tracing = init({ ...BASE, env: { OTEL_BSP_MAX_QUEUE_SIZE: "16" }, exitHooks: false });
+    expect(tracing.enabled).toBe(true);
+    expect(globalState().live.size).toBe(1);
+    await tracing.shutdown();
+  });
+});

@@ -1,0 +1,126 @@
+/**
+ * The process-exit flush, in real child processes running tracewire's TypeScript sources (bundled with esbuild,
+ * since tests run without a build): a script that simply finishes delivers its calls (`beforeExit`), a process
+ * stopped by SIGTERM while idle flushes and still dies of SIGTERM, and a dead service does not keep a process
+ * from exiting.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
+import { TracingDouble } from "../support/tracing-double.js";
+import { decodedOtlp, expectDeliveredOnce } from "./helpers.js";
+
+let dir: string;
+let childScript: string;
+let double: TracingDouble;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "tracewire-exit-"));
+  childScript = join(dir, "child.mjs");
+  buildSync({
+    entryPoints: [fileURLToPath(new URL("./fixtures/exit-child.ts", import.meta.url))],
+    outfile: childScript,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    keepNames: true, // op names come from function names
+    logLevel: "error",
+    // Bundled CommonJS dependencies (undici) call require() for Node built-ins.
+    banner: {
+      js: 'import { createRequire as __createRequire } from "node:module";\nconst require = __createRequire(import.meta.url);',
+    },
+  });
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+beforeEach(async () => {
+  double = await TracingDouble.start();
+});
+afterEach(async () => {
+  await double.close();
+});
+
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** The harness killed it after 15 s: it would not exit on its own. */
+  hung: boolean;
+}
+
+function run(mode: string, onStdout?: (text: string, child: ChildProcess) => void): Promise<Exit> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [childScript, double.url, mode], { stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    let hung = false;
+    const timer = setTimeout(() => {
+      hung = true;
+      child.kill("SIGKILL");
+    }, 15_000);
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      onStdout?.(stdout, child);
+    });
+    child.stderr!.on("data", (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.on("error", reject);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr, hung });
+    });
+  });
+}
+
+/** The child's five `work` calls arrived exactly once each, and their five foreign spans by OTLP under them. */
+function expectChildWorkDelivered(serviceName: string): void {
+  const calls = double.callsNamed("work");
+  expect(
+    calls.map((c) => c.start!.inputs).sort((a, b) => (a as { arg0: number }).arg0 - (b as { arg0: number }).arg0),
+  ).toEqual([0, 1, 2, 3, 4].map((i) => ({ arg0: i })));
+  for (const call of calls) expectDeliveredOnce(double, call.start!.id as string);
+  const callIds = new Set(calls.map((c) => c.start!.id));
+  expect(double.spans).toHaveLength(5);
+  for (const span of double.spans) expect(callIds.has(span.parentSpanId)).toBe(true);
+  expect(decodedOtlp(double)[0]!.resourceSpans[0]!.resource.attributes["service.name"]).toBe(serviceName);
+}
+
+it("a child that exits right after its work still delivers its calls (beforeExit flush)", async () => {
+  const exit = await run("exit");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false, stderr: "" });
+  expectChildWorkDelivered("child-exit");
+});
+
+it("control: with exitHooks: false the same child delivers nothing", async () => {
+  const exit = await run("no-hooks");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+  expect(double.server.requests).toHaveLength(0);
+});
+
+it("a child idling when SIGTERM arrives flushes, then still dies of SIGTERM", async () => {
+  let requestsAtReady = -1;
+  const exit = await run("sigterm", (stdout, child) => {
+    if (requestsAtReady === -1 && stdout.includes("ready")) {
+      requestsAtReady = double.server.requests.length;
+      child.kill("SIGTERM");
+    }
+  });
+  expect(requestsAtReady).toBe(0); // nothing had been sent before the signal
+  expect(exit).toMatchObject({ code: null, signal: "SIGTERM", hung: false });
+  expectChildWorkDelivered("child-sigterm");
+});
+
+it("a child whose service is unreachable still exits after one bounded flush", async () => {
+  double.down(["/call/upsert_batch", "/otel/v1/traces"], "reset");
+  const exit = await run("unreachable");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+  // It did try (so the exit flush ran), and nothing was stored.
+  expect(double.server.received("POST", "/call/upsert_batch").length).toBeGreaterThan(0);
+  expect(double.calls.size).toBe(0);
+}, 20_000);
