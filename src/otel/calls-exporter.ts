@@ -36,7 +36,7 @@ type CallRecordItem = Extract<CallItem, { kind: "start" | "end" }>;
 /** Results reported back to the processor for counting and logging. */
 export interface CallsExportEvents {
   sent(count: number): void;
-  rejected(items: CallItem[], error: ApiError): void;
+  rejected(items: CallItem[], error: Error): void;
   failed(error: unknown): void;
 }
 
@@ -52,6 +52,15 @@ function batchItemJson(item: CallRecordItem): string {
         : JSON.stringify({ mode: "end", req: { end: item.record } });
   }
   return item.json;
+}
+
+/** The item's batch JSON, or the error that made it unencodable (a BigInt or a cycle in a hand-built record). */
+function encode(item: CallRecordItem): string | Error {
+  try {
+    return batchItemJson(item);
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
 }
 
 type Verdict = "ok" | "invalid" | "too-large" | "not-found" | "retry";
@@ -94,11 +103,20 @@ export class CallsExporter {
       while (end < batch.length) {
         const item = batch[end]!;
         if (item.kind === "request") break;
-        const size = batchItemJson(item).length + 1;
+        const json = encode(item);
+        if (json instanceof Error) {
+          if (end > done) break; // send what precedes it first, in order
+          // Retrying cannot make it encodable: drop it alone rather than block the queue behind it.
+          this.events.rejected([item], json);
+          end = ++done;
+          continue;
+        }
+        const size = json.length + 1;
         if (end > done && bytes + size > this.budget) break;
         bytes += size;
         end++;
       }
+      if (end === done) continue;
       const result = await this.sendRecords(batch.slice(done, end) as CallRecordItem[], signal);
       done += result.done;
       if (result.retry) return { done, retry: true };

@@ -26,8 +26,8 @@ import {
   type TracewireProcessorOptions,
 } from "./options.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
-import { callEndData, callStartData } from "./span-data.js";
-import { toCallEnd, toCallStart } from "./span-to-call.js";
+import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
+import { portableStartAttributes, toCallEnd, toCallStart } from "./span-to-call.js";
 import { type ActiveProcessor, globalState } from "./state.js";
 
 /** Counters reported by `stats()`. */
@@ -38,16 +38,6 @@ export interface TracewireStats {
   otlp: QueueStats;
   /** Internal failures caught inside tracewire (each also logged, rate-limited). */
   internalErrors: number;
-}
-
-const ROUTE = Symbol.for("tracewire.route");
-type SpanMark = SpanRoute | "none";
-
-function markOf(span: object): SpanMark | undefined {
-  return (span as { [ROUTE]?: SpanMark })[ROUTE];
-}
-function mark(span: object, value: SpanMark): void {
-  (span as { [ROUTE]?: SpanMark })[ROUTE] = value;
 }
 
 export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
@@ -144,14 +134,19 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   onStart(span: Span, parentContext: Context): void {
     try {
       if (!isSampled(span) || !this.keeps(span)) {
-        mark(span, "none");
+        setSpanRoute(span, "none");
         return;
       }
       const route = this.routeOf(span);
+      const data = callStartData(parentContext);
       if (route === "calls") {
-        const start = toCallStart(span, callStartData(parentContext), this.project);
-        mark(span, this.calls.offer({ kind: "start", record: start }) ? "calls" : "none");
-      } else mark(span, route);
+        const start = toCallStart(span, data, this.project);
+        setSpanRoute(span, this.calls.offer({ kind: "start", record: start }) ? "calls" : "none");
+      } else {
+        // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
+        if (data) span.setAttributes(portableStartAttributes(data));
+        setSpanRoute(span, route);
+      }
     } catch (err) {
       this.internalError("onStart", err);
     }
@@ -160,7 +155,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** Queues the ended span (OTLP) or its end record (calls). */
   onEnd(span: ReadableSpan): void {
     try {
-      let route = markOf(span);
+      let route = spanRoute(span);
       if (route === undefined) {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;

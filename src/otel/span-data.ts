@@ -45,3 +45,17 @@ export function setCallEndData(span: object, data: CallEndData): void {
 export function callEndData(span: object): CallEndData | undefined {
   return (span as { [CALL_END]?: CallEndData })[CALL_END];
 }
+
+/** Where the processor sent a span: `"none"` when it was filtered, not sampled or dropped at the start. */
+export type SpanRouteMark = "calls" | "otlp" | "none";
+const ROUTE = Symbol.for("tracewire.route");
+
+/** The route the processor chose for a span at its start (undefined if no tracewire processor saw it start). */
+export function spanRoute(span: object): SpanRouteMark | undefined {
+  return (span as { [ROUTE]?: SpanRouteMark })[ROUTE];
+}
+
+/** Records the route chosen for a span. */
+export function setSpanRoute(span: object, route: SpanRouteMark): void {
+  (span as { [ROUTE]?: SpanRouteMark })[ROUTE] = route;
+}

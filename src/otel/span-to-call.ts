@@ -54,6 +54,32 @@ export function exceptionOf(span: ReadableSpan): string | undefined {
   return "error";
 }
 
+/**
+ * Attributes that carry a tracewire call's start data over OTLP (`export: "otlp"`), under the keys the service's
+ * OTLP ingestion maps back to call fields: `input.value` → inputs, `wandb.display_name`, `wandb.thread_id`,
+ * `wandb.is_turn`, and `wandb.attributes.*` → attributes. Objects are JSON strings (SDK 2.x takes primitives only).
+ */
+export function portableStartAttributes(data: CallStartData): Attributes {
+  const attributes: Attributes = { "input.value": JSON.stringify(data.inputs), "input.mime_type": "application/json" };
+  if (data.displayName) attributes["wandb.display_name"] = data.displayName;
+  if (data.threadId) {
+    attributes["wandb.thread_id"] = data.threadId;
+    attributes["wandb.is_turn"] = data.turnId === "self";
+  }
+  for (const [key, value] of Object.entries(data.attributes)) {
+    attributes[`wandb.attributes.${key}`] =
+      typeof value === "string" || typeof value === "number" || typeof value === "boolean"
+        ? value
+        : JSON.stringify(value);
+  }
+  return attributes;
+}
+
+/** The output attributes of a tracewire call sent over OTLP (see {@link portableStartAttributes}). */
+export function portableEndAttributes(output: unknown): Attributes {
+  return { "output.value": JSON.stringify(output), "output.mime_type": "application/json" };
+}
+
 /** The call start record for a span (`data` is present for tracewire's own spans). */
 export function toCallStart(span: ReadableSpan, data: CallStartData | undefined, project: string): CallStart {
   const context = span.spanContext();

@@ -11,7 +11,8 @@ import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } fro
 import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
-import { CALL_START_KEY, type CallStartData, setCallEndData } from "../otel/span-data.js";
+import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
+import { portableEndAttributes } from "../otel/span-to-call.js";
 import { globalState } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { Call } from "./call.js";
@@ -215,6 +216,7 @@ function endWithOutput(span: Span, output: unknown, opName: string): void {
   try {
     const payload = preparePayload(output, "output", opName);
     setCallEndData(span, payload === undefined ? {} : { output: payload });
+    if (payload !== undefined && spanRoute(span) === "otlp") span.setAttributes(portableEndAttributes(payload));
     if (output !== null && (typeof output === "object" || typeof output === "function")) {
       const call = callOfSpan(span);
       if (call) globalState().results.set(output, call);

@@ -110,6 +110,13 @@ describe("routes", () => {
     const own = otlpSpan(ids.op);
     expect(own).toHaveLength(1);
     expect(own[0]).toMatchObject({ name: "handle", traceId: ids.trace, parentSpanId: "" });
+    // Portable mode still carries what the calls route would send as fields, under the keys the service maps.
+    expect(own[0]!.attributes).toEqual({
+      "input.value": '{"arg0":1}',
+      "input.mime_type": "application/json",
+      "output.value": "2",
+      "output.mime_type": "application/json",
+    });
     expect(scopeOfSpan(double, ids.op)).toBe("tracewire");
     expect(otlpSpan(ids.foreign["http GET"]!)[0]).toMatchObject({ parentSpanId: ids.op, traceId: ids.trace });
     expect(tracing.stats()).toMatchObject({ calls: { sent: 0 }, otlp: { sent: 2 } });
@@ -218,5 +225,27 @@ describe("hooks that throw never reach user code", () => {
     expect(double.calls.size).toBe(0);
     expect(double.spans).toHaveLength(0);
     expect(double.server.requests).toHaveLength(0);
+  });
+});
+
+describe('export: "otlp" carries call fields as attributes', () => {
+  it("display name, thread, turn and call attributes", async () => {
+    const { withAttributes, withThread } = await import("../../src/index.js");
+    const tracing = start({ export: "otlp" });
+    const answer = op((q: string) => q.toUpperCase(), { name: "answer", displayName: "Answer", parameterNames: ["q"] });
+    withAttributes({ tenant: "acme", limits: { rpm: 5 } }, () => withThread("thread-9", () => answer("hi")));
+    await tracing.flush();
+    expect(double.spans).toHaveLength(1);
+    expect(double.spans[0]!.attributes).toEqual({
+      "input.value": '{"q":"hi"}',
+      "input.mime_type": "application/json",
+      "output.value": '"HI"',
+      "output.mime_type": "application/json",
+      "wandb.display_name": "Answer",
+      "wandb.thread_id": "thread-9",
+      "wandb.is_turn": true,
+      "wandb.attributes.tenant": "acme",
+      "wandb.attributes.limits": '{"rpm":5}',
+    });
   });
 });
