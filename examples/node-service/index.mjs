@@ -13,9 +13,12 @@ const retrieve = op(async function retrieve(query) {
   return [`doc about ${query}`, "another doc"];
 });
 
-const weather = op(function weather(city) {
-  return { city, forecast: "sunny", celsius: 21 };
-}, { name: "tool.weather" });
+const weather = op(
+  function weather(city) {
+    return { city, forecast: "sunny", celsius: 21 };
+  },
+  { name: "tool.weather" },
+);
 
 const agent = op(
   async function agent(question) {

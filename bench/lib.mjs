@@ -1,0 +1,154 @@
+/**
+ * Shared pieces of the benchmarks: the loopback sink (a child process), the GenAI-like span workload, and small
+ * statistics and formatting helpers. Benchmarks import the *built* package (`tracewire/otel` resolves to dist/
+ * through the package's own `exports`), never the TypeScript sources.
+ */
+import { fork } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
+
+export const SPANS_PER_TRACE = 10;
+
+/** Attributes set at span start (request side) — six of the eleven. */
+const START_ATTRIBUTES = {
+  "gen_ai.operation.name": "chat",
+  "gen_ai.provider.name": "openai",
+  "gen_ai.request.model": "gpt-4o-mini",
+  "gen_ai.request.temperature": 0.7,
+  "gen_ai.request.max_tokens": 1024,
+  "server.address": "api.openai.com",
+};
+const FINISH_REASONS = ["stop"];
+
+/** One LLM-call-like span: 6 attributes at start, 5 set before `end()` (response model/id, usage, finish reasons). */
+function llmSpan(tracer, parent, i) {
+  const span = tracer.startSpan("chat gpt-4o-mini", { kind: SpanKind.CLIENT, attributes: START_ATTRIBUTES }, parent);
+  span.setAttribute("gen_ai.response.model", "gpt-4o-mini-2024-07-18");
+  span.setAttribute("gen_ai.response.id", `chatcmpl-${i}`);
+  span.setAttribute("gen_ai.usage.input_tokens", 1000 + (i % 500));
+  span.setAttribute("gen_ai.usage.output_tokens", 50 + (i % 200));
+  span.setAttribute("gen_ai.response.finish_reasons", FINISH_REASONS);
+  span.end();
+}
+
+/**
+ * Creates and ends `count` spans (a multiple of 10) synchronously: traces of one root span (same 11 attributes)
+ * with nine children.
+ */
+export function makeSpans(tracer, count, offset = 0) {
+  for (let i = offset; i < offset + count; i += SPANS_PER_TRACE) {
+    const root = tracer.startSpan(
+      "invoke_agent",
+      { kind: SpanKind.INTERNAL, attributes: START_ATTRIBUTES },
+      ROOT_CONTEXT,
+    );
+    const parent = trace.setSpan(ROOT_CONTEXT, root);
+    for (let j = 1; j < SPANS_PER_TRACE; j++) llmSpan(tracer, parent, i + j);
+    root.setAttribute("gen_ai.response.model", "gpt-4o-mini-2024-07-18");
+    root.setAttribute("gen_ai.response.id", `agent-${i}`);
+    root.setAttribute("gen_ai.usage.input_tokens", 9000);
+    root.setAttribute("gen_ai.usage.output_tokens", 450);
+    root.setAttribute("gen_ai.response.finish_reasons", FINISH_REASONS);
+    root.end();
+  }
+}
+
+export const yieldToLoop = () => new Promise((resolve) => setImmediate(resolve));
+export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Produces `total` spans in chunks of `chunk`, letting the event loop run (timers, I/O) between chunks. */
+export async function produce(tracer, total, chunk, onChunk) {
+  for (let done = 0; done < total; ) {
+    const n = Math.min(chunk, total - done);
+    makeSpans(tracer, n, done);
+    done += n;
+    onChunk?.(done);
+    await yieldToLoop();
+  }
+}
+
+/** Polls `predicate` until it holds; false after `timeoutMs`. */
+export async function waitUntil(predicate, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) return false;
+    await sleep(1);
+  }
+  return true;
+}
+
+/** Starts bench/sink.mjs in a child process; resolves with its port, a stats query and a stop function. */
+export async function startSink() {
+  const child = fork(fileURLToPath(new URL("./sink.mjs", import.meta.url)), [], {
+    execArgv: [],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const port = await new Promise((resolve, reject) => {
+    child.once("message", (msg) => resolve(msg.port));
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`sink exited early (${code})`)));
+  });
+  return {
+    port,
+    stats: () =>
+      new Promise((resolve) => {
+        const onMessage = (msg) => {
+          if (msg?.stats) {
+            child.off("message", onMessage);
+            resolve(msg.stats);
+          }
+        };
+        child.on("message", onMessage);
+        child.send({ cmd: "stats" });
+      }),
+    stop: () =>
+      new Promise((resolve) => {
+        child.once("exit", resolve);
+        child.send({ cmd: "exit" });
+      }),
+  };
+}
+
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+}
+
+/** CPU microseconds (user + system, all threads of this process) since `start` (a `process.cpuUsage()` value). */
+export function cpuMicros(start) {
+  const d = process.cpuUsage(start);
+  return d.user + d.system;
+}
+
+export const fmt = {
+  int: (n) => Math.round(n).toLocaleString("en-US"),
+  num: (n, digits = 2) => n.toFixed(digits),
+  ratio: (n) => `${n.toFixed(2)}×`,
+  mb: (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`,
+};
+
+/** A markdown table from a header row and body rows. */
+export function table(header, rows) {
+  const line = (cells) => `| ${cells.join(" | ")} |`;
+  return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
+}
+
+/** Reads `--name=value` from argv. */
+export function arg(name, fallback) {
+  const prefix = `--${name}=`;
+  const found = process.argv.find((a) => a.startsWith(prefix));
+  return found === undefined ? fallback : found.slice(prefix.length);
+}
+
+/**
+ * Writes a benchmark's result for bench/run.mjs (when `--out=<file>` is given) and prints its markdown.
+ * `result`: `{ title, markdown, checks: [{ name, pass, detail }] }`.
+ */
+export function report(result) {
+  const out = arg("out");
+  if (out) writeFileSync(out, JSON.stringify(result));
+  console.log(`\n${result.markdown}\n`);
+  for (const c of result.checks) console.log(`${c.pass ? "PASS" : "FAIL"}  ${c.name} — ${c.detail}`);
+}
