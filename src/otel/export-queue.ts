@@ -52,6 +52,8 @@ export class ExportQueue<T> {
   private finished = 0;
   private exporting = false;
   private timer: NodeJS.Timeout | undefined;
+  /** Whether the armed timer is a zero-delay one. */
+  private immediate = false;
   private retryDelay = 0;
   private closed = false;
   private readonly waiters: { target: number; resolve: () => void }[] = [];
@@ -78,8 +80,13 @@ export class ExportQueue<T> {
     this.items.push(item);
     this.offered++;
     this.stats.queued = this.items.length;
-    if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0) this.kick(0);
-    else if (!this.timer && !this.exporting) this.kick(this.options.scheduleDelayMs);
+    // The caller's path: arm a timer only when it changes something. While an export runs, pump() re-arms itself
+    // when it finishes; a zero-delay timer already armed is as soon as it gets.
+    if (!this.exporting) {
+      if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0) {
+        if (!this.immediate) this.kick(0);
+      } else if (!this.timer) this.kick(this.options.scheduleDelayMs);
+    }
     return true;
   }
 
@@ -128,9 +135,11 @@ export class ExportQueue<T> {
   private kick(delayMs: number): void {
     if (this.closed && this.items.length === 0) return;
     if (this.timer) clearTimeout(this.timer);
+    this.immediate = delayMs === 0;
     // Never export on the caller's stack: even delay 0 goes through the timer queue.
     this.timer = setTimeout(() => {
       this.timer = undefined;
+      this.immediate = false;
       void this.pump();
     }, delayMs);
     if (this.waiters.length === 0) this.timer.unref();

@@ -16,9 +16,22 @@ import {
 } from "./semconv.js";
 import type { CallStartData } from "./span-data.js";
 
-/** HrTime → ISO-8601 with millisecond precision, the service's timestamp format. */
+let cachedSecond = -1;
+let cachedPrefix = "";
+
+/**
+ * HrTime → ISO-8601 with millisecond precision, the service's timestamp format. Runs twice per call on the caller's
+ * path, so the `YYYY-MM-DDTHH:MM:SS.` prefix is formatted once per second and reused.
+ */
 export function isoTime(time: HrTime): string {
-  return new Date(time[0] * 1000 + Math.floor(time[1] / 1e6)).toISOString();
+  const second = time[0];
+  if (second !== cachedSecond || !Number.isInteger(second)) {
+    if (!Number.isInteger(second)) return new Date(second * 1000 + Math.floor(time[1] / 1e6)).toISOString();
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 20);
+  }
+  const ms = Math.floor(time[1] / 1e6);
+  return `${cachedPrefix}${ms < 10 ? "00" : ms < 100 ? "0" : ""}${ms}Z`;
 }
 
 function intAttribute(attributes: Attributes, key: string): number | undefined {
