@@ -1,5 +1,20 @@
 /**
- * `tracewire/openai`: instrumentation for the `openai` package. `wrapOpenAI` arrives with the chat-completion
- * instrumentation; until then this entry exports only its version marker so the subpath resolves.
+ * `tracewire/openai`: tracing for the `openai` package (v5 and v6). `wrapOpenAI(client)` traces chat completions —
+ * `create` (streamed or not), `parse` and the `stream()` helper — as GenAI `chat {model}` spans, without changing
+ * the client's types or behaviour.
  */
+
+export {
+  ATTR_OPENAI_REQUEST_SERVICE_TIER,
+  ATTR_OPENAI_RESPONSE_SERVICE_TIER,
+  ATTR_OPENAI_RESPONSE_SYSTEM_FINGERPRINT,
+  ATTR_TRACEWIRE_CANCEL_REASON,
+  ATTR_TRACEWIRE_CANCELLED,
+  ATTR_TRACEWIRE_REQUEST_ID,
+  ATTR_TRACEWIRE_REQUEST_PRIORITY,
+  ATTR_TRACEWIRE_RESPONSE_RAW,
+  GEN_AI_PROVIDER,
+} from "../otel/genai-chat.js";
+export type { ChatTraceOptions } from "../otel/genai-span.js";
 export { VERSION } from "../version.js";
+export { type WrapOpenAIOptions, wrapOpenAI } from "./openai.js";

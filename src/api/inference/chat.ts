@@ -1,5 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import type { HttpTransport } from "../../http/transport.js";
+import { type ChatTracing, traceChatRequest } from "../../otel/genai-span.js";
 import { type CallOptions, withCall } from "../base.js";
 import { type ChatStream, openChatStream } from "../stream.js";
 import type {
@@ -27,13 +28,21 @@ function checkRequest(params: ChatCompletionCreateParams): void {
   }
 }
 
+/** Op name of a traced inference chat request. */
+const OP_NAME = "inference.chat.completions.create";
+
 /**
  * `POST /chat/completions` of the inference service. The request is sent as given (the library never renames or
- * drops wire fields). Retries: 429 (concurrency limit) and 503 (overloaded) with backoff; a request whose
- * connection broke after it was sent is not repeated, since it may already be generating (and billing).
+ * drops wire fields; tracing may add `stream_options.include_usage`, see `ChatTraceOptions`). Retries: 429
+ * (concurrency limit) and 503 (overloaded) with backoff; a request whose connection broke after it was sent is not
+ * repeated, since it may already be generating (and billing). Traced as a GenAI chat span unless the client was
+ * built with `trace: false`.
  */
 export class InferenceChatCompletions {
-  constructor(private readonly transport: HttpTransport) {}
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly tracing?: ChatTracing,
+  ) {}
 
   /**
    * Creates a chat completion. With `stream: true` resolves to a {@link ChatStream} of chunks once the response
@@ -51,9 +60,13 @@ export class InferenceChatCompletions {
     options?: CallOptions,
   ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> {
     checkRequest(params);
-    const request = withCall({ method: "POST", path: "/chat/completions", json: params }, options);
-    return params.stream === true
-      ? openChatStream<ChatCompletionChunk>(this.transport, request)
-      : this.transport.json<ChatCompletion>(request);
+    const send = (body: object): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> => {
+      const request = withCall({ method: "POST", path: "/chat/completions", json: body }, options);
+      return params.stream === true
+        ? openChatStream<ChatCompletionChunk>(this.transport, request)
+        : this.transport.json<ChatCompletion>(request);
+    };
+    const call = this.tracing?.start(OP_NAME, params as object as Record<string, unknown>, options?.signal);
+    return traceChatRequest(call, send, params as object as Record<string, unknown>);
   }
 }

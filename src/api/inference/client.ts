@@ -1,5 +1,7 @@
 import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, readProject, resolveTransport } from "../../config.js";
 import { HttpTransport } from "../../http/transport.js";
+import { GEN_AI_PROVIDER } from "../../otel/genai-chat.js";
+import { type ChatTraceOptions, ChatTracing } from "../../otel/genai-span.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
 import { InferenceChatCompletions } from "./chat.js";
@@ -12,6 +14,11 @@ export interface InferenceClientOptions extends ClientOptions {
    * and a project named `inference`.
    */
   project?: string;
+  /**
+   * Trace chat completions as GenAI `chat {model}` spans (provider `tracewire.inference`) when tracing is on.
+   * Default true; `false` turns it off; an object sets the {@link ChatTraceOptions}.
+   */
+  trace?: boolean | ChatTraceOptions;
 }
 
 /** `GET /models`. */
@@ -58,7 +65,13 @@ export class InferenceClient {
     // The user's own headers come later in the object, so an explicit OpenAI-Project header still wins.
     const headers = { ...(this.project ? { "openai-project": this.project } : {}), ...transportOptions.headers };
     this.transport = new HttpTransport({ ...transportOptions, headers });
-    this.chat = { completions: new InferenceChatCompletions(this.transport) };
+    const tracing = ChatTracing.resolve(options.trace, {
+      name: "InferenceClient",
+      baseUrl: transportOptions.baseUrl,
+      provider: GEN_AI_PROVIDER.inference,
+      env,
+    });
+    this.chat = { completions: new InferenceChatCompletions(this.transport, tracing) };
     this.models = new InferenceModels(this.transport);
   }
 

@@ -1,4 +1,5 @@
 import type { HttpTransport } from "../../http/transport.js";
+import { type ChatTracing, traceChatRequest } from "../../otel/genai-span.js";
 import { type CallOptions, withCall } from "../base.js";
 import { type ChatStream, openChatStream } from "../stream.js";
 import type { ChatCompletion, ChatCompletionChunk } from "../types/chat.js";
@@ -9,14 +10,22 @@ import type {
 } from "./chat-params.js";
 import { validateTrainingChatParams } from "./validate-chat.js";
 
+/** Op name of a traced training-service chat request. */
+const OP_NAME = "training.chat.completions.create";
+
 /**
  * `POST /v1/chat/completions` of the training service: OpenAI's chat format plus the engine's extensions (see
  * {@link TrainingChatCompletionCreateParams}). Trained checkpoints are addressed as
  * `wandb-artifact:///{entity}/{project}/{model}:step{N}`. Engine errors, including an error event inside a 200
- * stream, arrive as typed errors carrying the engine's message.
+ * stream, arrive as typed errors carrying the engine's message. Traced as a GenAI chat span unless the client was
+ * built with `trace: false`: `priority` and `request_id` become span attributes, and the token id arrays
+ * (`prompt_token_ids`, `token_ids`) stay out of the recorded output unless `trace.captureTokenIds` is set.
  */
 export class TrainingChatCompletions {
-  constructor(private readonly transport: HttpTransport) {}
+  constructor(
+    private readonly transport: HttpTransport,
+    private readonly tracing?: ChatTracing,
+  ) {}
 
   /**
    * Creates a chat completion; with `stream: true` resolves to a {@link ChatStream} once the headers arrive (with
@@ -39,9 +48,13 @@ export class TrainingChatCompletions {
     options?: CallOptions,
   ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> {
     validateTrainingChatParams(params);
-    const request = withCall({ method: "POST", path: "/v1/chat/completions", json: params }, options);
-    return params.stream === true
-      ? openChatStream<ChatCompletionChunk>(this.transport, request)
-      : this.transport.json<ChatCompletion>(request);
+    const send = (body: object): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> => {
+      const request = withCall({ method: "POST", path: "/v1/chat/completions", json: body }, options);
+      return params.stream === true
+        ? openChatStream<ChatCompletionChunk>(this.transport, request)
+        : this.transport.json<ChatCompletion>(request);
+    };
+    const call = this.tracing?.start(OP_NAME, params as object as Record<string, unknown>, options?.signal);
+    return traceChatRequest(call, send, params as object as Record<string, unknown>);
   }
 }

@@ -1,6 +1,8 @@
 import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, resolveTransport } from "../../config.js";
 import { InternalServerError, ProtocolError } from "../../errors.js";
 import { HttpTransport } from "../../http/transport.js";
+import { GEN_AI_PROVIDER } from "../../otel/genai-chat.js";
+import { type ChatTraceOptions, ChatTracing } from "../../otel/genai-span.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type { SystemCheckBody, SystemCheckResult } from "../types/training.js";
@@ -9,7 +11,14 @@ import { TrainingJobs } from "./jobs.js";
 import { TrainingModels } from "./models.js";
 
 /** Options of {@link TrainingClient}. `baseUrl` (env `TRACEWIRE_TRAINING_BASE_URL`) is the host; a trailing `/v1` is dropped. */
-export type TrainingClientOptions = ClientOptions;
+export interface TrainingClientOptions extends ClientOptions {
+  /**
+   * Trace chat completions as GenAI `chat {model}` spans (provider `tracewire.training`) when tracing is on.
+   * Default true; `false` turns it off; an object sets the {@link ChatTraceOptions} (`captureTokenIds` keeps the
+   * engine's token id arrays in the recorded output).
+   */
+  trace?: boolean | ChatTraceOptions;
+}
 
 /** Keys of a system-check answer: a 503 whose JSON has none of them is an outage, not a check result. */
 const CHECK_KEYS = ["api", "database", "cpu_queue", "gpu_queue"];
@@ -48,7 +57,13 @@ export class TrainingClient {
       options,
     );
     this.transport = new HttpTransport(transportOptions);
-    this.chat = { completions: new TrainingChatCompletions(this.transport) };
+    const tracing = ChatTracing.resolve(options.trace, {
+      name: "TrainingClient",
+      baseUrl: transportOptions.baseUrl,
+      provider: GEN_AI_PROVIDER.training,
+      env: options.env ?? process.env,
+    });
+    this.chat = { completions: new TrainingChatCompletions(this.transport, tracing) };
     this.models = new TrainingModels(this.transport);
     this.jobs = new TrainingJobs(this.transport);
   }

@@ -1,0 +1,296 @@
+/**
+ * `wrapOpenAI(client)`: traces the chat completions of an `openai` client (v5 and v6) without changing a single
+ * type or behaviour of the client.
+ *
+ * How (verified against the sources of openai 5.23 and 6.49, which agree on every point used here):
+ * - No Proxy. `create` is shadowed by an own property of the client's `chat.completions` *instance*, which calls
+ *   the original with `this` = that instance; private fields, `instanceof` and every other endpoint are untouched.
+ *   The instance is marked with a `Symbol.for` key, so wrapping twice is a no-op. `chat.completions.parse()`, the
+ *   `chat.completions.stream()` helper and `runTools()` all call `client.chat.completions.create` internally, so
+ *   each request they make is traced exactly once; the op name comes from the `X-Stainless-Helper-Method` header
+ *   those helpers add (`openai.chat.completions.parse` / `.stream` / `.runTools`).
+ * - The `APIPromise` that `create` returns is handed back as the same object, and tracewire never calls its `then`
+ *   (that would read the body eagerly and break `asResponse()`). Instead, on that one instance:
+ *   - `responsePromise` is replaced by a promise that settles the same way and reports failures (4xx/5xx,
+ *     connection, timeout, abort) — a caller who never awaits still gets the unhandled rejection they would get;
+ *   - `parseResponse` is wrapped to see the parsed result. It is the right hook, not `parse`: `then`,
+ *     `withResponse` and the promises `_thenUnwrap` derives (what `chat.completions.parse()` returns) all funnel
+ *     through it, while a derived promise never calls the original's `parse`;
+ *   - `parse`, `asResponse` and `_thenUnwrap` (and those of derived promises) only note which way the caller
+ *     consumes the answer. A caller who only takes `asResponse()` gets the span ended when the response arrives,
+ *     with `tracewire.response.raw=true` and no output (the body is theirs to read).
+ * - A `Stream` is returned as the same object. Its `iterator` factory (an own property that `[Symbol.asyncIterator]`,
+ *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
+ *   its `controller.signal` tells an abort apart from an in-stream error.
+ * - `client.withOptions()` returns a wrapped client too.
+ */
+import { context } from "@opentelemetry/api";
+import { ENV, type Env } from "../config.js";
+import { ValidationError } from "../errors.js";
+import { describeError } from "../otel/diagnostics.js";
+import { type ChatEndpoint, chatEndpoint, originOf } from "../otel/genai-chat.js";
+import {
+  ChatCall,
+  type ChatTraceOptions,
+  controllerSignal,
+  defineOwn,
+  resolveChatTraceOptions,
+} from "../otel/genai-span.js";
+import { globalState } from "../otel/state.js";
+
+/** Options of {@link wrapOpenAI}. */
+export interface WrapOpenAIOptions extends ChatTraceOptions {
+  /**
+   * Where `TRACEWIRE_INFERENCE_BASE_URL`, `TRACEWIRE_TRAINING_BASE_URL` and
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` are read. Default `process.env`.
+   */
+  env?: Env;
+}
+
+type Obj = Record<PropertyKey, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's methods are called through untyped references.
+type AnyFunction = (...args: any[]) => any;
+
+const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null;
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  isObj(value) && typeof (value as { then?: unknown }).then === "function";
+
+/** Marks a `chat.completions` instance that is already traced. */
+const WRAPPED = Symbol.for("tracewire.openai.wrapped");
+
+const HELPER_HEADER = "X-Stainless-Helper-Method";
+const HELPER_OPS: Record<string, string> = {
+  "chat.completions.parse": "openai.chat.completions.parse",
+  stream: "openai.chat.completions.stream",
+  runTools: "openai.chat.completions.runTools",
+};
+const CREATE_OP = "openai.chat.completions.create";
+
+function internalError(where: string, err: unknown): void {
+  globalState().active?.diagnostics.error(
+    `openai-${where}`,
+    `Internal error in wrapOpenAI (${where}; the request itself is unaffected): ${describeError(err)}`,
+  );
+}
+
+/** The op name: which SDK helper (if any) made this request, from the header the helpers add. */
+function opNameOf(options: Obj | undefined): string {
+  const headers = options?.headers;
+  if (!isObj(headers)) return CREATE_OP;
+  let helper: unknown;
+  if (typeof (headers as { get?: unknown }).get === "function") {
+    helper = (headers as unknown as { get(name: string): unknown }).get(HELPER_HEADER);
+  } else if (!Array.isArray(headers)) {
+    helper = headers[HELPER_HEADER];
+  }
+  return (typeof helper === "string" && HELPER_OPS[helper]) || CREATE_OP;
+}
+
+/** How the caller consumes one APIPromise (and the promises derived from it). */
+interface Consumption {
+  parse: boolean;
+  raw: boolean;
+  arrived: boolean;
+}
+
+/** Notes which way the caller reads the answer, on `promise` and every promise `_thenUnwrap` derives from it. */
+function shadowConsumers(promise: Obj, call: ChatCall, consumption: Consumption): void {
+  const parse = promise.parse;
+  if (typeof parse === "function") {
+    defineOwn(promise, "parse", function (this: unknown, ...args: unknown[]) {
+      if (!consumption.parse) {
+        consumption.parse = true;
+        call.untrack();
+      }
+      return Reflect.apply(parse as AnyFunction, this, args);
+    });
+  }
+  const asResponse = promise.asResponse;
+  if (typeof asResponse === "function") {
+    defineOwn(promise, "asResponse", function (this: unknown, ...args: unknown[]) {
+      if (!consumption.raw) {
+        consumption.raw = true;
+        call.untrack();
+        if (consumption.arrived && !consumption.parse) call.raw();
+      }
+      return Reflect.apply(asResponse as AnyFunction, this, args);
+    });
+  }
+  const thenUnwrap = promise._thenUnwrap;
+  if (typeof thenUnwrap === "function") {
+    defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
+      const derived = Reflect.apply(thenUnwrap as AnyFunction, this, args);
+      try {
+        if (isObj(derived)) shadowConsumers(derived, call, consumption);
+      } catch (err) {
+        internalError("derive", err);
+      }
+      return derived;
+    });
+  }
+}
+
+/** Observes what `create` returned (an APIPromise) without consuming it. */
+function observeApiPromise(promise: unknown, call: ChatCall): void {
+  try {
+    if (!isObj(promise)) {
+      call.complete(promise);
+      return;
+    }
+    const responsePromise = promise.responsePromise;
+    const parseResponse = promise.parseResponse;
+    if (!isThenable(responsePromise) || typeof parseResponse !== "function") {
+      // Not an APIPromise this version of tracewire knows: record the request, never touch the promise.
+      globalState().active?.diagnostics.warn(
+        "openai-shape",
+        "wrapOpenAI: chat.completions.create returned an unknown promise type; its answer is not recorded.",
+      );
+      call.raw();
+      return;
+    }
+    let settled = false;
+    const settle = (value: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (!call.streaming) call.complete(value);
+      else if (isObj(value) && typeof value.iterator === "function") {
+        call.observeStream(value, "iterator", controllerSignal(value));
+      } else call.complete(value);
+    };
+    const consumption: Consumption = { parse: false, raw: false, arrived: false };
+    promise.responsePromise = responsePromise.then(
+      (props) => {
+        consumption.arrived = true;
+        if (consumption.raw && !consumption.parse) call.raw();
+        return props;
+      },
+      (err: unknown) => {
+        call.fail(err);
+        throw err;
+      },
+    );
+    promise.parseResponse = function (this: unknown, ...args: unknown[]) {
+      const result = Reflect.apply(parseResponse as AnyFunction, this, args);
+      return Promise.resolve(result).then(
+        (value) => {
+          try {
+            settle(value);
+          } catch (err) {
+            internalError("settle", err);
+          }
+          return value;
+        },
+        (err: unknown) => {
+          call.fail(err);
+          throw err;
+        },
+      );
+    };
+    shadowConsumers(promise, call, consumption);
+    call.track(promise);
+  } catch (err) {
+    internalError("observe", err);
+    call.raw();
+  }
+}
+
+/**
+ * Traces `client.chat.completions.create` (streamed or not), `chat.completions.parse` and the
+ * `chat.completions.stream()` helper of an `openai` client (v5 or v6): one GenAI `chat {model}` span per request,
+ * recorded as a call with the request parameters as inputs and the completion (for a stream, the reassembled
+ * completion) as output, usage keyed by the response model. Returns the same client; everything else on it is
+ * untouched. Wrapping an already wrapped client returns it as is (the first options stay).
+ *
+ * @throws ValidationError when `client` is not an `openai` client; ConfigError for a malformed option.
+ */
+export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptions = {}): T {
+  if (client === null || typeof client !== "object") {
+    throw new ValidationError(`wrapOpenAI expects an OpenAI client, got ${client === null ? "null" : typeof client}.`);
+  }
+  const chat = (client as Obj).chat;
+  const completions = isObj(chat) ? chat.completions : undefined;
+  if (!isObj(completions) || typeof completions.create !== "function") {
+    throw new ValidationError(
+      "wrapOpenAI expects a client of the openai package (v5 or v6): client.chat.completions.create is missing.",
+      "client",
+    );
+  }
+  if (completions[WRAPPED]) return client;
+  const env = options.env ?? process.env;
+  const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
+  const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };
+
+  // The endpoint follows client.baseURL, computed again only when it changes.
+  let lastBase: unknown;
+  let endpoint: ChatEndpoint | undefined;
+  const endpointNow = (): ChatEndpoint => {
+    const base = (client as Obj).baseURL;
+    if (endpoint === undefined || base !== lastBase) {
+      lastBase = base;
+      endpoint = chatEndpoint(typeof base === "string" ? base : undefined, settings.providerName, known);
+    }
+    return endpoint;
+  };
+
+  const original = completions.create as AnyFunction;
+  const traced = function create(this: unknown, ...args: unknown[]): unknown {
+    const params = args[0];
+    if (!isObj(params) || Array.isArray(params)) return Reflect.apply(original, this, args);
+    let call: ChatCall | undefined;
+    try {
+      const requestOptions = isObj(args[1]) ? args[1] : undefined;
+      const signal = requestOptions?.signal;
+      call = ChatCall.start({
+        opName: opNameOf(requestOptions),
+        params: params as Record<string, unknown>,
+        endpoint: endpointNow(),
+        options: settings,
+        signal: signal instanceof AbortSignal ? signal : undefined,
+      });
+    } catch (err) {
+      internalError("start", err);
+    }
+    if (!call) return Reflect.apply(original, this, args);
+    if (call.body !== params) args[0] = call.body;
+    const active = call;
+    let promise: unknown;
+    try {
+      promise = context.with(active.context, () => Reflect.apply(original, this, args));
+    } catch (err) {
+      active.fail(err);
+      throw err;
+    }
+    observeApiPromise(promise, active);
+    return promise;
+  };
+
+  try {
+    defineOwn(completions, "create", traced);
+    defineOwn(completions, WRAPPED, true);
+  } catch (err) {
+    // A frozen client: leave it as it is, untraced, and say so once.
+    globalState().active?.diagnostics.warn(
+      "openai-frozen",
+      `wrapOpenAI could not instrument this client (${describeError(err)}); it runs untraced.`,
+    );
+    return client;
+  }
+
+  const originalWithOptions = (client as Obj).withOptions;
+  if (typeof originalWithOptions === "function") {
+    try {
+      defineOwn(client, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
+        const derived = Reflect.apply(originalWithOptions as AnyFunction, this, args);
+        try {
+          return isObj(derived) ? wrapOpenAI(derived, options) : derived;
+        } catch (err) {
+          internalError("with-options", err);
+          return derived;
+        }
+      });
+    } catch (err) {
+      internalError("with-options", err);
+    }
+  }
+  return client;
+}
