@@ -2,20 +2,40 @@ import { defineConfig } from "tsup";
 
 // One entry per public subpath (DESIGN §4). Each is emitted as ESM (.js), CJS (.cjs) and declarations for both
 // (.d.ts / .d.cts) so that `import` and `require` consumers each get types that match their module system.
-export default defineConfig({
-  entry: {
-    index: "src/index.ts",
-    otel: "src/otel/index.ts",
-    openai: "src/instrument/index.ts",
-    next: "src/next/index.ts",
-    api: "src/api/index.ts",
+// The `tracewire` bin (the local tracing service, `tracewire dev`) is a second build: ESM only, no declarations,
+// with a #! line. Both builds run in parallel, so the library build's clean step spares the bin's files.
+export default defineConfig([
+  {
+    entry: {
+      index: "src/index.ts",
+      otel: "src/otel/index.ts",
+      openai: "src/instrument/index.ts",
+      next: "src/next/index.ts",
+      api: "src/api/index.ts",
+    },
+    format: ["esm", "cjs"],
+    dts: true,
+    target: "node20",
+    platform: "node",
+    sourcemap: true,
+    clean: ["!cli.js", "!cli.js.map"],
+    splitting: true,
+    treeshake: true,
+    // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself.
+    external: ["next"],
   },
-  format: ["esm", "cjs"],
-  dts: true,
-  target: "node20",
-  platform: "node",
-  sourcemap: true,
-  clean: true,
-  splitting: true,
-  treeshake: true,
-});
+  {
+    entry: { cli: "src/server/cli.ts" },
+    format: ["esm"],
+    dts: false,
+    target: "node20",
+    platform: "node",
+    sourcemap: true,
+    clean: false,
+    splitting: false,
+    treeshake: true,
+    banner: { js: "#!/usr/bin/env node" },
+    // SQLite drivers are optional and loaded at run time (node:sqlite, or better-sqlite3 when installed).
+    external: ["better-sqlite3"],
+  },
+]);

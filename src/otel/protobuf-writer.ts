@@ -1,6 +1,7 @@
 /**
  * Protobuf wire-format primitives for the OTLP encoder: a growable writer (varint, fixed32/64, double, strings,
- * hex ids as raw bytes, length-delimited sub-messages) and a tiny reader for small responses. No dependencies.
+ * hex ids as raw bytes, length-delimited sub-messages) and a small reader (responses here, whole requests in the
+ * local tracing service). No dependencies.
  *
  * Length-delimited messages are written in one pass: `startMessage` reserves one byte for the length, and
  * `endMessage` fills it in, shifting the body right with `copyWithin` in the rare case the length needs more
@@ -282,6 +283,44 @@ export class ProtobufReader {
       mul *= 128;
     }
     throw new RangeError("malformed varint");
+  }
+
+  /** A varint as an unsigned 64-bit BigInt (exact for every value). */
+  varintBig(): bigint {
+    let result = 0n;
+    for (let shift = 0n; shift < 70n; shift += 7n) {
+      const b = this.byte();
+      result |= BigInt(b & 0x7f) << shift;
+      if (b < 0x80) return BigInt.asUintN(64, result);
+    }
+    throw new RangeError("malformed varint");
+  }
+
+  /** An `int64` (two's-complement varint) as a JS number; exact up to 2^53. */
+  int64(): number {
+    return Number(BigInt.asIntN(64, this.varintBig()));
+  }
+
+  /** A little-endian `fixed32`. */
+  fixed32(): number {
+    return this.view(4).getUint32(0, true);
+  }
+
+  /** A little-endian `fixed64` as a BigInt (timestamps in nanoseconds). */
+  fixed64(): bigint {
+    return this.view(8).getBigUint64(0, true);
+  }
+
+  /** A little-endian IEEE-754 `double`. */
+  double(): number {
+    return this.view(8).getFloat64(0, true);
+  }
+
+  private view(n: number): DataView {
+    if (this.pos + n > this.buf.length) throw new RangeError("truncated protobuf message");
+    const view = new DataView(this.buf.buffer, this.buf.byteOffset + this.pos, n);
+    this.pos += n;
+    return view;
   }
 
   bytes(): Uint8Array {

@@ -1,0 +1,74 @@
+// `npm run demo`: the whole loop on one machine, offline. It starts the local tracing service in-process, runs an
+// op-based agent that calls a wrapped OpenAI client (a tool call, then a streamed answer) against a local
+// chat-completions stand-in, reacts 👍 to the answer, reads the trace back from the service and prints it as a
+// tree, with the viewer's URL. `--serve` keeps the service (and its viewer) running afterwards.
+import OpenAI from "openai";
+import { init } from "tracewire";
+import { TracingClient } from "tracewire/api";
+import { wrapOpenAI } from "tracewire/openai";
+import { startDevServer } from "../../dist/cli.js";
+import { makeAssistant } from "../openai/assistant.mjs";
+import { startStandIn } from "../openai/stand-in.mjs";
+
+const serve = process.argv.includes("--serve");
+const project = "demo/agent";
+
+// An in-memory service unless you want to keep the data: `npm run demo -- --serve` and browse it.
+const service = await startDevServer({ port: serve ? 4319 : 0, storage: "memory" });
+const standIn = await startStandIn();
+const tracing = init({ baseUrl: service.url, project, serviceName: "tracewire-demo", env: {} });
+
+const client = wrapOpenAI(new OpenAI({ apiKey: "sk-local-stand-in", baseURL: standIn.url }));
+const assistant = makeAssistant(client, "demo-model");
+
+console.log("question: What's the weather in Lisbon?");
+process.stdout.write("answer:   ");
+const { llmCall } = await assistant("What's the weather in Lisbon?");
+await llmCall?.react("👍");
+await tracing.flush();
+
+// Read the trace back from the service, the way any client would, and print it as a tree.
+const reader = new TracingClient({ baseUrl: service.url, project, env: {} });
+const calls = [];
+for await (const call of reader.calls.streamQuery({
+  filter: { trace_ids: llmCall ? [llmCall.traceId] : [] },
+  sort_by: [{ field: "started_at", direction: "asc" }],
+  include_feedback: true,
+})) {
+  calls.push(call);
+}
+
+const children = new Map();
+for (const call of calls) {
+  const siblings = children.get(call.parent_id ?? null) ?? [];
+  siblings.push(call);
+  children.set(call.parent_id ?? null, siblings);
+}
+const describe = (call) => {
+  const ms = call.ended_at ? Date.parse(call.ended_at) - Date.parse(call.started_at) : undefined;
+  const usage = Object.entries(call.summary?.usage ?? {})
+    .map(([model, u]) => `${model}: ${u.total_tokens ?? (u.input_tokens ?? 0) + (u.output_tokens ?? 0)} tokens`)
+    .join(", ");
+  const feedback = (call.summary?.weave?.feedback ?? []).map((f) => f.payload?.emoji ?? f.feedback_type).join(" ");
+  return [call.display_name ?? call.op_name, ms === undefined ? "running" : `${ms} ms`, usage, feedback]
+    .filter(Boolean)
+    .join("  ·  ");
+};
+const print = (parent, indent) => {
+  for (const call of children.get(parent) ?? []) {
+    console.log(`${indent}${describe(call)}`);
+    print(call.id, `${indent}  `);
+  }
+};
+console.log(`\ntrace ${llmCall?.traceId ?? "(none)"} — ${calls.length} calls`);
+print(null, "  ");
+console.log(`\nviewer: ${service.url}/  (project ${project})`);
+
+await reader.close();
+await tracing.shutdown();
+await standIn.close();
+if (serve) {
+  console.log("serving; Ctrl-C to stop");
+} else {
+  await service.close();
+}

@@ -1,0 +1,102 @@
+/**
+ * Calls as the service returns them, and `/calls/stream_query` / `/calls/query_stats` over a {@link Store}:
+ * the store filters on indexed columns (and sorts and pages on them when it can); the query language, sorting on
+ * dotted fields and column selection run here. Reads add `summary.weave` (status, latency, trace name and, with
+ * `include_feedback`, the call's feedback), as the service does.
+ */
+import { callRef } from "../api/refs.js";
+import type { CallSchema, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
+import type { JsonObject } from "../api/types/common.js";
+import { compareBy, matches } from "./query-dsl.js";
+import { CALL_COLUMNS, type Store, type StoredCall, type StoredFeedback } from "./store/types.js";
+
+/** `summary.weave.status`: the service's `TraceStatus`. */
+function status(call: StoredCall): "success" | "error" | "running" {
+  if (call.exception !== null) return "error";
+  return call.ended_at === null ? "running" : "success";
+}
+
+/** The call as `/call/read` and `/calls/stream_query` return it. */
+export function toCallSchema(call: StoredCall, feedback?: StoredFeedback[]): CallSchema {
+  const weave: JsonObject = {
+    status: status(call),
+    trace_name: call.display_name ?? call.op_name,
+    latency_ms: call.ended_at && call.started_at ? Date.parse(call.ended_at) - Date.parse(call.started_at) : null,
+  };
+  if (feedback) weave.feedback = feedback;
+  const schema: CallSchema = {
+    id: call.id,
+    project_id: call.project_id,
+    op_name: call.op_name ?? "",
+    display_name: call.display_name,
+    trace_id: call.trace_id ?? "",
+    parent_id: call.parent_id,
+    thread_id: call.thread_id,
+    turn_id: call.turn_id,
+    started_at: call.started_at ?? "",
+    ended_at: call.ended_at,
+    attributes: call.attributes ?? {},
+    inputs: call.inputs ?? {},
+    output: call.has_output ? call.output : null,
+    exception: call.exception,
+    summary: { ...(call.summary ?? {}), weave },
+    wb_user_id: null,
+    wb_run_id: call.wb_run_id,
+    wb_run_step: call.wb_run_step,
+    wb_run_step_end: call.wb_run_step_end,
+    deleted_at: null,
+  };
+  return schema;
+}
+
+/** Feedback rows per call id, for `include_feedback`. */
+function feedbackByCall(store: Store, project: string, calls: StoredCall[]): Map<string, StoredFeedback[]> {
+  const refs = calls.map((c) => callRef(project, c.id));
+  const byRef = new Map<string, StoredFeedback[]>();
+  for (const row of store.selectFeedback(project, refs)) {
+    byRef.set(row.weave_ref, [...(byRef.get(row.weave_ref) ?? []), row]);
+  }
+  return new Map(calls.map((c) => [c.id, byRef.get(callRef(project, c.id)) ?? []]));
+}
+
+/** Only the requested top-level columns (plus the ids every row keeps). */
+function project(call: CallSchema, columns: string[] | undefined): CallSchema {
+  if (!columns?.length) return call;
+  const keep = new Set(["id", "project_id", "trace_id", ...columns.map((c) => c.split(".")[0]!)]);
+  return Object.fromEntries(Object.entries(call).filter(([k]) => keep.has(k))) as CallSchema;
+}
+
+/**
+ * The calls matching a `stream_query` request, in order. Throws `InvalidQueryError` for a query it cannot run.
+ */
+export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
+  const sortBy = req.sort_by?.length ? req.sort_by : [{ field: "started_at", direction: "asc" as const }];
+  const offset = Math.max(0, req.offset ?? 0);
+  const limit = req.limit === undefined || req.limit === null ? undefined : Math.max(0, req.limit);
+  // Feedback selectors and computed fields need the full call, so only plain column sorts go to the store.
+  const pushDown = !req.query && sortBy.every((s) => CALL_COLUMNS.has(s.field));
+  const selection = { project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) };
+  const rows = store.selectCalls(
+    pushDown ? { ...selection, page: { sortBy, offset, ...(limit !== undefined && { limit }) } } : selection,
+  );
+
+  const feedback = req.include_feedback ? feedbackByCall(store, req.project_id, rows) : undefined;
+  let calls = rows.map((row) => toCallSchema(row, feedback?.get(row.id)));
+  if (!pushDown) {
+    const seq = new Map(rows.map((r) => [r.id, r.seq]));
+    const order = compareBy(sortBy);
+    calls = calls
+      .filter((call) => matches(req.query, call))
+      .sort((a, b) => order(a, b) || (seq.get(a.id) ?? 0) - (seq.get(b.id) ?? 0))
+      .slice(offset, limit === undefined ? undefined : offset + limit);
+  }
+  return calls.map((call) => project(call, req.columns));
+}
+
+/** `/calls/query_stats`: how many calls match (at most `limit`, with `has_more` when there were more). */
+export function countCalls(store: Store, req: CallsQueryStatsReq): { count: number; has_more?: boolean } {
+  const rows = store.selectCalls({ project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) });
+  const count = req.query ? rows.filter((row) => matches(req.query, toCallSchema(row))).length : rows.length;
+  if (req.limit !== undefined && req.limit !== null && count > req.limit) return { count: req.limit, has_more: true };
+  return { count };
+}

@@ -1,0 +1,128 @@
+/**
+ * The `tracewire` bin. One command: `tracewire dev` starts the local tracing service and viewer on 127.0.0.1
+ * and runs until SIGINT/SIGTERM, then stops taking requests, finishes those in flight and closes the store.
+ *
+ * Imported rather than run (e.g. `import { startDevServer } from "../../dist/cli.js"` from a demo script in this
+ * repository), it only exports the programmatic API.
+ */
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { VERSION } from "../version.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT, type DevServer, startDevServer } from "./index.js";
+
+export { type DevServer, type DevServerOptions, startDevServer } from "./index.js";
+
+const USAGE = `Usage: tracewire dev [--port ${DEFAULT_PORT}] [--data ${DEFAULT_DATA_DIR}] [--api-key KEY] [--memory]
+
+Starts a local tracing service and trace viewer on 127.0.0.1. Point tracewire at it with
+  TRACEWIRE_BASE_URL=http://127.0.0.1:${DEFAULT_PORT}
+
+Options:
+  --port N        port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free port)
+  --data DIR      folder of the SQLite database (default ${DEFAULT_DATA_DIR})
+  --api-key KEY   require "Authorization: Bearer KEY" on every API request
+  --memory        keep traces in memory only (lost when the server stops)
+  -h, --help      show this help
+  -v, --version   show the version
+`;
+
+function fail(message: string): never {
+  process.stderr.write(`tracewire: ${message}\n\n${USAGE}`);
+  process.exit(2);
+}
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        port: { type: "string" },
+        data: { type: "string" },
+        "api-key": { type: "string" },
+        memory: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+}
+
+async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
+  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    fail(`--port must be an integer from 0 to 65535, got ${values.port}`);
+  const apiKey = values["api-key"];
+  if (apiKey !== undefined && apiKey.trim() === "") fail("--api-key must not be empty");
+
+  let server: DevServer;
+  try {
+    server = await startDevServer({
+      port,
+      dataDir: values.data ?? DEFAULT_DATA_DIR,
+      storage: values.memory ? "memory" : "sqlite",
+      ...(apiKey ? { apiKey } : {}),
+    });
+  } catch (err) {
+    const code = (err as { code?: string }).code;
+    if (code === "EADDRINUSE") fail(`port ${port} is in use: pick another with --port`);
+    throw err;
+  }
+  process.stdout.write(
+    [
+      `tracewire dev ${VERSION}: local tracing service and viewer`,
+      `  viewer    ${server.url}/`,
+      `  base URL  TRACEWIRE_BASE_URL=${server.url}`,
+      `  storage   ${server.description}`,
+      `  API key   ${apiKey ? "required (Authorization: Bearer <key>)" : "not required"}`,
+      "Press Ctrl+C to stop.",
+      "",
+    ].join("\n"),
+  );
+
+  let stopping = false;
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) process.exit(130); // a second Ctrl+C: do not wait
+    stopping = true;
+    process.stdout.write(`\n${signal}: stopping…\n`);
+    server.close().then(
+      () => process.exit(0),
+      (err) => {
+        process.stderr.write(`tracewire dev: ${(err as Error).message}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values, positionals } = parse(argv);
+  if (values.version) return void process.stdout.write(`${VERSION}\n`);
+  if (values.help && positionals.length === 0) return void process.stdout.write(USAGE);
+  const [command, ...rest] = positionals;
+  if (command !== "dev") fail(command === undefined ? "missing command" : `unknown command ${JSON.stringify(command)}`);
+  if (rest.length) fail(`unexpected argument ${JSON.stringify(rest[0])}`);
+  if (values.help) return void process.stdout.write(USAGE);
+  await dev(values);
+}
+
+/** Whether this module is the process's entry (through npm's bin symlink too). */
+function isEntry(): boolean {
+  try {
+    return process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url);
+  } catch {
+    return false;
+  }
+}
+
+if (isEntry()) {
+  main(process.argv.slice(2)).catch((err) => {
+    process.stderr.write(`tracewire dev: ${(err as Error)?.stack ?? String(err)}\n`);
+    process.exit(1);
+  });
+}

@@ -1,0 +1,102 @@
+/**
+ * The local tracing service (`tracewire dev`), for the CLI, tests and demos:
+ *
+ * ```ts
+ * const server = await startDevServer({ port: 0, storage: "memory" });
+ * init({ baseUrl: server.url, project: "me/demo" });
+ * // … open server.url in a browser …
+ * await server.close();
+ * ```
+ *
+ * Internal: not exported from any `tracewire` entry point; reach it through the `tracewire dev` bin.
+ */
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHandler } from "./app.js";
+import type { Service } from "./router.js";
+import { openStore } from "./store/open.js";
+import type { SqliteDriverName } from "./store/sqlite-driver.js";
+import type { Store } from "./store/types.js";
+
+export const DEFAULT_PORT = 4319;
+export const DEFAULT_DATA_DIR = ".tracewire";
+
+export interface DevServerOptions {
+  /** Port on 127.0.0.1; 0 picks a free one. Default 4319. */
+  port?: number;
+  /** Folder for the SQLite file. Default `./.tracewire`. */
+  dataDir?: string;
+  /** When set, every API request needs `Authorization: Bearer <apiKey>`. */
+  apiKey?: string;
+  /** `sqlite` (default; falls back to memory with a warning when no driver loads) or `memory`. */
+  storage?: "sqlite" | "memory";
+  /** Use only this SQLite driver (for tests). */
+  sqliteDriver?: SqliteDriverName;
+  /** Where warnings and internal errors go. Default `console`. */
+  logger?: { warn(message: string): void; error(message: string): void };
+}
+
+export interface DevServer {
+  /** `http://127.0.0.1:<port>`: the library's `baseUrl`, and the viewer. */
+  readonly url: string;
+  readonly port: number;
+  /** The storage actually in use (`memory` when SQLite was asked for but no driver loaded). */
+  readonly storage: "sqlite" | "memory";
+  /** Where the data lives, in words. */
+  readonly description: string;
+  /** Stops accepting requests, waits for those in flight (at most `graceMs`), then closes the store. */
+  close(graceMs?: number): Promise<void>;
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+/** Starts the local tracing service on 127.0.0.1. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const logger = options.logger ?? console;
+  const store: Store = await openStore({
+    storage: options.storage ?? "sqlite",
+    dataDir: options.dataDir ?? DEFAULT_DATA_DIR,
+    ...(options.sqliteDriver ? { sqliteDriver: options.sqliteDriver } : {}),
+    warn: (m) => logger.warn(`[tracewire dev] ${m}`),
+  });
+  const service: Service = { store, log: (m) => logger.error(`[tracewire dev] ${m}`) };
+  const server = createServer({ keepAliveTimeout: 5000 }, createHandler(service, { apiKey: options.apiKey }));
+  let port: number;
+  try {
+    port = await listen(server, options.port ?? DEFAULT_PORT);
+  } catch (err) {
+    store.close();
+    throw err;
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    port,
+    storage: store.kind,
+    description: store.description,
+    close(graceMs = 5000) {
+      closing ??= new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), graceMs);
+        // Keep-alive connections go as soon as their request in flight is answered.
+        const idle = setInterval(() => server.closeIdleConnections(), 25);
+        server.close(() => {
+          clearTimeout(force);
+          clearInterval(idle);
+          store.close();
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,130 @@
+/** Feedback endpoints: create (one or a batch), query, replace, purge. */
+import { randomUUID } from "node:crypto";
+import { MAX_NOTE_LENGTH, NOTE_FEEDBACK_TYPE, parseRef, REACTION_FEEDBACK_TYPE } from "../../api/refs.js";
+import type {
+  FeedbackCreateBatchReq,
+  FeedbackCreateReq,
+  FeedbackPurgeReq,
+  FeedbackQueryReq,
+  FeedbackReplaceReq,
+} from "../../api/types/feedback.js";
+import { HttpError } from "../http.js";
+import { compareBy, getPath, matches } from "../query-dsl.js";
+import type { Router } from "../router.js";
+import {
+  FEEDBACK_BATCH_REQ,
+  FEEDBACK_CREATE_REQ,
+  FEEDBACK_PURGE_REQ,
+  FEEDBACK_QUERY_REQ,
+  FEEDBACK_REPLACE_REQ,
+} from "../schemas.js";
+import type { Store, StoredFeedback } from "../store/types.js";
+import { validateBody } from "../validate.js";
+import { checkProject } from "./calls.js";
+
+/** The user every record is attributed to: the local service has no accounts. */
+export const LOCAL_USER = "local-user";
+
+/** Checks what the service checks about a feedback record, and builds the row to store. */
+export function feedbackRow(req: FeedbackCreateReq, id: string = req.id ?? randomUUID()): StoredFeedback {
+  checkProject(req.project_id);
+  let refProject: string;
+  try {
+    refProject = parseRef(req.weave_ref).projectId;
+  } catch (err) {
+    throw new HttpError(400, (err as Error).message);
+  }
+  if (refProject !== req.project_id) {
+    throw new HttpError(400, `weave_ref ${req.weave_ref} is not in project ${req.project_id}.`);
+  }
+  if (req.feedback_type === REACTION_FEEDBACK_TYPE) {
+    const emoji = req.payload.emoji;
+    if (typeof emoji !== "string" || emoji === "")
+      throw new HttpError(400, `${REACTION_FEEDBACK_TYPE} needs payload {emoji: string}.`);
+  }
+  if (req.feedback_type === NOTE_FEEDBACK_TYPE) {
+    const note = req.payload.note;
+    if (typeof note !== "string" || note.length < 1 || note.length > MAX_NOTE_LENGTH)
+      throw new HttpError(
+        400,
+        `${NOTE_FEEDBACK_TYPE} needs payload {note: string of 1 to ${MAX_NOTE_LENGTH} characters}.`,
+      );
+  }
+  const row: StoredFeedback = {
+    ...Object.fromEntries(Object.entries(req).filter(([, v]) => v !== undefined && v !== null)),
+    id,
+    project_id: req.project_id,
+    weave_ref: req.weave_ref,
+    feedback_type: req.feedback_type,
+    payload: req.payload,
+    created_at: new Date().toISOString(),
+    wb_user_id: LOCAL_USER,
+  };
+  return row;
+}
+
+const created = (row: StoredFeedback) => ({
+  id: row.id,
+  created_at: row.created_at,
+  wb_user_id: row.wb_user_id,
+  payload: row.payload,
+});
+
+/** Stores new feedback, all or nothing; a client-chosen id that is taken is a 400. */
+function insert(store: Store, rows: StoredFeedback[]): void {
+  try {
+    store.insertFeedback(rows);
+  } catch (err) {
+    if (/UNIQUE/i.test((err as Error).message))
+      throw new HttpError(400, "A feedback id in the request already exists.");
+    throw err;
+  }
+}
+
+export function feedbackRoutes(router: Router): void {
+  router.on("POST", "/feedback/create", async (req, { store }) => {
+    const body = validateBody<FeedbackCreateReq>(await req.json(), FEEDBACK_CREATE_REQ);
+    const row = feedbackRow(body);
+    insert(store, [row]);
+    return { json: created(row) };
+  });
+
+  router.on("POST", "/feedback/batch/create", async (req, { store }) => {
+    const body = validateBody<FeedbackCreateBatchReq>(await req.json(), FEEDBACK_BATCH_REQ);
+    const rows = body.batch.map((item) => feedbackRow(item));
+    insert(store, rows);
+    return { json: { res: rows.map(created) } };
+  });
+
+  router.on("POST", "/feedback/query", async (req, { store }) => {
+    const body = validateBody<FeedbackQueryReq>(await req.json(), FEEDBACK_QUERY_REQ);
+    const all = store.selectFeedback(checkProject(body.project_id)).filter((row) => matches(body.query, row));
+    const sortBy = body.sort_by?.length ? body.sort_by : [{ field: "created_at", direction: "asc" as const }];
+    all.sort(compareBy(sortBy));
+    const offset = Math.max(0, body.offset ?? 0);
+    const page = all.slice(offset, body.limit === undefined || body.limit === null ? undefined : offset + body.limit);
+    const result = body.fields?.length
+      ? page.map((row) => Object.fromEntries(body.fields!.map((field) => [field, getPath(row, field) ?? null])))
+      : page;
+    return { json: { result, total_count: all.length } };
+  });
+
+  router.on("POST", "/feedback/replace", async (req, { store }) => {
+    const body = validateBody<FeedbackReplaceReq>(await req.json(), FEEDBACK_REPLACE_REQ);
+    const { feedback_id, ...create } = body;
+    const row = feedbackRow(create, feedback_id);
+    if (!store.replaceFeedback(feedback_id, row)) throw new HttpError(404, `Feedback ${feedback_id} not found.`);
+    return { json: created(row) };
+  });
+
+  router.on("POST", "/feedback/purge", async (req, { store }) => {
+    const body = validateBody<FeedbackPurgeReq>(await req.json(), FEEDBACK_PURGE_REQ);
+    const project = checkProject(body.project_id);
+    const doomed = store.selectFeedback(project).filter((row) => matches(body.query, row));
+    store.deleteFeedback(
+      project,
+      doomed.map((row) => row.id),
+    );
+    return { json: {} };
+  });
+}

@@ -1,0 +1,188 @@
+/**
+ * Request models of the endpoints the local service implements, after the service's own (`trace_server_interface`):
+ * request wrappers are strict, the inner call records (`StartedCallSchemaForInsert`, `EndedCallSchemaForInsert`)
+ * ignore extra keys.
+ */
+import { type FieldType, type Model, req, type TaggedModel } from "./validate.js";
+
+const strList: FieldType = { list: "str" };
+const strict = (fields: Model["fields"]): Model => ({ strict: true, fields });
+
+const callStart: Model = {
+  strict: false,
+  fields: {
+    project_id: req("str"),
+    id: "str",
+    trace_id: "str",
+    parent_id: "str",
+    op_name: req("str"),
+    display_name: "str",
+    thread_id: "str",
+    turn_id: "str",
+    started_at: req("datetime"),
+    attributes: req("dict"),
+    inputs: req("dict"),
+    otel_dump: "dict",
+    wb_user_id: "str",
+    wb_run_id: "str",
+    wb_run_step: "int",
+  },
+};
+
+const callEnd: Model = {
+  strict: false,
+  fields: {
+    project_id: req("str"),
+    id: req("str"),
+    trace_id: "str",
+    is_eval: "bool",
+    started_at: "datetime",
+    ended_at: req("datetime"),
+    exception: "str",
+    output: "any",
+    summary: req("dict"),
+    wb_run_step_end: "int",
+  },
+};
+
+export const CALL_START_REQ = strict({ start: req(callStart) });
+export const CALL_END_REQ = strict({ end: req(callEnd) });
+
+const batchStart: TaggedModel = { tag: "start", ...strict({ mode: "str", req: req(CALL_START_REQ) }) };
+const batchEnd: TaggedModel = { tag: "end", ...strict({ mode: "str", req: req(CALL_END_REQ) }) };
+export const CALL_UPSERT_BATCH_REQ = strict({
+  batch: req({ list: { union: [batchStart, batchEnd], discriminator: "mode", defaultTag: "start" } }),
+});
+
+export const CALL_READ_REQ = strict({
+  project_id: req("str"),
+  id: req("str"),
+  include_costs: "bool",
+  include_storage_size: "bool",
+  include_total_storage_size: "bool",
+});
+
+export const CALL_UPDATE_REQ = strict({
+  project_id: req("str"),
+  call_id: req("str"),
+  display_name: "str",
+  wb_user_id: "str",
+});
+
+export const CALLS_DELETE_REQ = strict({ project_id: req("str"), call_ids: req(strList), wb_user_id: "str" });
+
+const callsFilter = strict({
+  op_names: strList,
+  input_refs: strList,
+  output_refs: strList,
+  parent_ids: strList,
+  trace_ids: strList,
+  call_ids: strList,
+  thread_ids: strList,
+  turn_ids: strList,
+  trace_roots_only: "bool",
+  wb_user_ids: strList,
+  wb_run_ids: strList,
+});
+const query = strict({ $expr: req("dict") });
+const sortBy: FieldType = { list: strict({ field: req("str"), direction: req({ literal: ["asc", "desc"] }) }) };
+
+export const CALLS_QUERY_REQ = strict({
+  project_id: req("str"),
+  filter: callsFilter,
+  limit: "int",
+  offset: "int",
+  sort_by: sortBy,
+  query,
+  include_costs: "bool",
+  include_feedback: "bool",
+  include_storage_size: "bool",
+  include_total_storage_size: "bool",
+  include_usernames: "bool",
+  columns: strList,
+  expand_columns: strList,
+  return_expanded_column_values: "bool",
+});
+
+export const CALLS_QUERY_STATS_REQ = strict({
+  project_id: req("str"),
+  filter: callsFilter,
+  query,
+  limit: "int",
+  include_total_storage_size: "bool",
+  expand_columns: strList,
+});
+
+export const CALLS_SCORE_REQ = strict({
+  project_id: req("str"),
+  call_ids: req(strList),
+  scorer_refs: req(strList),
+  wb_user_id: "str",
+});
+
+const feedbackCreateFields: Model["fields"] = {
+  id: "str",
+  project_id: req("str"),
+  weave_ref: req("str"),
+  creator: "str",
+  feedback_type: req("str"),
+  payload: req("dict"),
+  annotation_ref: "str",
+  runnable_ref: "str",
+  call_ref: "str",
+  trigger_ref: "str",
+  queue_id: "str",
+  wb_user_id: "str",
+  scorer_tags: strList,
+  scorer_tag_reasons: "dict",
+  scorer_tag_confidences: "dict",
+  scorer_ratings: "dict",
+  scorer_rating_reasons: "dict",
+  scorer_rating_confidences: "dict",
+  span_agent_name: "str",
+  span_agent_version: "str",
+  span_status_code: "str",
+  span_conversation_id: "str",
+  span_trace_id: "str",
+  scorer_trace_id: "str",
+};
+export const FEEDBACK_CREATE_REQ = strict(feedbackCreateFields);
+export const FEEDBACK_BATCH_REQ = strict({ batch: req({ list: FEEDBACK_CREATE_REQ }) });
+export const FEEDBACK_REPLACE_REQ = strict({ ...feedbackCreateFields, feedback_id: req("str") });
+export const FEEDBACK_QUERY_REQ = strict({
+  project_id: req("str"),
+  fields: strList,
+  query,
+  sort_by: sortBy,
+  limit: "int",
+  offset: "int",
+});
+export const FEEDBACK_PURGE_REQ = strict({ project_id: req("str"), query: req(query) });
+
+export const THREADS_QUERY_REQ = strict({
+  project_id: req("str"),
+  filter: strict({ after_datetime: "datetime", before_datetime: "datetime", thread_ids: strList }),
+  limit: "int",
+  offset: "int",
+  sort_by: sortBy,
+});
+
+export const EVALUATION_RUN_CREATE = strict({
+  evaluation: req("str"),
+  model: req("str"),
+  source_evaluation_run_id: "str",
+});
+export const EVALUATION_RUN_FINISH = strict({ summary: "dict" });
+export const PREDICTION_CREATE = strict({
+  model: req("str"),
+  inputs: req("dict"),
+  output: req("any"),
+  evaluation_run_id: "str",
+  genai_span_ref: "list",
+});
+export const SCORE_CREATE = strict({
+  prediction_id: req("str"),
+  scorer: req("str"),
+  value: req("any"),
+  evaluation_run_id: "str",
+});

@@ -1,0 +1,34 @@
+/** Opens the store the local service asked for: SQLite in the data folder when a driver loads, else memory. */
+import { mkdirSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { MemoryStore } from "./memory-store.js";
+import { findSqliteDriver, type SqliteDriverName } from "./sqlite-driver.js";
+import { SqliteStore } from "./sqlite-store.js";
+import type { Store } from "./types.js";
+
+export interface StoreOptions {
+  storage: "sqlite" | "memory";
+  /** Folder of the SQLite file (`traces.db`). */
+  dataDir: string;
+  /** Use only this driver (tests); by default the first that loads. */
+  sqliteDriver?: SqliteDriverName;
+  warn(message: string): void;
+}
+
+export const DB_FILE = "traces.db";
+
+export async function openStore(options: StoreOptions): Promise<Store> {
+  if (options.storage === "memory") return new MemoryStore();
+  const found = await findSqliteDriver(options.sqliteDriver);
+  if (!found.driver) {
+    options.warn(
+      `No SQLite driver could be loaded (${found.reasons.join("; ")}). Keeping traces in memory: they are lost when ` +
+        "the server stops. Use Node >= 22.5 (built-in node:sqlite) or `npm install better-sqlite3` to keep them.",
+    );
+    return new MemoryStore();
+  }
+  const dir = resolve(options.dataDir);
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, DB_FILE);
+  return new SqliteStore(found.driver.open(file), `${file} (SQLite via ${found.driver.name})`);
+}

@@ -1,0 +1,107 @@
+/**
+ * What the local service stores and the one interface both storages (SQLite, memory) implement. Writes are
+ * synchronous and atomic per call: when a method returns, the data is committed, so an acknowledged write
+ * survives a crash of the process.
+ */
+import type { CallEnd, CallStart, CallsFilter } from "../../api/types/calls.js";
+import type { JsonObject, SortBy } from "../../api/types/common.js";
+
+/** A call as stored: its start and end halves merged. Either half may be missing while the other has arrived. */
+export interface StoredCall {
+  /** Arrival order of the first half; breaks ties between equal timestamps. */
+  seq: number;
+  project_id: string;
+  id: string;
+  trace_id: string | null;
+  parent_id: string | null;
+  op_name: string | null;
+  display_name: string | null;
+  thread_id: string | null;
+  turn_id: string | null;
+  started_at: string | null;
+  ended_at: string | null;
+  exception: string | null;
+  attributes: JsonObject | null;
+  inputs: JsonObject | null;
+  /** Whether the end carried an `output` (which may itself be null). */
+  has_output: boolean;
+  output: unknown;
+  summary: JsonObject | null;
+  wb_run_id: string | null;
+  wb_run_step: number | null;
+  wb_run_step_end: number | null;
+}
+
+/** A feedback record as stored and returned by `/feedback/query`. */
+export interface StoredFeedback {
+  id: string;
+  project_id: string;
+  weave_ref: string;
+  feedback_type: string;
+  payload: JsonObject;
+  created_at: string;
+  wb_user_id: string;
+  creator?: string | null;
+  annotation_ref?: string | null;
+  runnable_ref?: string | null;
+  call_ref?: string | null;
+  trigger_ref?: string | null;
+  queue_id?: string | null;
+  [key: string]: unknown;
+}
+
+/** One half of a call to write. `start.id` and `start.trace_id` are filled in before they reach the store. */
+export type CallWrite =
+  | { kind: "start"; start: CallStart & { id: string; trace_id: string } }
+  | { kind: "end"; end: CallEnd };
+
+/** Columns a store can sort and page on by itself. */
+export const CALL_COLUMNS = new Set([
+  "id",
+  "trace_id",
+  "parent_id",
+  "op_name",
+  "display_name",
+  "thread_id",
+  "turn_id",
+  "started_at",
+  "ended_at",
+  "exception",
+  "wb_run_id",
+]);
+
+/** Which calls to read: started calls of one project matching `filter`; `page` sorts on columns and pages. */
+export interface CallSelection {
+  project: string;
+  filter?: CallsFilter;
+  /** Only calls that have a thread. */
+  threaded?: boolean;
+  page?: { sortBy: SortBy[]; limit?: number; offset?: number };
+}
+
+export interface Store {
+  /** `sqlite` (durable, in `--data`) or `memory` (lost on exit). */
+  readonly kind: "sqlite" | "memory";
+  /** Where the data lives and which driver keeps it, for the startup banner. */
+  readonly description: string;
+  /** Runs `fn` atomically: every write inside commits together or not at all. */
+  transaction<T>(fn: () => T): T;
+  writeCalls(writes: CallWrite[]): void;
+  selectCalls(selection: CallSelection): StoredCall[];
+  readCall(project: string, id: string): StoredCall | undefined;
+  /** Sets a call's display name (kept even when it arrives before the call's start). */
+  renameCall(project: string, id: string, displayName: string): void;
+  /** Deletes the calls and their descendants; returns how many went. */
+  deleteCalls(project: string, ids: string[]): number;
+  insertFeedback(rows: StoredFeedback[]): void;
+  /** Replaces feedback `id` (keeping its id); false when there is none. */
+  replaceFeedback(id: string, row: StoredFeedback): boolean;
+  /** Feedback of a project in creation order, only on `weaveRefs` when given. */
+  selectFeedback(project: string, weaveRefs?: string[]): StoredFeedback[];
+  deleteFeedback(project: string, ids: string[]): number;
+  /** Records a `/calls/score` request. */
+  recordScoreRequest(project: string, callIds: string[], scorerRefs: string[]): void;
+  /** Projects that have calls, with their call count and latest start. */
+  projects(): { project_id: string; calls: number; last_started_at: string | null }[];
+  close(): void;
+}

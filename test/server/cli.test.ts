@@ -1,0 +1,84 @@
+/**
+ * The `tracewire` bin: help and argument errors, the startup banner, `--memory` and `--api-key`, and a graceful
+ * stop on SIGINT / SIGTERM that lets a request in flight finish.
+ */
+import { spawnSync } from "node:child_process";
+import { rmSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildCli, removeBuilt, runCli } from "./cli-process.js";
+import { PROJECT, send, tempDir } from "./helpers.js";
+
+let cli: string;
+beforeAll(() => {
+  cli = buildCli();
+});
+afterAll(() => removeBuilt(cli));
+
+const run = (...args: string[]) => spawnSync(process.execPath, [cli, ...args], { encoding: "utf8", timeout: 10_000 });
+
+describe("tracewire bin", () => {
+  it("prints help, and refuses unknown commands and bad options with exit code 2", () => {
+    for (const args of [["--help"], ["dev", "--help"]]) {
+      const help = run(...args);
+      expect(help.status).toBe(0);
+      expect(help.stdout).toContain("Usage: tracewire dev [--port 4319] [--data .tracewire] [--api-key KEY]");
+    }
+    const unknown = run("serve");
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain('unknown command "serve"');
+    expect(run().stderr).toContain("missing command");
+    expect(run("dev", "--port", "http").stderr).toContain("--port must be an integer");
+    expect(run("dev", "--bogus").status).toBe(2);
+  });
+
+  it("serves in memory with an API key, and stops gracefully on SIGINT", async () => {
+    const server = runCli(cli, ["dev", "--port", "0", "--memory", "--api-key", "k1"]);
+    const url = await server.url;
+    expect(server.output()).toContain("in memory");
+    expect(server.output()).toContain("required (Authorization: Bearer <key>)");
+    expect(server.output()).not.toContain("k1");
+    expect((await send(url, "/calls/query_stats", { project_id: PROJECT })).status).toBe(401);
+    const ok = await send(
+      url,
+      "/calls/query_stats",
+      { project_id: PROJECT },
+      { headers: { authorization: "Bearer k1" } },
+    );
+    expect(ok.json).toEqual({ count: 0 });
+    server.child.kill("SIGINT");
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    expect(server.output()).toContain("SIGINT: stopping");
+  });
+
+  it("finishes a request in flight on SIGTERM before exiting", async () => {
+    const dataDir = tempDir();
+    const server = runCli(cli, ["dev", "--port", "0", "--data", dataDir]);
+    const url = await server.url;
+    // A slow upload: the request is in flight when the signal arrives, and still answered.
+    const body = JSON.stringify({ project_id: PROJECT });
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const parts = [body.slice(0, 5), body.slice(5)];
+    let pulls = 0;
+    const stream = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (pulls++ === 1) {
+          await sleep(150); // the server has the headers: the request is in flight
+          server.child.kill("SIGTERM");
+          await sleep(300);
+        }
+        const part = parts.shift();
+        if (part === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(part));
+      },
+    });
+    const res = await fetch(`${url}/calls/query_stats`, {
+      method: "POST",
+      body: stream,
+      duplex: "half",
+    } as RequestInit);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ count: 0 });
+    expect(await server.exited).toEqual({ code: 0, signal: null });
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+});

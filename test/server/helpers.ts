@@ -1,0 +1,90 @@
+/**
+ * Helpers for the local tracing service's tests: start it on a free port with a recording logger and a fresh
+ * data folder, send raw requests, and drain async iterables.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type DevServer, type DevServerOptions, startDevServer } from "../../src/server/index.js";
+import { findSqliteDriver, type SqliteDriverName } from "../../src/server/store/sqlite-driver.js";
+
+export const PROJECT = "acme/demo";
+
+export interface TestService {
+  server: DevServer;
+  url: string;
+  dataDir: string;
+  logs: string[];
+  /** Closes the server; the data folder is removed unless `keepData`. */
+  close(keepData?: boolean): Promise<void>;
+}
+
+export function tempDir(prefix = "tracewire-dev-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Starts the service on a free port; `dataDir` defaults to a new temp folder. */
+export async function startService(options: DevServerOptions = {}): Promise<TestService> {
+  const dataDir = options.dataDir ?? tempDir();
+  const logs: string[] = [];
+  const server = await startDevServer({
+    port: 0,
+    dataDir,
+    logger: { warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+    ...options,
+  });
+  return {
+    server,
+    url: server.url,
+    dataDir,
+    logs,
+    async close(keepData = false) {
+      await server.close();
+      if (!keepData && !options.dataDir) rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The SQLite drivers that load in this Node (node:sqlite on ≥ 22.5, better-sqlite3 when built for it). */
+export async function availableDrivers(): Promise<SqliteDriverName[]> {
+  const names: SqliteDriverName[] = [];
+  for (const name of ["node:sqlite", "better-sqlite3"] as const) {
+    if ((await findSqliteDriver(name)).driver) names.push(name);
+  }
+  return names;
+}
+
+/** A raw JSON request with fetch (status and body as sent by the service, no client-side checks). */
+export async function send(
+  url: string,
+  path: string,
+  body?: unknown,
+  init: { method?: string; headers?: Record<string, string> } = {},
+): Promise<{ status: number; json: unknown; text: string; headers: Headers }> {
+  const res = await fetch(`${url}${path}`, {
+    method: init.method ?? (body === undefined ? "GET" : "POST"),
+    headers: { "content-type": "application/json", ...init.headers },
+    ...(body === undefined ? {} : { body: typeof body === "string" ? body : JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = text ? JSON.parse(text) : undefined;
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, json, text, headers: res.headers };
+}
+
+/** Parses an NDJSON answer. */
+export const ndjson = (text: string): Record<string, unknown>[] =>
+  text
+    .split("\n")
+    .filter((l) => l.trim())
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+
+export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of iterable) out.push(item);
+  return out;
+}
