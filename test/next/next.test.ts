@@ -1,0 +1,177 @@
+/**
+ * `tracewire/next` without a Next build: `register()` in both runtimes, the singletons shared by two separately
+ * bundled copies of tracewire (as Next bundles instrumentation.ts and each route on their own), and `withTracing`
+ * on real web Requests and streaming Responses, checked against the local tracing service.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { build } from "esbuild";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { TracingClient } from "../../src/api/index.js";
+import type { CallSchema } from "../../src/api/types/calls.js";
+import { collect, PROJECT, startService, type TestService } from "../server/helpers.js";
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+type Bundle = typeof import("../../src/index.js") & { next: typeof import("../../src/next/index.js") };
+
+let outDir: string;
+let a: Bundle;
+let b: Bundle;
+let service: TestService | undefined;
+const savedRuntime = process.env.NEXT_RUNTIME;
+
+/** Bundles tracewire (`tracewire` + `tracewire/next`) into its own module graph, as a Next server entry would. */
+async function bundle(name: string): Promise<Bundle> {
+  const dir = join(outDir, name);
+  await build({
+    stdin: {
+      contents: `export * from "./src/index.ts"; export * as next from "./src/next/index.ts";`,
+      resolveDir: ROOT,
+      loader: "ts",
+    },
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    outdir: dir,
+    outExtension: { ".js": ".mjs" },
+    external: ["@opentelemetry/*", "undici", "next"],
+    logLevel: "error",
+  });
+  return import(pathToFileURL(join(dir, "stdin.mjs")).href);
+}
+
+beforeAll(async () => {
+  // Inside node_modules so the bundles resolve the OpenTelemetry packages like the app's own code does.
+  outDir = mkdtempSync(join(ROOT, "node_modules/.tracewire-next-test-"));
+  [a, b] = await Promise.all([bundle("instrumentation"), bundle("route")]);
+  expect(a.getCurrentCall).not.toBe(b.getCurrentCall);
+}, 30_000);
+
+afterAll(() => rmSync(outDir, { recursive: true, force: true }));
+
+afterEach(async () => {
+  await a.next.register().then((h) => h?.shutdown());
+  await service?.close();
+  service = undefined;
+  if (savedRuntime === undefined) delete process.env.NEXT_RUNTIME;
+  else process.env.NEXT_RUNTIME = savedRuntime;
+  vi.restoreAllMocks();
+});
+
+async function callsOf(traceId?: string): Promise<CallSchema[]> {
+  const client = new TracingClient({ baseUrl: service!.url, project: PROJECT, env: {} });
+  try {
+    return await collect(
+      client.calls.streamQuery({ ...(traceId ? { filter: { trace_ids: [traceId] } } : {}), include_feedback: true }),
+    );
+  } finally {
+    await client.close();
+  }
+}
+
+async function startTracing() {
+  service = await startService({ storage: "memory" });
+  process.env.NEXT_RUNTIME = "nodejs";
+  const handle = await a.next.register({ baseUrl: service.url, project: PROJECT, env: {}, scheduledDelayMillis: 10 });
+  expect(handle?.enabled).toBe(true);
+  return handle!;
+}
+
+describe("register()", () => {
+  it("sets up tracing once on Node.js; another bundle's copy gets the same handle and processor", async () => {
+    const handle = await startTracing();
+    expect(await b.next.register()).toBe(handle);
+    // The route bundle's op, getCurrentCall and callById use the processor the instrumentation bundle created.
+    const answer = b.op(async function answer() {
+      return b.getCurrentCall();
+    });
+    const call = (await answer())!;
+    expect(call.project).toBe(PROJECT);
+    await a.callById(call.id, call.traceId).react("👍");
+    await handle.flush();
+    const [stored] = await callsOf(call.traceId);
+    expect(stored).toMatchObject({ id: call.id, op_name: "answer" });
+    const feedback = (stored!.summary as { weave: { feedback: { payload: unknown }[] } }).weave.feedback;
+    expect(feedback.map((f) => f.payload)).toEqual([{ emoji: "👍" }]);
+  });
+
+  it("edge runtime: does nothing and says so once", async () => {
+    process.env.NEXT_RUNTIME = "edge";
+    const warn = vi.spyOn(console, "warn").mockImplementation(() => {});
+    expect(await a.next.register({ baseUrl: "http://127.0.0.1:9", env: {} })).toBeUndefined();
+    expect(await b.next.register({ baseUrl: "http://127.0.0.1:9", env: {} })).toBeUndefined();
+    const edgeWarnings = warn.mock.calls.filter(([m]) => String(m).includes("edge runtime is not traced"));
+    // Once per process, across bundles (an earlier test file run may already have said it).
+    expect(edgeWarnings.length).toBeLessThanOrEqual(1);
+    expect(a.getCurrentCall()).toBeUndefined();
+  });
+});
+
+describe("withTracing()", () => {
+  it("returns the handler's streaming Response unchanged and ends the call when the stream ends", async () => {
+    const handle = await startTracing();
+    let pull!: () => void;
+    let ids: { id: string; traceId: string } | undefined;
+    const original = new Response(
+      new ReadableStream<Uint8Array>({
+        async start(controller) {
+          controller.enqueue(new TextEncoder().encode("one "));
+          await new Promise<void>((done) => (pull = done));
+          controller.enqueue(new TextEncoder().encode("two"));
+          controller.close();
+        },
+      }),
+      { status: 201, headers: { "content-type": "text/plain" } },
+    );
+    const POST = b.next.withTracing(async (_request: Request) => {
+      const call = b.getCurrentCall()!;
+      ids = { id: call.id, traceId: call.traceId };
+      return original;
+    });
+    const response = await POST(new Request("http://localhost/api/items?x=1", { method: "POST" }));
+    expect(response).toBe(original);
+    const reading = response.text();
+    await handle.flush();
+    expect((await callsOf(ids!.traceId))[0]?.ended_at ?? null).toBeNull();
+    pull();
+    expect(await reading).toBe("one two");
+    await new Promise((done) => setTimeout(done, 20));
+    await handle.flush();
+    const [call] = await callsOf(ids!.traceId);
+    expect(call).toMatchObject({
+      id: ids!.id,
+      op_name: "POST /api/items",
+      parent_id: null,
+      inputs: { request: { method: "POST", path: "/api/items", route: "/api/items" } },
+      output: { status: 201, contentType: "text/plain" },
+      exception: null,
+    });
+    expect(call!.ended_at).toBeTruthy();
+  });
+
+  it("rethrows the handler's error unchanged and records it; names actions from options", async () => {
+    const handle = await startTracing();
+    const boom = new Error("boom");
+    const action = b.next.withTracing(
+      async (_form: { id: number }) => {
+        throw boom;
+      },
+      { name: "action save" },
+    );
+    await expect(action({ id: 1 })).rejects.toBe(boom);
+    await handle.flush();
+    const [call] = (await callsOf()).filter((c) => c.op_name === "action save");
+    expect(call?.exception).toContain("boom");
+    expect(call?.inputs).toEqual({ inputs: { args: [{ id: 1 }] } });
+  });
+
+  it("tracing off: the handler runs as is", async () => {
+    const handler = async (request: Request) => new Response(`hi ${request.method}`);
+    const GET = b.next.withTracing(handler);
+    expect(GET.name).toBe("handler");
+    const response = await GET(new Request("http://localhost/", { method: "GET" }));
+    expect(await response.text()).toBe("hi GET");
+  });
+});
