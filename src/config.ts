@@ -3,7 +3,7 @@
  * value is checked here, once, so that a bad setting fails at construction with a {@link ConfigError} that names
  * it — never later inside a traced call. API keys are only ever shown masked.
  */
-import { ConfigError } from "./errors.js";
+import { ConfigError, ValidationError } from "./errors.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions } from "./http/retry.js";
 import type { TransportOptions } from "./http/transport.js";
 
@@ -70,12 +70,59 @@ export interface ClientOptions {
 
 /** `****wxyz`: the last four characters of a long key, enough to tell keys apart and never enough to use one. */
 export function maskSecret(secret: string): string {
+  if (typeof secret !== "string") {
+    // Say what it was, never what it holds: a secret handed over in the wrong shape is still a secret.
+    throw new ValidationError(`maskSecret expects the secret as a string, got ${kindOf(secret)}.`, "secret");
+  }
   return secret.length < 20 ? "****" : `****${secret.slice(-4)}`;
+}
+
+/** `null`, `an array` or the `typeof` of a value, for messages that must not echo the value itself. */
+export function kindOf(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+}
+
+/**
+ * Longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days). A longer one fires after 1 ms instead, so
+ * every time setting is capped here.
+ */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Reads a header map: an object of string values, with names and values that HTTP can carry (no CR, LF or NUL, which
+ * would let a value smuggle in another header, and names that are tokens). Values are never echoed in errors.
+ */
+export function readHeaders(setting: string, value: unknown): Record<string, string> | undefined {
+  if (value === undefined) return undefined;
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new ConfigError(setting, kindOf(value), "an object of header names to string values");
+  }
+  const headers: Record<string, string> = {};
+  for (const [name, text] of Object.entries(value)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) {
+      throw new ConfigError(setting, `a header named ${JSON.stringify(name)}`, "header names made of token characters");
+    }
+    if (typeof text !== "string" || /[\r\n\0]/.test(text)) {
+      throw new ConfigError(
+        setting,
+        `header ${JSON.stringify(name)} = ${typeof text === "string" ? "a string with CR, LF or NUL" : kindOf(text)}`,
+        "string header values without CR, LF or NUL",
+      );
+    }
+    headers[name] = text;
+  }
+  return headers;
+}
+
+/** A bad setting as shown in an error: quoted, and cut when long (a 50 MB value must not become a 50 MB message). */
+export function echo(raw: unknown): string {
+  const text = typeof raw === "number" ? String(raw) : (JSON.stringify(raw) ?? String(raw));
+  return text.length > 120 ? `${text.slice(0, 80)}… (${text.length} characters)` : text;
 }
 
 /** A URL as text with credentials and query values hidden, for error messages. */
 function redactUrlText(raw: unknown): string {
-  return JSON.stringify(
+  return echo(
     String(raw)
       .replace(/\/\/[^/?#]*@/, "//****@")
       .replace(/\?.*$/, "?…"),
@@ -138,7 +185,7 @@ export function readProject(option: string, envName: string | undefined, value: 
   const raw = pick(value as string | undefined, env, envName);
   if (raw === undefined) return undefined;
   if (typeof raw !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(raw.trim())) {
-    throw new ConfigError(label(option, envName), JSON.stringify(raw), 'a project in the form "entity/project"');
+    throw new ConfigError(label(option, envName), echo(raw), 'a project in the form "entity/project"');
   }
   return raw.trim();
 }
@@ -155,14 +202,14 @@ export function readNumber(
   if (raw === undefined) return undefined;
   const number = typeof raw === "number" ? raw : /^-?\d+(\.\d+)?$/.test(raw) ? Number(raw) : Number.NaN;
   const kind = rule.integer ? "an integer" : "a number";
-  const range = rule.max === undefined ? `>= ${rule.min}` : `between ${rule.min} and ${rule.max}`;
+  const range = rule.max === undefined ? `>= ${rule.min}` : `>= ${rule.min} and <= ${rule.max}`;
   if (
     !Number.isFinite(number) ||
     (rule.integer && !Number.isInteger(number)) ||
     number < rule.min ||
     (rule.max !== undefined && number > rule.max)
   ) {
-    throw new ConfigError(label(option, envName), JSON.stringify(raw), `${kind} ${range}`);
+    throw new ConfigError(label(option, envName), echo(raw), `${kind} ${range}`);
   }
   return number;
 }
@@ -179,7 +226,7 @@ export function readBoolean(
   const text = String(raw).toLowerCase();
   if (["true", "1", "yes", "on"].includes(text)) return true;
   if (["false", "0", "no", "off"].includes(text)) return false;
-  throw new ConfigError(label(option, envName), JSON.stringify(raw), "true or false");
+  throw new ConfigError(label(option, envName), echo(raw), "true or false");
 }
 
 /** Reads the API key: a non-empty string without whitespace. The value is masked in any error. */
@@ -215,21 +262,39 @@ export function checkKeyTransport(
 }
 
 function readRetry(options: RetryOptions | undefined, env: Env): ResolvedRetry {
+  if (options !== undefined && (options === null || typeof options !== "object" || Array.isArray(options))) {
+    throw new ConfigError("retry", kindOf(options), "an object of retry settings");
+  }
   const retry = options ?? {};
-  const num = (key: keyof RetryOptions, min: number, integer = true) =>
-    readNumber(`retry.${key}`, key === "maxAttempts" ? ENV.maxAttempts : undefined, retry[key], env, { min, integer });
+  const num = (key: keyof RetryOptions, min: number, max: number) =>
+    readNumber(`retry.${key}`, key === "maxAttempts" ? ENV.maxAttempts : undefined, retry[key], env, {
+      min,
+      max,
+      integer: true,
+    });
   const modes = ["replay", "refused", "refused-with-retry-after"];
   if (retry.nonIdempotent !== undefined && !modes.includes(retry.nonIdempotent)) {
     throw new ConfigError("retry.nonIdempotent", JSON.stringify(retry.nonIdempotent), `one of ${modes.join(", ")}`);
   }
+  const statuses = retry.retryableStatuses;
+  if (
+    statuses !== undefined &&
+    (!Array.isArray(statuses) || !statuses.every((s) => Number.isInteger(s) && s >= 100 && s <= 599))
+  ) {
+    throw new ConfigError(
+      "retry.retryableStatuses",
+      Array.isArray(statuses) ? JSON.stringify(statuses.slice(0, 20)) : kindOf(statuses),
+      "an array of HTTP status codes (integers 100-599)",
+    );
+  }
   return {
-    maxAttempts: num("maxAttempts", 1) ?? DEFAULT_RETRY.maxAttempts,
-    baseDelayMs: num("baseDelayMs", 0) ?? DEFAULT_RETRY.baseDelayMs,
-    maxDelayMs: num("maxDelayMs", 0) ?? DEFAULT_RETRY.maxDelayMs,
-    maxElapsedMs: num("maxElapsedMs", 0) ?? DEFAULT_RETRY.maxElapsedMs,
-    maxRetryAfterMs: num("maxRetryAfterMs", 0) ?? DEFAULT_RETRY.maxRetryAfterMs,
+    maxAttempts: num("maxAttempts", 1, 1000) ?? DEFAULT_RETRY.maxAttempts,
+    baseDelayMs: num("baseDelayMs", 0, MAX_TIMER_MS) ?? DEFAULT_RETRY.baseDelayMs,
+    maxDelayMs: num("maxDelayMs", 0, MAX_TIMER_MS) ?? DEFAULT_RETRY.maxDelayMs,
+    maxElapsedMs: num("maxElapsedMs", 0, MAX_TIMER_MS) ?? DEFAULT_RETRY.maxElapsedMs,
+    maxRetryAfterMs: num("maxRetryAfterMs", 0, MAX_TIMER_MS) ?? DEFAULT_RETRY.maxRetryAfterMs,
     nonIdempotent: retry.nonIdempotent ?? DEFAULT_RETRY.nonIdempotent,
-    retryableStatuses: retry.retryableStatuses ?? DEFAULT_RETRY.retryableStatuses,
+    retryableStatuses: statuses ? [...statuses] : DEFAULT_RETRY.retryableStatuses,
   };
 }
 
@@ -266,18 +331,22 @@ export function resolveTransport(spec: ServiceSpec, options: ClientOptions): Tra
   const allowInsecure =
     readBoolean("allowInsecureHttp", ENV.allowInsecureHttp, options.allowInsecureHttp, env) ?? false;
   checkKeyTransport(label("baseUrl", spec.baseUrlEnv), baseUrl, apiKey, allowInsecure);
+  if (options.retry !== undefined && (options.retry === null || typeof options.retry !== "object")) {
+    throw new ConfigError("retry", kindOf(options.retry), "an object of retry settings");
+  }
   const retry = readRetry({ nonIdempotent: spec.nonIdempotent, ...options.retry }, env);
-  const ms = (option: keyof ClientOptions, envName?: string) =>
-    readNumber(option, envName, options[option], env, { min: 1, integer: true });
+  const ms = (option: keyof ClientOptions, envName?: string, max = MAX_TIMER_MS) =>
+    readNumber(option, envName, options[option], env, { min: 1, max, integer: true });
+  const headers = readHeaders("headers", options.headers);
   return {
     baseUrl,
     ...(apiKey === undefined ? {} : { apiKey }),
-    headers: { ...options.headers },
+    headers: { ...headers },
     retry,
     timeoutMs: ms("timeoutMs", ENV.timeoutMs) ?? spec.defaultTimeoutMs ?? DEFAULTS.timeoutMs,
     connectTimeoutMs: ms("connectTimeoutMs") ?? DEFAULTS.connectTimeoutMs,
     bodyTimeoutMs: ms("bodyTimeoutMs") ?? DEFAULTS.bodyTimeoutMs,
-    maxConnections: ms("maxConnections") ?? DEFAULTS.maxConnections,
+    maxConnections: ms("maxConnections", undefined, 10_000) ?? DEFAULTS.maxConnections,
     gzip: readBoolean("gzip", undefined, options.gzip, env) ?? false,
   };
 }

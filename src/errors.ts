@@ -184,5 +184,11 @@ const STATUS_CLASSES: Record<number, typeof ApiError> = {
 /** The {@link ApiError} subclass for an HTTP status. */
 export function apiErrorClass(status: number | undefined): typeof ApiError {
   if (status === undefined) return ApiError;
+  if (!Number.isInteger(status)) {
+    throw new ValidationError(
+      `apiErrorClass expects an HTTP status (an integer) or undefined, got ${typeof status === "number" ? status : typeof status}.`,
+      "status",
+    );
+  }
   return STATUS_CLASSES[status] ?? (status >= 500 ? InternalServerError : ApiError);
 }

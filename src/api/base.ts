@@ -2,6 +2,7 @@
  * What every service client shares: the transport, the default project, per-call options and the small helpers
  * that turn a method call into one {@link RequestOptions}.
  */
+import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
@@ -26,9 +27,34 @@ export interface ServiceContext {
   readonly project: string | undefined;
 }
 
+/** Checks per-call options (a `ValidationError` naming the bad one) before anything is sent. */
+function checkCallOptions(options: CallOptions): void {
+  if (typeof options !== "object" || Array.isArray(options)) {
+    throw new ValidationError(`Call options must be an object, got ${kindOf(options)}.`, "options");
+  }
+  const { signal, timeoutMs, headers } = options;
+  if (signal !== undefined && !(signal instanceof AbortSignal)) {
+    throw new ValidationError(`Call option signal must be an AbortSignal, got ${kindOf(signal)}.`, "signal");
+  }
+  if (timeoutMs !== undefined && !(Number.isInteger(timeoutMs) && timeoutMs >= 1 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new ValidationError(
+      `Call option timeoutMs must be an integer number of ms from 1 to ${MAX_TIMER_MS}, got ${typeof timeoutMs === "number" ? timeoutMs : kindOf(timeoutMs)}.`,
+      "timeoutMs",
+    );
+  }
+  if (headers !== undefined) {
+    try {
+      readHeaders("headers", headers);
+    } catch (err) {
+      throw new ValidationError(`Call option ${(err as Error).message}`, "headers");
+    }
+  }
+}
+
 /** Merges per-call options into a request. */
 export function withCall(request: RequestOptions, options: CallOptions | undefined): RequestOptions {
   if (!options) return request;
+  checkCallOptions(options);
   return {
     ...request,
     ...(options.signal ? { signal: options.signal } : {}),
@@ -43,9 +69,7 @@ export function withProject<T extends { project_id?: string }>(
   body: T,
   method: string,
 ): T & { project_id: string } {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ValidationError(`${method} expects a request object, got ${body === null ? "null" : typeof body}.`);
-  }
+  requireBody(body, method);
   const project = body.project_id ?? context.project;
   if (project === undefined) {
     throw new ValidationError(
@@ -55,17 +79,59 @@ export function withProject<T extends { project_id?: string }>(
   }
   if (typeof project !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(project)) {
     throw new ValidationError(
-      `${method}: project_id must look like "entity/project", got ${JSON.stringify(project)}.`,
+      `${method}: project_id must look like "entity/project", got ${typeof project === "string" && project.length > 200 ? `a string of ${project.length} characters` : JSON.stringify(project)}.`,
       "project_id",
     );
   }
+  checkPaging(body as Record<string, unknown>, method);
   return { ...body, project_id: project };
+}
+
+/** Largest `limit` / `offset` accepted: anything larger is not a page size but a mistake (or an overflow). */
+const MAX_PAGING = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Checks the paging fields of a request body or query (`limit`, `offset`, `sample_limit`) when present: each must
+ * be a whole number >= 0 (the service's own bounds are checked by the service).
+ */
+export function checkPaging(body: Record<string, unknown>, method: string): void {
+  for (const key of ["limit", "offset", "sample_limit"]) {
+    const value = body[key];
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PAGING) {
+      throw new ValidationError(
+        `${method}: ${key} must be a whole number >= 0, got ${typeof value === "number" || typeof value === "string" ? JSON.stringify(value) : kindOf(value)}.`,
+        key,
+      );
+    }
+  }
+}
+
+/** Requires a request object (not null, not an array, not a primitive). */
+export function requireBody<T>(body: T, method: string): T {
+  if (body === null || typeof body !== "object" || Array.isArray(body)) {
+    throw new ValidationError(`${method} expects a request object, got ${kindOf(body)}.`);
+  }
+  return body;
+}
+
+/** Requires `body[field]` to be an array; returns it. */
+export function requireArray<T>(value: T[] | undefined, field: string, method: string): T[] {
+  if (!Array.isArray(value))
+    throw new ValidationError(`${method}: ${field} must be an array, got ${kindOf(value)}.`, field);
+  return value;
 }
 
 /** Requires a non-empty string argument (ids, names, digests). */
 export function requireString(value: unknown, name: string, method: string): string {
   if (typeof value !== "string" || value.trim() === "") {
-    throw new ValidationError(`${method}: ${name} must be a non-empty string, got ${JSON.stringify(value)}.`, name);
+    const got =
+      typeof value === "string"
+        ? value.length > 60
+          ? `a blank string of ${value.length} characters`
+          : JSON.stringify(value)
+        : kindOf(value);
+    throw new ValidationError(`${method}: ${name} must be a non-empty string, got ${got}.`, name);
   }
   return value;
 }

@@ -33,21 +33,25 @@ export interface ParsedRef {
 
 const KINDS: ReadonlySet<string> = new Set<RefKind>(["call", "object", "op", "table"]);
 
+/** A bad value as shown in a message: quoted when short, described when long or not a string. */
+function shown(value: unknown): string {
+  if (typeof value === "string")
+    return value.length > 80 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  return value === null ? "null" : typeof value;
+}
+
 function segment(value: unknown, what: string, fn: string, extraForbidden = ""): string {
   const bad = new RegExp(`[/\\s${extraForbidden}]`);
   if (typeof value !== "string" || value === "" || bad.test(value)) {
     const rule = extraForbidden ? `without "/", "${extraForbidden}" or spaces` : `without "/" or spaces`;
-    throw new ValidationError(`${fn}: ${what} must be a non-empty string ${rule}, got ${JSON.stringify(value)}.`, what);
+    throw new ValidationError(`${fn}: ${what} must be a non-empty string ${rule}, got ${shown(value)}.`, what);
   }
   return value;
 }
 
 function projectPath(project: unknown, fn: string): string {
   if (typeof project !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(project)) {
-    throw new ValidationError(
-      `${fn}: project must look like "entity/project", got ${JSON.stringify(project)}.`,
-      "project",
-    );
+    throw new ValidationError(`${fn}: project must look like "entity/project", got ${shown(project)}.`, "project");
   }
   return project;
 }
@@ -77,7 +81,7 @@ export function tableRef(project: string, digest: string): string {
 /** Splits a `weave:///` ref into its parts; throws {@link ValidationError} saying what is wrong with a bad one. */
 export function parseRef(uri: string): ParsedRef {
   const fail = (why: string): never => {
-    throw new ValidationError(`parseRef: ${JSON.stringify(uri)} is not a valid ref: ${why}.`, "ref");
+    throw new ValidationError(`parseRef: ${shown(uri)} is not a valid ref: ${why}.`, "ref");
   };
   if (typeof uri !== "string") return fail("expected a string");
   if (!uri.startsWith(REF_PREFIX)) return fail(`it must start with "${REF_PREFIX}"`);

@@ -50,12 +50,31 @@ export class Diagnostics {
   }
 }
 
-/** Describes an unknown thrown value in one line. */
+/** Longest error text kept (a thrown 50 MB string must not become a 50 MB status message or log line). */
+export const MAX_ERROR_TEXT = 8192;
+
+/** `text`, cut to {@link MAX_ERROR_TEXT} with a visible marker. */
+export function capErrorText(text: string): string {
+  return text.length > MAX_ERROR_TEXT
+    ? `${text.slice(0, MAX_ERROR_TEXT)}…[truncated ${text.length - MAX_ERROR_TEXT} chars]`
+    : text;
+}
+
+/**
+ * Describes an unknown thrown value in one line, `Name: message` for errors. Never throws, whatever was thrown (a
+ * Proxy whose traps throw, an error whose getters throw), and never returns more than {@link MAX_ERROR_TEXT} chars.
+ */
 export function describeError(err: unknown): string {
-  if (err instanceof Error) return `${err.name}: ${err.message}`;
   try {
-    return String(err);
+    return capErrorText(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
   } catch {
-    return "unprintable error";
+    try {
+      // An Error whose getters throw: its class is still worth saying.
+      return err instanceof Error
+        ? `${Object.prototype.toString.call(err).slice(8, -1)}: unprintable error`
+        : "unprintable error";
+    } catch {
+      return "unprintable error";
+    }
   }
 }

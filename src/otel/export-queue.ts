@@ -5,10 +5,13 @@
  * - One export runs at a time, so the service sees items in the order they were offered (a call's start before
  *   its end, feedback after the start it refers to).
  * - An export reports how many items from the front it finished (sent, or dropped as invalid); when it asks for a
- *   retry, the rest stay at the front and go again after a backoff, so an outage loses nothing that fits.
+ *   retry, the rest stay at the front and go again after a backoff, so an outage loses nothing that fits. A
+ *   service's `Retry-After` wins over the backoff, and a flush does not cut it short either.
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
  *   was accepted), so no call is left open by our own bookkeeping.
  */
+import { ApiError } from "../errors.js";
+import { parseRetryAfter } from "../http/retry.js";
 
 /** What one export did with the batch it was given. */
 export interface ExportOutcome {
@@ -16,6 +19,15 @@ export interface ExportOutcome {
   done: number;
   /** The rest failed in a way worth retrying later (service down, 429/5xx after the transport's own retries). */
   retry: boolean;
+  /** With `retry`: the service's `Retry-After`, in ms; the next attempt waits at least this long. */
+  retryAfterMs?: number;
+}
+
+/** A retry outcome after `done` items, carrying the service's `Retry-After` when the failure had one. */
+export function retryOutcome(done: number, err: unknown): ExportOutcome {
+  const header = err instanceof ApiError ? err.headers["retry-after"] : undefined;
+  const retryAfterMs = parseRetryAfter(header);
+  return retryAfterMs === undefined ? { done, retry: true } : { done, retry: true, retryAfterMs };
 }
 
 /** Sends one batch. Must not throw; `signal` fires at the export timeout or on a forced shutdown. */
@@ -46,6 +58,9 @@ export interface QueueStats {
   retries: number;
 }
 
+/** Longest `Retry-After` the queue honours (a longer one is taken as this): an hour. */
+const MAX_RETRY_AFTER_MS = 3_600_000;
+
 export class ExportQueue<T> {
   private items: T[] = [];
   private offered = 0;
@@ -55,6 +70,8 @@ export class ExportQueue<T> {
   /** Whether the armed timer is a zero-delay one. */
   private immediate = false;
   private retryDelay = 0;
+  /** `Date.now()` before which the service asked not to be sent anything (its `Retry-After`); 0 when none. */
+  private notBefore = 0;
   private closed = false;
   private readonly waiters: { target: number; resolve: () => void }[] = [];
   private readonly abort = new AbortController();
@@ -83,7 +100,7 @@ export class ExportQueue<T> {
     // The caller's path: arm a timer only when it changes something. While an export runs, pump() re-arms itself
     // when it finishes; a zero-delay timer already armed is as soon as it gets.
     if (!this.exporting) {
-      if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0) {
+      if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0 && this.notBefore === 0) {
         if (!this.immediate) this.kick(0);
       } else if (!this.timer) this.kick(this.options.scheduleDelayMs);
     }
@@ -106,8 +123,8 @@ export class ExportQueue<T> {
       };
       const timeout = setTimeout(waiter.resolve, timeoutMs);
       this.waiters.push(waiter);
-      this.retryDelay = 0; // a flush does not wait out a backoff
-      if (!this.exporting) this.kick(0);
+      this.retryDelay = 0; // a flush does not wait out a backoff, only the service's own Retry-After
+      if (!this.exporting) this.kick(this.retryAfterLeft());
     });
   }
 
@@ -145,13 +162,18 @@ export class ExportQueue<T> {
     if (this.waiters.length === 0) this.timer.unref();
   }
 
+  /** What is left of the service's Retry-After, in ms (0 when none). */
+  private retryAfterLeft(): number {
+    return this.notBefore === 0 ? 0 : Math.max(0, this.notBefore - Date.now());
+  }
+
   private async pump(): Promise<void> {
     if (this.exporting || this.items.length === 0) return;
     this.exporting = true;
     const batch = this.items.slice(0, this.options.maxBatchSize);
     let outcome: ExportOutcome;
-    const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
     try {
+      const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
       outcome = await this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
     } catch {
       outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient
@@ -168,10 +190,17 @@ export class ExportQueue<T> {
         this.options.retryMaxDelayMs,
         this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
       );
-      this.kick(this.waiters.length > 0 ? Math.min(this.retryDelay, 250) : this.retryDelay);
+      const retryAfter = outcome.retryAfterMs;
+      this.notBefore =
+        retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0
+          ? Date.now() + Math.min(retryAfter, MAX_RETRY_AFTER_MS)
+          : 0;
+      const backoff = this.waiters.length > 0 ? Math.min(this.retryDelay, 250) : this.retryDelay;
+      this.kick(Math.max(backoff, this.retryAfterLeft()));
       return;
     }
     this.retryDelay = 0;
+    this.notBefore = 0;
     if (this.items.length >= this.options.maxBatchSize || (this.items.length > 0 && this.waiters.length > 0)) {
       this.kick(0);
     } else if (this.items.length > 0) {

@@ -8,8 +8,11 @@ import {
   checkKeyTransport,
   ENV,
   type Env,
+  kindOf,
+  MAX_TIMER_MS,
   readApiKey,
   readBoolean,
+  readHeaders,
   readNumber,
   readProject,
   readUrl,
@@ -121,8 +124,41 @@ function readChoice<T extends string>(setting: string, value: unknown, choices: 
   return text as T;
 }
 
+/** Requires a hook option to be a function when given. */
+function readHook<T>(setting: string, value: T | undefined): T | undefined {
+  if (value !== undefined && typeof value !== "function") {
+    throw new ConfigError(setting, kindOf(value), "a function");
+  }
+  return value;
+}
+
+/** Requires the logger to have callable `warn` and `error` (a broken one would silence every warning). */
+export function readLogger(value: unknown): Logger | undefined {
+  if (value === undefined) return undefined;
+  const logger = value as Partial<Logger> | null;
+  if (
+    logger === null ||
+    typeof logger !== "object" ||
+    typeof logger.warn !== "function" ||
+    typeof logger.error !== "function"
+  ) {
+    throw new ConfigError(
+      "logger",
+      kindOf(value),
+      "an object with warn(message) and error(message) methods, like console",
+    );
+  }
+  return value as Logger;
+}
+
 /** Resolves every option; throws {@link ConfigError} naming the first bad one. */
 export function resolveProcessorOptions(options: TracewireProcessorOptions): ResolvedProcessorOptions {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
+  }
+  if (options.env !== undefined && (options.env === null || typeof options.env !== "object")) {
+    throw new ConfigError("env", kindOf(options.env), "an object of environment variables, like process.env");
+  }
   const env = options.env ?? process.env;
   const baseUrl = readUrl("baseUrl", ENV.baseUrl, options.baseUrl, env);
   if (baseUrl === undefined) {
@@ -145,8 +181,13 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
     readBoolean("allowInsecureHttp", ENV.allowInsecureHttp, options.allowInsecureHttp, env) ?? false;
   checkKeyTransport("baseUrl (env TRACEWIRE_BASE_URL)", baseUrl, apiKey, allowInsecureHttp);
 
-  const int = (option: keyof TracewireProcessorOptions, envName: string | undefined, min: number, fallback: number) =>
-    readNumber(option, envName, options[option], env, { min, integer: true }) ?? fallback;
+  const int = (
+    option: keyof TracewireProcessorOptions,
+    envName: string | undefined,
+    min: number,
+    fallback: number,
+    max = MAX_TIMER_MS,
+  ) => readNumber(option, envName, options[option], env, { min, max, integer: true }) ?? fallback;
   const maxQueueSize = int("maxQueueSize", "OTEL_BSP_MAX_QUEUE_SIZE", 1, 2048);
   const maxExportBatchSize = Math.min(
     maxQueueSize,
@@ -176,13 +217,13 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
     baseUrl,
     project,
     exportMode,
-    route: options.route,
-    filter: options.filter,
+    route: readHook("route", options.route),
+    filter: readHook("filter", options.filter),
     maxQueueSize,
     maxExportBatchSize,
     scheduledDelayMillis: int("scheduledDelayMillis", "OTEL_BSP_SCHEDULE_DELAY", 0, 1000),
     exportTimeoutMillis: int("exportTimeoutMillis", "OTEL_BSP_EXPORT_TIMEOUT", 1, 30_000),
-    maxBatchBytes: int("maxBatchBytes", undefined, 1024, 4 * 1024 * 1024),
+    maxBatchBytes: int("maxBatchBytes", undefined, 1024, 4 * 1024 * 1024, 1024 * 1024 * 1024),
     otlp: {
       url: otlpUrl,
       apiKey,
@@ -191,13 +232,16 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
       compression,
       timeoutMs: int("otlpTimeoutMillis", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1, 10_000),
       headers: {
-        ...parseHeaderList("env OTEL_EXPORTER_OTLP_TRACES_HEADERS", env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
-        ...options.otlpHeaders,
+        ...readHeaders(
+          "env OTEL_EXPORTER_OTLP_TRACES_HEADERS",
+          parseHeaderList("env OTEL_EXPORTER_OTLP_TRACES_HEADERS", env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+        ),
+        ...readHeaders("otlpHeaders", options.otlpHeaders),
       },
     },
-    exitHooks: options.exitHooks ?? true,
+    exitHooks: readBoolean("exitHooks", undefined, options.exitHooks, env) ?? true,
     allowInsecureHttp,
-    logger: options.logger ?? console,
+    logger: readLogger(options.logger) ?? console,
   };
 }
 

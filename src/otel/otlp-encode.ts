@@ -34,7 +34,6 @@ const INT64_LIMIT = 2 ** 63;
 const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 
 let writer = new ProtobufWriter();
-const textEncoder = new TextEncoder();
 const textDecoder = new TextDecoder();
 
 interface ScopeGroup {
@@ -302,8 +301,11 @@ function jsonSpan(span: ReadableSpan): Record<string, unknown> {
   };
 }
 
-/** Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` (UTF-8, for `Content-Type: application/json`). */
-export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): Uint8Array {
+/**
+ * Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` (for `Content-Type: application/json`). Returned as the
+ * JSON text itself: the transport writes it as UTF-8 (or gzips it) in one pass, with no separate encoding step.
+ */
+export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): string {
   const resourceSpans = groupSpans(spans).map(({ resource, scopes }) => ({
     resource: { attributes: jsonAttributes(resource.attributes), droppedAttributesCount: 0 },
     scopeSpans: scopes.map(({ scope, spans: scopeSpans }) => {
@@ -320,7 +322,7 @@ export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): Uint8Arr
     }),
     schemaUrl: orUndefined(resource.schemaUrl),
   }));
-  return textEncoder.encode(JSON.stringify({ resourceSpans }));
+  return JSON.stringify({ resourceSpans });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

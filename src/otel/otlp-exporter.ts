@@ -6,10 +6,11 @@
  */
 import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { ApiError } from "../errors.js";
+import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
+import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
-import type { ExportOutcome } from "./export-queue.js";
+import { type ExportOutcome, retryOutcome } from "./export-queue.js";
 import { resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
 import {
   decodeExportResponse,
@@ -49,11 +50,18 @@ const OTLP_RETRY_STATUSES = [429, 502, 503, 504];
 export class OtlpTraceExporter implements SpanExporter {
   private readonly transport: HttpTransport;
   private readonly pending = new Set<Promise<unknown>>();
+  /** Spans per request; halved by each 413 (the service's body limit), never raised again. */
+  private maxSpansPerRequest = Number.POSITIVE_INFINITY;
 
+  /**
+   * Usually built by {@link createOtlpExporter} or the processor, which resolve `config` from options and the
+   * environment; a config built by hand is checked here (`ConfigError` naming the field).
+   */
   constructor(
     private readonly config: OtlpExporterConfig,
     private readonly events?: Partial<OtlpExportEvents>,
   ) {
+    checkConfig(config);
     this.transport = new HttpTransport({
       baseUrl: config.url,
       ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
@@ -72,9 +80,37 @@ export class OtlpTraceExporter implements SpanExporter {
     });
   }
 
-  /** Encodes and sends one batch. Never throws: the outcome says whether to retry. */
+  /**
+   * Encodes and sends one batch. Never throws: the outcome says whether to retry. A 413 halves the number of spans
+   * per request (for the rest of the process) and sends the same spans again in smaller requests — resending
+   * within the size the service accepts, not repeating a refused request; a single span that is still too large
+   * is refused alone.
+   */
   async send(spans: ReadableSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
-    if (spans.length === 0) return { done: 0, retry: false };
+    if (!Array.isArray(spans) || spans.length === 0) return { done: 0, retry: false };
+    let done = 0;
+    while (done < spans.length) {
+      const chunk =
+        spans.length - done <= this.maxSpansPerRequest
+          ? spans.slice(done)
+          : spans.slice(done, done + this.maxSpansPerRequest);
+      const result = await this.sendRequest(chunk, signal);
+      if (result === "too-large") {
+        // Smaller requests from now on; the same spans go again, split.
+        this.maxSpansPerRequest = Math.max(1, Math.floor(chunk.length / 2));
+        continue;
+      }
+      if (result !== "done") return { ...result, done };
+      done += chunk.length;
+    }
+    return { done, retry: false };
+  }
+
+  /** One request: `"done"` (sent, or refused as final and counted), `"too-large"` (413 for several spans), or a retry. */
+  private async sendRequest(
+    spans: ReadableSpan[],
+    signal: AbortSignal | undefined,
+  ): Promise<"done" | "too-large" | Omit<ExportOutcome, "done">> {
     const json = this.config.protocol === "http/json";
     try {
       const body = json ? encodeTraceRequestJson(spans) : encodeTraceRequestProto(spans);
@@ -88,21 +124,37 @@ export class OtlpTraceExporter implements SpanExporter {
       const partial = decodeExportResponse(res.body, res.headers["content-type"]);
       if (partial) this.events?.partialSuccess?.(partial);
       this.events?.sent?.(spans.length - (partial?.rejectedSpans ?? 0));
-      return { done: spans.length, retry: false };
+      return "done";
     } catch (err) {
       const status = err instanceof ApiError ? err.status : undefined;
+      if (status === 413 && spans.length > 1) return "too-large";
       if (status !== undefined && !OTLP_RETRY_STATUSES.includes(status)) {
-        // 400, 401, 413, 500…: the OTLP spec forbids resending the same data.
+        // 400, 401, 413 for one span, 500…: the OTLP spec forbids resending the same data.
         this.events?.rejected?.(spans.length, err as ApiError);
-        return { done: spans.length, retry: false };
+        return "done";
       }
       this.events?.failed?.(err);
-      return { done: 0, retry: true };
+      const { retry, retryAfterMs } = retryOutcome(0, err);
+      return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
     }
   }
 
   /** `SpanExporter.export`: sends the spans once (the transport retries transient failures). */
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
+    if (typeof resultCallback !== "function") {
+      throw new ValidationError(
+        `OtlpTraceExporter.export expects a result callback, got ${kindOf(resultCallback)}.`,
+        "resultCallback",
+      );
+    }
+    if (!Array.isArray(spans)) {
+      const error = new ValidationError(
+        `OtlpTraceExporter.export expects an array of spans, got ${kindOf(spans)}.`,
+        "spans",
+      );
+      resultCallback({ code: ExportResultCode.FAILED, error });
+      return;
+    }
     const promise = this.send(spans).then((outcome) => {
       const ok = !outcome.retry;
       resultCallback(
@@ -127,6 +179,51 @@ export class OtlpTraceExporter implements SpanExporter {
   }
 }
 
+/** Checks a hand-built {@link OtlpExporterConfig}. */
+function checkConfig(config: OtlpExporterConfig): void {
+  const setting = (field: string) => `OtlpTraceExporter config.${field}`;
+  if (config === null || typeof config !== "object") {
+    throw new ConfigError(
+      "OtlpTraceExporter config",
+      kindOf(config),
+      "an OtlpExporterConfig (or use createOtlpExporter())",
+    );
+  }
+  let url: URL | undefined;
+  try {
+    url = typeof config.url === "string" ? new URL(config.url) : undefined;
+  } catch {}
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
+    throw new ConfigError(
+      setting("url"),
+      typeof config.url === "string"
+        ? JSON.stringify(config.url.replace(/\/\/[^/?#]*@/, "//****@"))
+        : kindOf(config.url),
+      "the absolute http(s) URL of the OTLP traces endpoint",
+    );
+  }
+  if (typeof config.project !== "string" || !/^[^/\s]+\/[^/\s]+$/.test(config.project)) {
+    throw new ConfigError(setting("project"), kindOf(config.project), 'a project in the form "entity/project"');
+  }
+  if (config.apiKey !== undefined && (typeof config.apiKey !== "string" || config.apiKey.trim() === "")) {
+    throw new ConfigError(setting("apiKey"), kindOf(config.apiKey), "a non-empty API key, or undefined");
+  }
+  if (config.protocol !== "http/protobuf" && config.protocol !== "http/json") {
+    throw new ConfigError(setting("protocol"), JSON.stringify(config.protocol), "http/protobuf or http/json");
+  }
+  if (config.compression !== "gzip" && config.compression !== "none") {
+    throw new ConfigError(setting("compression"), JSON.stringify(config.compression), "gzip or none");
+  }
+  if (!Number.isInteger(config.timeoutMs) || config.timeoutMs < 1 || config.timeoutMs > MAX_TIMER_MS) {
+    throw new ConfigError(
+      setting("timeoutMs"),
+      JSON.stringify(config.timeoutMs),
+      `an integer between 1 and ${MAX_TIMER_MS}`,
+    );
+  }
+  readHeaders(setting("headers"), config.headers);
+}
+
 /** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
 export type OtlpExporterOptions = Pick<
   TracewireProcessorOptions,
@@ -147,5 +244,8 @@ export type OtlpExporterOptions = Pick<
  * pipeline (`new BatchSpanProcessor(createOtlpExporter())`). Settings resolve like the processor's.
  */
 export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTraceExporter {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
+  }
   return new OtlpTraceExporter(resolveProcessorOptions({ ...options, exitHooks: false }).otlp);
 }

@@ -11,6 +11,8 @@
  */
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { kindOf } from "../config.js";
+import { ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
@@ -176,8 +178,20 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     }
   }
 
-  /** Queues a call-scoped request (feedback, rename) behind everything queued so far, i.e. after the call's start. */
+  /**
+   * Queues a call-scoped request (feedback, rename) behind everything queued so far, i.e. after the call's start.
+   * `path` is a tracing-service path such as `/feedback/create`; `body` its JSON object.
+   */
   enqueueRequest(path: string, body: object, replaySafe = false): Promise<unknown> {
+    if (typeof path !== "string" || !/^\/[A-Za-z0-9_./-]+$/.test(path)) {
+      throw new ValidationError(
+        `enqueueRequest: path must be a service path such as "/feedback/create", got ${JSON.stringify(path)}.`,
+        "path",
+      );
+    }
+    if (body === null || typeof body !== "object" || Array.isArray(body)) {
+      throw new ValidationError(`enqueueRequest: body must be a JSON object, got ${kindOf(body)}.`, "body");
+    }
     return new Promise((resolve, reject) => {
       const settle = (error: unknown, result?: unknown) => (error ? reject(error) : resolve(result));
       this.calls.offer({ kind: "request", path, body, replaySafe, settle });

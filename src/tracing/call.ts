@@ -29,16 +29,34 @@ export interface FeedbackOptions {
   callRef?: string;
 }
 
+/** Longest op name, display name, thread id, call id or feedback type accepted, in characters. */
+export const MAX_NAME_LENGTH = 1024;
+
 const KNOWN_TYPES = /^wandb\.(reaction\.1|note\.1|annotation\.[^\s]+|runnable\.[^\s]+)$/;
 
 function requireText(value: unknown, name: string, max?: number): string {
   if (typeof value !== "string" || value.trim() === "") {
-    throw new ValidationError(`${name} must be a non-empty string, got ${JSON.stringify(value)}.`, name);
+    const got =
+      typeof value === "string"
+        ? value.length > 60
+          ? `a blank string of ${value.length} characters`
+          : JSON.stringify(value)
+        : typeof value;
+    throw new ValidationError(`${name} must be a non-empty string, got ${value === null ? "null" : got}.`, name);
   }
   if (max !== undefined && value.length > max) {
     throw new ValidationError(`${name} must be at most ${max} characters, got ${value.length}.`, name);
   }
   return value;
+}
+
+function requireOptions(options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new ValidationError(
+      `feedback options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}.`,
+      "options",
+    );
+  }
 }
 
 /** Settles quietly when nobody awaits it (no unhandled rejection), and still rejects for those who do. */
@@ -87,7 +105,8 @@ export class Call {
    * `wandb.runnable.<scorer>`, or a custom type outside the reserved `wandb.` namespace.
    */
   feedback(type: string, payload: Record<string, unknown>, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
-    requireText(type, "feedback type");
+    requireText(type, "feedback type", MAX_NAME_LENGTH);
+    requireOptions(options);
     if (type.startsWith("wandb.") && !KNOWN_TYPES.test(type)) {
       throw new ValidationError(
         `Unknown feedback type ${JSON.stringify(type)}: the wandb. namespace holds wandb.reaction.1, wandb.note.1, wandb.annotation.<name> and wandb.runnable.<scorer>; use another prefix for custom types.`,
@@ -115,6 +134,7 @@ export class Call {
 
   /** Adds a human annotation `wandb.annotation.<name>` with `{value}`. */
   annotate(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    requireOptions(options);
     return this.feedback(annotationFeedbackType(requireText(name, "annotation name")), { value }, options);
   }
 
@@ -123,14 +143,19 @@ export class Call {
    * defaults to the op ref `weave:///entity/project/op/<name>:latest`.
    */
   score(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
-    requireText(name, "score name");
+    requireText(name, "score name", MAX_NAME_LENGTH);
+    requireOptions(options);
     const runnableRef = options.runnableRef ?? opRef(this.project, name, "latest");
     return this.feedback(runnableFeedbackType(name), { output: value }, { ...options, runnableRef });
   }
 
   /** Renames the call in the UI (`/call/update`). */
   setDisplayName(name: string): Promise<void> {
-    const body = { project_id: this.project, call_id: this.id, display_name: requireText(name, "display name", 1024) };
+    const body = {
+      project_id: this.project,
+      call_id: this.id,
+      display_name: requireText(name, "display name", MAX_NAME_LENGTH),
+    };
     return handled(this.processor.enqueueRequest("/call/update", body, true).then(() => undefined));
   }
 }
@@ -140,7 +165,10 @@ export class Call {
  * be set up (`init()` or a `TracewireSpanProcessor`) in this process.
  */
 export function callById(callId: string, traceId = ""): Call {
-  requireText(callId, "callId");
+  requireText(callId, "callId", MAX_NAME_LENGTH);
+  if (typeof traceId !== "string") {
+    throw new ValidationError(`traceId must be a string (32 hex digits, or empty), got ${typeof traceId}.`, "traceId");
+  }
   const processor = globalState().active;
   if (!processor) {
     throw new TracewireError(

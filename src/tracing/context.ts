@@ -8,6 +8,9 @@ import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
 import { serialize } from "./serialize.js";
 
+/** Longest thread id accepted (every call inside the thread carries it). */
+const MAX_THREAD_ID_LENGTH = 1024;
+
 const ATTRIBUTES_KEY = createContextKey("tracewire.attributes");
 const THREAD_KEY = createContextKey("tracewire.thread");
 
@@ -49,7 +52,14 @@ export function withAttributes<T>(attributes: Record<string, unknown>, fn: () =>
  */
 export function withThread<T>(threadId: string, fn: () => T): T {
   if (typeof threadId !== "string" || threadId.trim() === "") {
-    throw new ValidationError(`withThread expects a non-empty thread id, got ${JSON.stringify(threadId)}.`, "threadId");
+    const got = typeof threadId === "string" ? JSON.stringify(threadId) : threadId === null ? "null" : typeof threadId;
+    throw new ValidationError(`withThread expects a non-empty thread id, got ${got}.`, "threadId");
+  }
+  if (threadId.length > MAX_THREAD_ID_LENGTH) {
+    throw new ValidationError(
+      `withThread: the thread id must be at most ${MAX_THREAD_ID_LENGTH} characters, got ${threadId.length}.`,
+      "threadId",
+    );
   }
   if (typeof fn !== "function") throw new ValidationError("withThread expects a function to run.", "fn");
   const thread: ThreadContext = { threadId, turnId: undefined };

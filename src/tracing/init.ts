@@ -7,9 +7,9 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { ENV, readBoolean, readNumber } from "../config.js";
-import { ValidationError } from "../errors.js";
-import type { TracewireProcessorOptions } from "../otel/options.js";
+import { ENV, echo, readBoolean, readNumber } from "../config.js";
+import { ConfigError, ValidationError } from "../errors.js";
+import { readLogger, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
@@ -74,24 +74,26 @@ export function init(options: InitOptions = {}): TracewireHandle {
   const state = globalState();
   if (state.handle) return state.handle as TracewireHandle;
   const env = options.env ?? process.env;
+  // Checked first: even "tracing is off" is said through it.
+  const logger = readLogger(options.logger);
 
   const disabled = readBoolean("disabled", ENV.disabled, options.disabled, env) ?? false;
   if (disabled || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") {
     warnOnce(
       "disabled",
       "Tracing is disabled (TRACEWIRE_DISABLED / OTEL_SDK_DISABLED); traced functions run untraced.",
-      options.logger,
+      logger,
     );
     return noopHandle();
   }
-  const hasTarget = [options.apiKey, options.baseUrl, env[ENV.apiKey], env[ENV.baseUrl]].some(
-    (v) => typeof v === "string" && v.trim() !== "",
-  );
+  // An option that is given but not a string still counts (the processor then says what is wrong with it).
+  const given = (v: unknown) => v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "");
+  const hasTarget = [options.apiKey, options.baseUrl, env[ENV.apiKey], env[ENV.baseUrl]].some(given);
   if (!hasTarget) {
     warnOnce(
       "not-configured",
       "Tracing is off: no API key and no base URL. Set TRACEWIRE_BASE_URL (and TRACEWIRE_API_KEY, TRACEWIRE_PROJECT) to send traces.",
-      options.logger,
+      logger,
     );
     return noopHandle();
   }
@@ -100,6 +102,16 @@ export function init(options: InitOptions = {}): TracewireHandle {
     readBoolean("captureContent", "TRACEWIRE_CAPTURE_CONTENT", options.captureContent, env) ?? true;
   if (options.redact !== undefined && typeof options.redact !== "function") {
     throw new ValidationError("init() option redact must be a function.", "redact");
+  }
+  if (
+    options.serviceName !== undefined &&
+    (typeof options.serviceName !== "string" || options.serviceName.trim() === "")
+  ) {
+    throw new ConfigError(
+      "serviceName (env OTEL_SERVICE_NAME)",
+      typeof options.serviceName === "string" ? echo(options.serviceName) : typeof options.serviceName,
+      "a non-empty service name",
+    );
   }
   const limits = {
     ...(options.maxStringLength !== undefined && {
@@ -129,7 +141,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
     warnOnce(
       "foreign-provider",
       "An OpenTelemetry tracer provider is already registered. tracewire's own calls are traced; to send the app's other spans too, add `new TracewireSpanProcessor()` to that provider.",
-      options.logger,
+      logger,
     );
   }
   const ownsContext = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());

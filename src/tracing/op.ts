@@ -10,12 +10,12 @@
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
-import { describeError } from "../otel/diagnostics.js";
+import { capErrorText, describeError } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { portableEndAttributes } from "../otel/span-to-call.js";
 import { globalState } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
-import { Call } from "./call.js";
+import { Call, MAX_NAME_LENGTH } from "./call.js";
 import { currentAttributes, currentThread, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
 import { preparePayload } from "./payload.js";
@@ -73,16 +73,44 @@ function namedInputs(args: unknown[], names: string[] | undefined): Record<strin
   return inputs;
 }
 
+/** Shows a bad option value in a message without echoing a huge one whole. */
+function shown(value: unknown): string {
+  if (typeof value === "string")
+    return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+}
+
 function validate(fn: unknown, options: OpOptions): void {
   if (typeof fn !== "function")
-    throw new ValidationError(`op() expects a function, got ${fn === null ? "null" : typeof fn}.`, "fn");
+    throw new ValidationError(`op() expects a function (fn) to trace, got ${fn === null ? "null" : typeof fn}.`, "fn");
   if (options === null || typeof options !== "object")
     throw new ValidationError("op() options must be an object.", "options");
-  if (options.name !== undefined && (typeof options.name !== "string" || options.name.trim() === "")) {
+  const { name, displayName, kind, turn } = options;
+  if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > MAX_NAME_LENGTH)) {
     throw new ValidationError(
-      `op() option name must be a non-empty string, got ${JSON.stringify(options.name)}.`,
+      `op() option name must be a non-empty string of at most ${MAX_NAME_LENGTH} characters, got ${shown(name)}.`,
       "name",
     );
+  }
+  if (
+    displayName !== undefined &&
+    typeof displayName !== "function" &&
+    (typeof displayName !== "string" || displayName.trim() === "" || displayName.length > MAX_NAME_LENGTH)
+  ) {
+    throw new ValidationError(
+      `op() option displayName must be a non-empty string of at most ${MAX_NAME_LENGTH} characters or a function returning one, got ${shown(displayName)}.`,
+      "displayName",
+    );
+  }
+  if (kind !== undefined && !(Number.isInteger(kind) && kind >= SpanKind.INTERNAL && kind <= SpanKind.CONSUMER)) {
+    throw new ValidationError(
+      `op() option kind must be an OpenTelemetry SpanKind (0-4, e.g. SpanKind.CLIENT), got ${shown(kind)}.`,
+      "kind",
+    );
+  }
+  if (turn !== undefined && typeof turn !== "boolean") {
+    throw new ValidationError(`op() option turn must be true or false, got ${shown(turn)}.`, "turn");
   }
   if (
     options.parameterNames !== undefined &&
@@ -204,7 +232,10 @@ function computeDisplayName(option: OpOptions["displayName"], args: unknown[], o
   if (typeof option !== "function") return option;
   try {
     const name = option(...(args as never[]));
-    return name ? String(name) : undefined;
+    if (!name) return undefined;
+    const text = String(name);
+    // Computed per call: too long a name is cut (visibly), never thrown into the caller.
+    return text.length > MAX_NAME_LENGTH ? `${text.slice(0, MAX_NAME_LENGTH - 1)}…` : text;
   } catch (err) {
     globalState().active?.diagnostics.warn("display-name", `displayName of ${opName} threw: ${describeError(err)}`);
     return undefined;
@@ -226,13 +257,50 @@ function endWithOutput(span: Span, output: unknown, opName: string): void {
   }
 }
 
-/** Ends a call as failed: status ERROR, the exception recorded, the error itself left untouched. */
+/**
+ * What is recorded of a thrown value: name, message and stack read once, defensively (a getter or Proxy trap that
+ * throws costs that field, never the call), each cut to a bounded length. Non-errors keep only their description.
+ */
+function exceptionFields(err: unknown): { name?: string; message: string; stack?: string; code?: string | number } {
+  let isError = false;
+  try {
+    isError = err instanceof Error;
+  } catch {}
+  if (!isError) return { message: describeError(err) };
+  const read = (key: "name" | "message" | "stack"): string | undefined => {
+    try {
+      const value: unknown = (err as Record<string, unknown>)[key];
+      return typeof value === "string" ? capErrorText(value) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const name = read("name");
+  const stack = read("stack");
+  let code: unknown;
+  try {
+    code = (err as { code?: unknown }).code; // Node's system errors: the OTel SDK records it as exception.type
+  } catch {}
+  return {
+    message: read("message") ?? "unprintable error",
+    ...(name === undefined ? {} : { name }),
+    ...(stack === undefined ? {} : { stack }),
+    ...(typeof code === "number" || (typeof code === "string" && code.length <= 256) ? { code } : {}),
+  };
+}
+
+/** Ends a call as failed: status ERROR, the exception recorded, the error itself left untouched. Never throws. */
 function endWithError(span: Span, err: unknown): void {
   try {
-    const exception = err instanceof Error ? err : { message: describeError(err) };
-    span.recordException(exception);
-    span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(err) });
+    const fields = exceptionFields(err);
+    span.recordException(fields);
+    span.setStatus({
+      code: SpanStatusCode.ERROR,
+      message: fields.name === undefined ? fields.message : `${fields.name}: ${fields.message}`,
+    });
     setCallEndData(span, {});
+  } catch (internal) {
+    globalState().active?.diagnostics.error("op-error", `Could not record an error: ${describeError(internal)}`);
   } finally {
     span.end();
   }

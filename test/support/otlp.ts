@@ -164,8 +164,12 @@ function normalize(request: Obj): DecodedTraceRequest {
  * Decodes an `ExportTraceServiceRequest` body (already gunzipped) sent as `application/x-protobuf` or
  * `application/json` into a normalized structure.
  */
-export function decodeTraceRequest(body: Uint8Array, contentType: string): DecodedTraceRequest {
-  if (isJson(contentType)) return normalize(obj(JSON.parse(Buffer.from(body).toString("utf8"))));
+export function decodeTraceRequest(body: Uint8Array | string, contentType: string): DecodedTraceRequest {
+  if (isJson(contentType)) {
+    const text = typeof body === "string" ? body : Buffer.from(body).toString("utf8");
+    return normalize(obj(JSON.parse(text)));
+  }
+  if (typeof body === "string") throw new Error("a protobuf body must be bytes");
   const message = RequestType.decode(body);
   return normalize(RequestType.toObject(message, { longs: String, enums: Number, arrays: true }));
 }

@@ -2,7 +2,7 @@
  * A loopback double of the tracing service's write path, strict like the real one: `/call/upsert_batch`,
  * `/call/start`, `/call/end`, `/call/update`, `/feedback/create` and `/otel/v1/traces` (protobuf or JSON, gzip).
  * It keeps what it accepted (calls by id, OTLP spans, feedback) and can be told to misbehave: answer a status,
- * refuse bodies over a size, or drop connections.
+ * refuse bodies over a size, drop connections, or hang (read the request, never answer).
  */
 import type { ServerResponse } from "node:http";
 import { allSpans, type DecodedSpan, decodeTraceRequest, encodeExportResponse } from "./otlp.js";
@@ -19,7 +19,8 @@ export interface StoredCall {
   endSeq?: number;
 }
 
-type Fault = { status: number; body?: unknown; headers?: Record<string, string> } | "reset";
+/** A status answer, a reset connection, or `"hang"`: the request is read and never answered (see {@link TracingDouble.releaseHung}). */
+export type Fault = { status: number; body?: unknown; headers?: Record<string, string> } | "reset" | "hang";
 
 const START_FIELDS = new Set([
   "project_id",
@@ -57,6 +58,12 @@ export class TracingDouble {
   private seq = 0;
   /** Largest accepted `/call/upsert_batch` body; larger ones get 413. */
   maxBatchBytes = Number.POSITIVE_INFINITY;
+  /** Largest accepted `/otel/v1/traces` body (after gunzip); larger ones get 413. */
+  maxOtlpBytes = Number.POSITIVE_INFINITY;
+  /** Requests held open by a `"hang"` fault and not released yet. */
+  private readonly hung = new Set<ServerResponse>();
+  /** How many requests a `"hang"` fault has held open so far (released ones included). */
+  hangs = 0;
   /** When set, the next OTLP answer carries this partial_success. */
   partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined;
   /** When false, `/call/upsert_batch` answers 404 (an older service). */
@@ -97,11 +104,19 @@ export class TracingDouble {
     for (const path of paths) this.outages.set(path, fault);
   }
 
+  /** Ends every outage set by {@link down}. Requests already hanging stay hung (see {@link releaseHung}). */
   recover(): void {
     this.outages.clear();
   }
 
+  /** Resets the connections of every hung request (a restarting service); the client sees a connection error. */
+  releaseHung(): void {
+    for (const res of this.hung) res.socket?.destroy();
+    this.hung.clear();
+  }
+
   close(): Promise<void> {
+    this.releaseHung();
     return this.server.close();
   }
 
@@ -135,7 +150,11 @@ export class TracingDouble {
     const fault = this.outages.get(path) ?? this.faults.get(path)?.shift();
     if (!fault) return false;
     if (fault === "reset") res.socket?.destroy();
-    else {
+    else if (fault === "hang") {
+      this.hangs++;
+      this.hung.add(res);
+      res.once("close", () => this.hung.delete(res));
+    } else {
       res.writeHead(fault.status, { "content-type": "application/json", ...fault.headers });
       res.end(JSON.stringify(fault.body ?? { reason: `injected ${fault.status}` }));
     }
@@ -272,6 +291,7 @@ export class TracingDouble {
 
     this.server.on("POST", "/otel/v1/traces", (req, res) => {
       if (this.applyFault(req.path, res)) return;
+      if (req.body.length > this.maxOtlpBytes) return json(res, 413, { reason: "Request too large" });
       this.otlpRequests.push(req);
       const contentType = req.headers["content-type"] ?? "";
       const decoded = decodeTraceRequest(req.body, contentType);

@@ -1,6 +1,8 @@
 import {
   type CallOptions,
   ndjsonRequest,
+  requireArray,
+  requireBody,
   type ServiceContext,
   type WithProject,
   withCall,
@@ -41,16 +43,22 @@ export class CallsApi {
 
   /** `POST /call/start`: records the start of a call. `start.project_id` defaults to the client's project. */
   start(req: { start: WithProject<CallStartReq["start"]> }, options?: CallOptions): Promise<CallStartRes> {
-    return this.post("/call/start", { start: withProject(this.context, req.start, "calls.start") }, options);
+    const start = withProject(this.context, requireBody(req, "calls.start").start, "calls.start (start)");
+    return this.post("/call/start", { start }, options);
   }
 
   /** `POST /call/end`: records the end of a call (`summary` is required; `{}` is fine). */
   end(req: { end: WithProject<CallEndReq["end"]> }, options?: CallOptions): Promise<JsonObject> {
-    return this.post("/call/end", { end: withProject(this.context, req.end, "calls.end") }, options);
+    return this.post(
+      "/call/end",
+      { end: withProject(this.context, requireBody(req, "calls.end").end, "calls.end (end)") },
+      options,
+    );
   }
 
   /** `POST /call/upsert_batch`: starts and ends in one request, in order. Items must carry their `project_id`. */
   upsertBatch(req: CallUpsertBatchReq, options?: CallOptions): Promise<CallUpsertBatchRes> {
+    requireArray(requireBody(req, "calls.upsertBatch").batch, "batch", "calls.upsertBatch");
     return this.post("/call/upsert_batch", req, options);
   }
 

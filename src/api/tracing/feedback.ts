@@ -1,4 +1,4 @@
-import type { CallOptions, WithProject } from "../base.js";
+import { type CallOptions, requireArray, requireBody, type WithProject } from "../base.js";
 import type { EmptyResponse } from "../types/common.js";
 import type {
   FeedbackCreateBatchReq,
@@ -33,7 +33,8 @@ export class FeedbackApi extends EndpointFamily {
     req: { batch: WithProject<FeedbackCreateBatchReq["batch"][number]>[] },
     options?: CallOptions,
   ): Promise<FeedbackCreateBatchRes> {
-    const batch = req.batch.map((item, i) => this.fillProject(item, `feedback.createBatch (item ${i})`));
+    const items = requireArray(requireBody(req, "feedback.createBatch").batch, "batch", "feedback.createBatch");
+    const batch = items.map((item, i) => this.fillProject(item, `feedback.createBatch (item ${i})`));
     // Replaying is harmless only when every item carries its own id.
     const send = batch.every((item) => item.id) ? this.writeJson.bind(this) : this.createJson.bind(this);
     return send("/feedback/batch/create", { batch }, options);

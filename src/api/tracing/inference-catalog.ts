@@ -1,5 +1,5 @@
 import { encodePath, type QueryValue } from "../../http/transport.js";
-import { type CallOptions, requireString } from "../base.js";
+import { type CallOptions, requireBody, requireString } from "../base.js";
 import { EndpointFamily } from "./family.js";
 
 /** Extra query parameters of the catalog reads, passed through as given (the service documents none). */
@@ -26,6 +26,7 @@ export class InferenceCatalogApi extends EndpointFamily {
   }
 
   private get(path: string, query: CatalogQuery | undefined, options: CallOptions | undefined): Promise<unknown> {
+    if (query !== undefined) requireBody(query, "inferenceCatalog query");
     return this.send({ method: "GET", path, ...(query ? { query } : {}) }, options);
   }
 }

@@ -1,5 +1,5 @@
 import { encodePath } from "../../http/transport.js";
-import { type CallOptions, requireString, type WithProject } from "../base.js";
+import { type CallOptions, requireBody, requireString, type WithProject } from "../base.js";
 import type { EmptyResponse } from "../types/common.js";
 import type {
   AliasesListRes,
@@ -34,7 +34,8 @@ export class ObjectsApi extends EndpointFamily {
 
   /** `POST /obj/create`: stores a new version of an object and answers its digest. */
   create(req: { obj: WithProject<ObjCreateReq["obj"]> }, options?: CallOptions): Promise<ObjCreateRes> {
-    return this.writeJson("/obj/create", { obj: this.fillProject(req.obj, "objects.create") }, options);
+    const obj = this.fillProject(requireBody(req, "objects.create").obj, "objects.create (obj)");
+    return this.writeJson("/obj/create", { obj }, options);
   }
 
   /** `POST /obj/read`: one version by digest or alias (`latest`). */

@@ -1,4 +1,4 @@
-import type { CallOptions } from "../base.js";
+import { type CallOptions, requireArray, requireBody } from "../base.js";
 import type { RefsReadBatchReq, RefsReadBatchRes } from "../types/refs.js";
 import { EndpointFamily } from "./family.js";
 
@@ -6,6 +6,7 @@ import { EndpointFamily } from "./family.js";
 export class RefsApi extends EndpointFamily {
   /** `POST /refs/read_batch`: the value of each ref, in order. Refs carry their project, so no `project_id`. */
   readBatch(req: RefsReadBatchReq, options?: CallOptions): Promise<RefsReadBatchRes> {
+    requireArray(requireBody(req, "refs.readBatch").refs, "refs", "refs.readBatch");
     return this.readJson("/refs/read_batch", req, options);
   }
 }

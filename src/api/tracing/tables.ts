@@ -1,4 +1,4 @@
-import type { CallOptions, WithProject } from "../base.js";
+import { type CallOptions, requireBody, type WithProject } from "../base.js";
 import type {
   TableCreateFromDigestsReq,
   TableCreateFromDigestsRes,
@@ -20,7 +20,8 @@ import { EndpointFamily } from "./family.js";
 export class TablesApi extends EndpointFamily {
   /** `POST /table/create`: stores rows and answers the table's digest (and each row's). */
   create(req: { table: WithProject<TableCreateReq["table"]> }, options?: CallOptions): Promise<TableCreateRes> {
-    return this.writeJson("/table/create", { table: this.fillProject(req.table, "tables.create") }, options);
+    const table = this.fillProject(requireBody(req, "tables.create").table, "tables.create (table)");
+    return this.writeJson("/table/create", { table }, options);
   }
 
   /** `POST /table/create_from_digests`: a table made of rows that already exist. */

@@ -1,7 +1,7 @@
 /** The resources of a {@link ProjectScope}: REST-style endpoints under `/v2/{entity}/{project}/…`. */
 import { ValidationError } from "../../errors.js";
 import { encodePath } from "../../http/transport.js";
-import { type CallOptions, requireString, type ServiceContext } from "../base.js";
+import { type CallOptions, checkPaging, requireBody, requireString, type ServiceContext } from "../base.js";
 import type {
   EvalResultsQueryBody,
   EvalResultsQueryRes,
@@ -23,13 +23,6 @@ import type {
   V2ObjectVersion,
 } from "../types/project.js";
 import { EndpointFamily } from "./family.js";
-
-function requireBody<T>(body: T, method: string): T {
-  if (body === null || typeof body !== "object" || Array.isArray(body)) {
-    throw new ValidationError(`${method} expects a request object, got ${body === null ? "null" : typeof body}.`);
-  }
-  return body;
-}
 
 function requireIds(ids: unknown, name: string, method: string): string[] {
   if (!Array.isArray(ids) || ids.length === 0) {
@@ -55,6 +48,8 @@ abstract class V2Resource extends EndpointFamily {
   }
 
   protected listItems<T>(query: V2ListQuery | undefined, options: CallOptions | undefined): AsyncGenerator<T> {
+    if (query !== undefined)
+      checkPaging(requireBody(query, `${this.label}.list`) as Record<string, unknown>, `${this.label}.list`);
     return this.ndjson<T>({ method: "GET", path: this.path, ...(query ? { query } : {}) }, options);
   }
 
@@ -84,6 +79,10 @@ export class V2ObjectResource extends V2Resource {
   /** `DELETE …/{collection}/{object_id}?digests=`: deletes every version, or only `digests`. */
   delete(objectId: string, req: { digests?: string[] } = {}, options?: CallOptions): Promise<V2DeleteRes> {
     const path = this.item(objectId, "object_id", "delete");
+    requireBody(req, `${this.label}.delete`);
+    if (req.digests !== undefined && !Array.isArray(req.digests)) {
+      throw new ValidationError(`${this.label}.delete: digests must be an array of digests.`, "digests");
+    }
     const digests = req.digests?.map((d) => requireString(d, "digests", `${this.label}.delete`));
     return this.send({ method: "DELETE", path, ...(digests?.length ? { query: { digests } } : {}) }, options);
   }
@@ -181,6 +180,8 @@ export class PredictionsResource extends V2Resource {
 export class EvalResultsResource extends V2Resource {
   /** `POST …/eval_results/query`: per-row results (and optional summaries) of one or more evaluations. */
   query(body: EvalResultsQueryBody, options?: CallOptions): Promise<EvalResultsQueryRes> {
-    return this.readJson(this.path, requireBody(body, `${this.label}.query`), options);
+    const method = `${this.label}.query`;
+    checkPaging(requireBody(body, method) as Record<string, unknown>, method);
+    return this.readJson(this.path, body, options);
   }
 }
