@@ -15,6 +15,6 @@ export {
   ATTR_TRACEWIRE_RESPONSE_RAW,
   GEN_AI_PROVIDER,
 } from "../otel/genai-chat.js";
-export type { ChatTraceOptions } from "../otel/genai-span.js";
+export type { ChatTraceOptions } from "../otel/genai-options.js";
 export { VERSION } from "../version.js";
 export { type WrapOpenAIOptions, wrapOpenAI } from "./openai.js";

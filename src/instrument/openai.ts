@@ -29,13 +29,9 @@ import { ENV, type Env } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { type ChatEndpoint, chatEndpoint, originOf } from "../otel/genai-chat.js";
-import {
-  ChatCall,
-  type ChatTraceOptions,
-  controllerSignal,
-  defineOwn,
-  resolveChatTraceOptions,
-} from "../otel/genai-span.js";
+import { type ChatTraceOptions, resolveChatTraceOptions } from "../otel/genai-options.js";
+import { ChatCall } from "../otel/genai-span.js";
+import { controllerSignal, defineOwn } from "../otel/genai-stream-tap.js";
 import { globalState } from "../otel/state.js";
 
 /** Options of {@link wrapOpenAI}. */

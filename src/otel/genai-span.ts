@@ -8,115 +8,28 @@
  *   a stream it never finished (noticed through a FinalizationRegistry, so no span is left open forever);
  * - as failed (status ERROR, `error.type`, the exception recorded) on an API, connection or in-stream error.
  *
- * Streams are observed by patching the iterator the stream hands out *in place* (`next`/`return` on that one
- * object), so the consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`,
- * the extra usage-only chunk and the `usage: null` field the server adds to the other chunks are hidden: the
- * consumer sees exactly the chunks an untraced request would have produced.
+ * Streams are observed by patching the iterator the stream hands out *in place* (genai-stream-tap.ts), so the
+ * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, the extra usage-only
+ * chunk and the `usage: null` field the server adds to the other chunks are hidden: the consumer sees exactly the
+ * chunks an untraced request would have produced. What is recorded at the start and the end is in
+ * genai-span-record.ts.
  *
  * Every tracing step is guarded: a failure is logged (rate-limited) and never reaches the caller.
  */
-import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { JsonObject } from "../api/types/common.js";
-import { type Env, readBoolean } from "../config.js";
-import { AbortError, ConfigError } from "../errors.js";
-import { currentAttributes, currentThread } from "../tracing/context.js";
+import { type Context, type Span, trace } from "@opentelemetry/api";
+import { AbortError } from "../errors.js";
 import { callOfSpan } from "../tracing/op.js";
-import { preparePayload } from "../tracing/payload.js";
-import type { JsonValue } from "../tracing/serialize.js";
-import { TRACER_NAME, VERSION } from "../version.js";
 import { describeError } from "./diagnostics.js";
-import {
-  ATTR_TRACEWIRE_CANCEL_REASON,
-  ATTR_TRACEWIRE_CANCELLED,
-  ATTR_TRACEWIRE_RESPONSE_RAW,
-  ChatChunkAccumulator,
-  type ChatEndpoint,
-  chatEndpoint,
-  chatRequestAttributes,
-  chatResponseAttributes,
-  chatSpanName,
-  errorTypeOf,
-  inputContentAttributes,
-  outputContentAttributes,
-  withoutTokenIds,
-} from "./genai-chat.js";
-import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID, ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "./semconv.js";
-import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "./span-data.js";
-import { portableEndAttributes } from "./span-to-call.js";
+import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./genai-chat.js";
+import { ChatChunkAccumulator } from "./genai-chunks.js";
+import type { ResolvedChatTraceOptions } from "./genai-options.js";
+import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./genai-span-record.js";
+import { type Method, tapFirstIterator, tapIterator } from "./genai-stream-tap.js";
+import { isObj, type Obj } from "./guards.js";
+import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "./semconv.js";
 import { globalState } from "./state.js";
 
-/** How chat calls are traced. Every field is optional; see each for its default. */
-export interface ChatTraceOptions {
-  /**
-   * `gen_ai.provider.name` for every call. Default: detected from the base URL (our inference and training
-   * services, `api.openai.com` → `openai`, Azure OpenAI → `azure.ai.openai`, a few well-known hosts; anything else
-   * is reported as `openai`, the API it speaks).
-   */
-  providerName?: string;
-  /**
-   * Add `stream_options: {include_usage: true}` to streamed requests that set no `stream_options`, so token usage
-   * is recorded for streams too. The extra usage chunk (and the `usage: null` the server then adds to every other
-   * chunk) is hidden from your code. Default true.
-   */
-  includeStreamUsage?: boolean;
-  /**
-   * Also record message content as the opt-in GenAI attributes `gen_ai.input.messages`, `gen_ai.output.messages`
-   * and `gen_ai.tool.definitions` (JSON strings), for other OpenTelemetry backends. Default false, or true when
-   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true`. Never recorded when content capture is off
-   * (`init({captureContent: false})`); always redacted by your `redact` hook first. The call's own inputs and output
-   * (the calls route) follow `captureContent` alone.
-   */
-  contentAttributes?: boolean;
-  /**
-   * Keep the engine's token id arrays (`prompt_token_ids`, `token_ids`, sent with `return_token_ids`) in the
-   * recorded output. Default false: they are not text, and can be longer than it.
-   */
-  captureTokenIds?: boolean;
-}
-
-/** {@link ChatTraceOptions} with every default applied. */
-export interface ResolvedChatTraceOptions {
-  providerName: string | undefined;
-  includeStreamUsage: boolean;
-  contentAttributes: boolean;
-  captureTokenIds: boolean;
-}
-
-/** The environment variable the contrib GenAI instrumentations read to opt in to content capture. */
-export const ENV_CAPTURE_MESSAGE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
-
-/** Applies defaults and checks types; a bad value is a `ConfigError` naming the option (`where` prefixes it). */
-export function resolveChatTraceOptions(options: ChatTraceOptions, env: Env, where: string): ResolvedChatTraceOptions {
-  if (options === null || typeof options !== "object" || Array.isArray(options))
-    throw new ConfigError(where, typeof options, "an options object");
-  const flag = (name: keyof ChatTraceOptions, fallback: boolean): boolean => {
-    const value = options[name];
-    if (value === undefined) return fallback;
-    if (typeof value !== "boolean") throw new ConfigError(`${where}.${name}`, JSON.stringify(value), "true or false");
-    return value;
-  };
-  const provider = options.providerName;
-  if (provider !== undefined && (typeof provider !== "string" || provider.trim() === ""))
-    throw new ConfigError(`${where}.providerName`, JSON.stringify(provider), "a non-empty string such as openai");
-  // The contrib instrumentations also accept span_only / span_and_event here (standards §3.3).
-  const raw = env[ENV_CAPTURE_MESSAGE_CONTENT]?.trim().toLowerCase();
-  const fromEnv =
-    raw === "span_only" || raw === "span_and_event"
-      ? true
-      : raw === "event_only" || raw === "no_content"
-        ? false
-        : (readBoolean("contentAttributes", ENV_CAPTURE_MESSAGE_CONTENT, undefined, env) ?? false);
-  return {
-    providerName: provider,
-    includeStreamUsage: flag("includeStreamUsage", true),
-    contentAttributes: flag("contentAttributes", fromEnv),
-    captureTokenIds: flag("captureTokenIds", false),
-  };
-}
-
-type Obj = Record<string, unknown>;
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null;
-
+/** Reports a failure of tracewire's own (rate-limited); the chat call itself goes on. */
 function internalError(where: string, err: unknown): void {
   globalState().active?.diagnostics.error(
     `genai-${where}`,
@@ -124,31 +37,8 @@ function internalError(where: string, err: unknown): void {
   );
 }
 
-/** The `controller.signal` of a stream (the openai `Stream` and our `ChatStream` both carry one), if any. */
-export function controllerSignal(stream: unknown): AbortSignal | undefined {
-  const signal = (stream as { controller?: { signal?: unknown } } | null | undefined)?.controller?.signal;
-  return signal instanceof AbortSignal ? signal : undefined;
-}
-
-/** Defines an own, non-enumerable, writable property (shadowing a prototype method on one instance). */
-export function defineOwn(target: object, key: PropertyKey, value: unknown): void {
-  Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: false });
-}
-
 /** Ends the span of a stream or promise the caller dropped without finishing it. */
 const abandoned = new FinalizationRegistry<ChatCall>((call) => call.cancel("abandoned"));
-
-/** What a chat call needs to start. */
-export interface ChatCallSpec {
-  /** The call's op name, e.g. `openai.chat.completions.create`. */
-  opName: string;
-  /** The request parameters as the caller passed them. */
-  params: Obj;
-  endpoint: ChatEndpoint;
-  options: ResolvedChatTraceOptions;
-  /** The caller's AbortSignal: when it fired, a failure is a cancellation, not an error. */
-  signal?: AbortSignal | undefined;
-}
 
 /** Whether a failure is the caller's own abort: the openai package's `APIUserAbortError`, or ours. */
 function isAbort(err: unknown): boolean {
@@ -159,11 +49,13 @@ function isAbort(err: unknown): boolean {
   }
 }
 
+/** One traced chat request: its span, and the ways that span can end (each of them at most once). */
 export class ChatCall {
   /** The request body to send: the caller's parameters, or a copy with `stream_options.include_usage`. */
   readonly body: Obj;
   /** The span's context: run the request inside it so HTTP instrumentation nests under the chat span. */
   readonly context: Context;
+  /** Whether the request asked for a stream (`stream: true`). */
   readonly streaming: boolean;
   private readonly injectedUsage: boolean;
   private readonly startedAt = performance.now();
@@ -196,42 +88,9 @@ export class ChatCall {
    */
   static start(spec: ChatCallSpec): ChatCall | undefined {
     try {
-      const state = globalState();
-      const { params, opName } = spec;
-      const parent = context.active();
-      const contentAttributes = spec.options.contentAttributes && state.payload.captureContent;
-      let inputs: JsonValue | undefined;
-      if (state.active || contentAttributes) inputs = preparePayload(params, "inputs", opName);
-      let startContext = parent;
-      const thread = currentThread();
-      if (state.active) {
-        const data: CallStartData = {
-          opName,
-          inputs:
-            isObj(inputs) && !Array.isArray(inputs)
-              ? (inputs as JsonObject)
-              : inputs === undefined
-                ? {}
-                : { value: inputs },
-          attributes: { ...currentAttributes() },
-        };
-        if (thread) {
-          data.threadId = thread.threadId;
-          data.turnId = thread.turnId ?? "self";
-        }
-        startContext = parent.setValue(CALL_START_KEY, data);
-      }
-      const attributes = chatRequestAttributes(params, spec.endpoint, params.stream === true);
-      // The conversation a chat call belongs to is the withThread() thread it runs in.
-      if (thread) attributes[ATTR_GEN_AI_CONVERSATION_ID] = thread.threadId;
-      const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
-      const span = tracer.startSpan(chatSpanName(params), { kind: SpanKind.CLIENT, attributes }, startContext);
-      if (!span.isRecording()) {
-        span.end();
-        return undefined;
-      }
-      if (contentAttributes && inputs !== undefined) span.setAttributes(inputContentAttributes(inputs));
-      return new ChatCall(span, parent, params, opName, spec.options, spec.signal);
+      const started = startChatSpan(spec);
+      if (!started) return undefined;
+      return new ChatCall(started.span, started.parent, spec.params, spec.opName, spec.options, spec.signal);
     } catch (err) {
       internalError("start", err);
       return undefined;
@@ -258,24 +117,24 @@ export class ChatCall {
   complete(completion: unknown): void {
     if (this.ended) return;
     this.link(completion);
-    this.finish("ok", { value: completion });
+    this.finish({ kind: "ok", output: { value: completion } });
   }
 
   /** Ends the span because the request failed: cancelled when the caller aborted, otherwise an error. */
   fail(err: unknown): void {
     if (this.ended) return;
-    const partial = this.partialOutput();
+    const output = this.partialOutput();
     if (this.signal?.aborted || isAbort(err)) {
-      this.finish("cancel", partial, undefined, "abort");
+      this.finish({ kind: "cancel", output, reason: "abort" });
     } else {
-      this.finish("error", partial, err);
+      this.finish({ kind: "error", output, err });
     }
   }
 
   /** Ends the span as cancelled (`abort`, `break` or `abandoned`), keeping what a stream delivered so far. */
   cancel(reason: "abort" | "break" | "abandoned"): void {
     if (this.ended) return;
-    this.finish("cancel", this.partialOutput(), undefined, reason);
+    this.finish({ kind: "cancel", output: this.partialOutput(), reason });
   }
 
   /** Ends the span when the caller took the raw HTTP response: tracewire never sees the body. */
@@ -286,7 +145,7 @@ export class ChatCall {
     } catch (err) {
       internalError("raw", err);
     }
-    this.finish("ok", undefined);
+    this.finish({ kind: "ok", output: undefined });
   }
 
   /** Ends the span if `target` is garbage-collected first (a stream or promise nobody finished). */
@@ -316,29 +175,17 @@ export class ChatCall {
       const target = stream as Record<PropertyKey, unknown>;
       const factory = target[key];
       if (typeof factory !== "function") {
-        this.finish("ok", undefined);
+        this.finish({ kind: "ok", output: undefined });
         return;
       }
       this.accumulator = new ChatChunkAccumulator(this.options.captureTokenIds);
       this.link(stream);
       this.track(stream);
       this.watchAbort(signal);
-      let claimed = false;
-      const call = this;
-      const observed = function (this: unknown, ...args: unknown[]): unknown {
-        const iterator = Reflect.apply(factory, this, args);
-        if (!claimed && isObj(iterator)) {
-          claimed = true;
-          call.observeIterator(iterator);
-        }
-        return iterator;
-      };
-      // An own data property (the openai Stream's `iterator`) is replaced as is, so the object's keys stay the same.
-      if (Object.hasOwn(target, key)) target[key] = observed;
-      else defineOwn(target, key, observed);
+      tapFirstIterator(target, key, factory as Method, (iterator) => this.observeIterator(iterator));
     } catch (err) {
       internalError("observe-stream", err);
-      this.finish("ok", undefined);
+      this.finish({ kind: "ok", output: undefined });
     }
   }
 
@@ -357,62 +204,26 @@ export class ChatCall {
     this.detach = () => signal.removeEventListener("abort", onAbort);
   }
 
-  /** Patches `next`/`return` of the iterator a stream handed out, in place. */
+  /** Observes the iterator a stream handed out: each chunk, the end, an early `return()` and failures. */
   private observeIterator(iterator: Obj): void {
     const next = iterator.next;
     if (typeof next !== "function") return;
     this.track(iterator);
-    const call = this;
-    const onError = (err: unknown): never => {
-      call.pending--;
-      call.fail(err);
-      throw err;
-    };
-    const onStep = (step: IteratorResult<unknown>): IteratorResult<unknown> | Promise<IteratorResult<unknown>> => {
-      call.pending--;
-      if (!isObj(step) || step.done) {
-        call.streamEnded();
-        return step;
-      }
-      if (call.chunk(step.value)) {
-        call.pending++;
-        return (Reflect.apply(next, iterator, []) as Promise<IteratorResult<unknown>>).then(onStep, onError);
-      }
-      return step;
-    };
-    defineOwn(iterator, "next", function (this: unknown, ...args: unknown[]) {
-      call.pending++;
-      let result: Promise<IteratorResult<unknown>>;
-      try {
-        result = Reflect.apply(next, this, args) as Promise<IteratorResult<unknown>>;
-      } catch (err) {
-        return onError(err);
-      }
-      return Promise.resolve(result).then(onStep, onError);
+    tapIterator(iterator, next as Method, {
+      pulling: () => {
+        this.pending++;
+      },
+      pulled: () => {
+        this.pending--;
+      },
+      step: (value) => this.chunk(value),
+      end: () => this.streamEnded(),
+      returning: () => {
+        this.returning = true;
+      },
+      returned: () => this.stopped(),
+      failed: (err) => this.fail(err),
     });
-    const ret = iterator.return;
-    if (typeof ret === "function") {
-      defineOwn(iterator, "return", function (this: unknown, ...args: unknown[]) {
-        call.returning = true;
-        let result: unknown;
-        try {
-          result = Reflect.apply(ret, this, args);
-        } catch (err) {
-          call.fail(err);
-          throw err;
-        }
-        return Promise.resolve(result).then(
-          (step) => {
-            call.stopped();
-            return step;
-          },
-          (err: unknown) => {
-            call.fail(err);
-            throw err;
-          },
-        );
-      });
-    }
   }
 
   /** Records one chunk; returns true when it must be hidden from the consumer (the injected usage chunk). */
@@ -443,16 +254,17 @@ export class ChatCall {
   private streamEnded(): void {
     if (this.ended) return;
     if (this.streamSignal?.aborted || this.signal?.aborted) this.cancel("abort");
-    else this.finish("ok", this.partialOutput() ?? { value: this.accumulator?.completion() });
+    else this.finish({ kind: "ok", output: this.partialOutput() ?? { value: this.accumulator?.completion() } });
   }
 
   /** The consumer called `return()` (e.g. `break`): complete if every choice had finished, cancelled otherwise. */
   private stopped(): void {
     if (this.ended) return;
-    if (this.accumulator?.finished) this.finish("ok", this.partialOutput());
+    if (this.accumulator?.finished) this.finish({ kind: "ok", output: this.partialOutput() });
     else this.cancel("break");
   }
 
+  /** The completion a stream's chunks add up to so far; undefined before the first chunk (or if reassembly fails). */
   private partialOutput(): { value: unknown } | undefined {
     const accumulator = this.accumulator;
     if (!accumulator || accumulator.chunks === 0) return undefined;
@@ -464,117 +276,19 @@ export class ChatCall {
     }
   }
 
-  private finish(
-    kind: "ok" | "error" | "cancel",
-    output: { value: unknown } | undefined,
-    err?: unknown,
-    reason?: string,
-  ): void {
+  /** Ends the span, once: records how the call ended, then `span.end()` whatever happened while recording. */
+  private finish(end: ChatEnd): void {
     if (this.ended) return;
     this.ended = true;
     const span = this.span;
     try {
       abandoned.unregister(this);
       this.detach?.();
-      const attributes: Attributes = {};
-      if (output) chatResponseAttributes(output.value, attributes);
-      if (kind === "cancel") {
-        attributes[ATTR_TRACEWIRE_CANCELLED] = true;
-        if (reason) attributes[ATTR_TRACEWIRE_CANCEL_REASON] = reason;
-      } else if (kind === "error") {
-        attributes[ATTR_ERROR_TYPE] = errorTypeOf(err);
-        span.recordException(err instanceof Error ? err : { message: describeError(err) });
-        span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(err) });
-      }
-      const state = globalState();
-      const contentAttributes = this.options.contentAttributes && state.payload.captureContent;
-      let payload: JsonValue | undefined;
-      if (output && (state.active || contentAttributes)) {
-        const value = this.options.captureTokenIds ? output.value : withoutTokenIds(output.value);
-        payload = preparePayload(value, "output", this.opName);
-      }
-      if (state.active) {
-        setCallEndData(span, payload === undefined ? {} : { output: payload });
-        if (payload !== undefined && spanRoute(span) === "otlp")
-          Object.assign(attributes, portableEndAttributes(payload));
-      }
-      if (contentAttributes && payload !== undefined) Object.assign(attributes, outputContentAttributes(payload));
-      span.setAttributes(attributes);
+      recordChatEnd(span, end, this.options, this.opName);
     } catch (e) {
       internalError("end", e);
     } finally {
       span.end();
     }
-  }
-}
-
-/**
- * Runs one request of tracewire's own clients under `call` (if any): the request runs inside the span's context;
- * a completion ends the span, a stream (`ChatStream`) is observed until it ends; a rejection ends it as failed or
- * cancelled and is passed on unchanged.
- */
-export function traceChatRequest<T>(
-  call: ChatCall | undefined,
-  run: (body: Obj) => Promise<T>,
-  params: Obj,
-): Promise<T> {
-  if (!call) return run(params);
-  let promise: Promise<T>;
-  try {
-    promise = context.with(call.context, () => run(call.body));
-  } catch (err) {
-    call.fail(err);
-    throw err;
-  }
-  return promise.then(
-    (result) => {
-      if (call.streaming) {
-        if (isObj(result)) call.observeStream(result, Symbol.asyncIterator, controllerSignal(result));
-        else call.complete(result);
-      } else {
-        call.complete(result);
-      }
-      return result;
-    },
-    (err: unknown) => {
-      call.fail(err);
-      throw err;
-    },
-  );
-}
-
-/**
- * The tracing settings of one of tracewire's own chat clients (`InferenceClient`, `TrainingClient`): their `trace`
- * option resolved once, at construction.
- */
-export class ChatTracing {
-  private constructor(
-    readonly endpoint: ChatEndpoint,
-    readonly options: ResolvedChatTraceOptions,
-  ) {}
-
-  /**
-   * Resolves a client's `trace` option: `undefined` or `true` trace with defaults, `false` turns tracing off
-   * (returns undefined), an object sets {@link ChatTraceOptions}. Anything else is a `ConfigError`.
-   */
-  static resolve(
-    option: boolean | ChatTraceOptions | undefined,
-    client: { name: string; baseUrl: string; provider: string; env: Env },
-  ): ChatTracing | undefined {
-    if (option === false) return undefined;
-    if (option !== undefined && option !== true && (option === null || typeof option !== "object")) {
-      throw new ConfigError(`${client.name} option trace`, JSON.stringify(option), "true, false or an options object");
-    }
-    const options = resolveChatTraceOptions(
-      option === true || option === undefined ? {} : option,
-      client.env,
-      `${client.name} option trace`,
-    );
-    return new ChatTracing(chatEndpoint(client.baseUrl, options.providerName ?? client.provider), options);
-  }
-
-  /** Starts the span of one request (undefined when nothing records it). */
-  start(opName: string, params: Obj, signal: AbortSignal | undefined): ChatCall | undefined {
-    return ChatCall.start({ opName, params, endpoint: this.endpoint, options: this.options, signal });
   }
 }

@@ -1,17 +1,12 @@
 /**
- * The provider-neutral GenAI chat mapping (src/otel/genai-chat.ts) on inputs no loopback server produces easily:
+ * The provider-neutral GenAI chat mapping (src/otel/genai-{chat,response,chunks,content}.ts) on inputs no loopback server produces easily:
  * provider detection for real hosts, chunk reassembly edge cases, content parts, error types.
  */
 import { describe, expect, it } from "vitest";
-import {
-  ChatChunkAccumulator,
-  chatEndpoint,
-  chatRequestAttributes,
-  errorTypeOf,
-  inputMessagesJson,
-  outputMessagesJson,
-  withoutTokenIds,
-} from "../../src/otel/genai-chat.js";
+import { chatEndpoint, chatRequestAttributes } from "../../src/otel/genai-chat.js";
+import { ChatChunkAccumulator } from "../../src/otel/genai-chunks.js";
+import { inputMessagesJson, outputMessagesJson } from "../../src/otel/genai-content.js";
+import { errorTypeOf, withoutTokenIds } from "../../src/otel/genai-response.js";
 
 describe("chatEndpoint", () => {
   const known = { inference: "https://inference.example.com", training: "http://127.0.0.1:8000" };

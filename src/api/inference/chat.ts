@@ -1,6 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import type { HttpTransport } from "../../http/transport.js";
-import { type ChatTracing, traceChatRequest } from "../../otel/genai-span.js";
+import { type ChatTracing, traceChatRequest } from "../../otel/genai-client.js";
 import { type CallOptions, withCall } from "../base.js";
 import { type ChatStream, openChatStream } from "../stream.js";
 import type {

@@ -1,5 +1,5 @@
 import type { HttpTransport } from "../../http/transport.js";
-import { type ChatTracing, traceChatRequest } from "../../otel/genai-span.js";
+import { type ChatTracing, traceChatRequest } from "../../otel/genai-client.js";
 import { type CallOptions, withCall } from "../base.js";
 import { type ChatStream, openChatStream } from "../stream.js";
 import type { ChatCompletion, ChatCompletionChunk } from "../types/chat.js";

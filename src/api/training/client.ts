@@ -2,7 +2,8 @@ import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, resolveTransport } f
 import { InternalServerError, ProtocolError } from "../../errors.js";
 import { HttpTransport } from "../../http/transport.js";
 import { GEN_AI_PROVIDER } from "../../otel/genai-chat.js";
-import { type ChatTraceOptions, ChatTracing } from "../../otel/genai-span.js";
+import { ChatTracing } from "../../otel/genai-client.js";
+import type { ChatTraceOptions } from "../../otel/genai-options.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type { SystemCheckBody, SystemCheckResult } from "../types/training.js";

@@ -1,0 +1,105 @@
+/**
+ * Noticing when a Response body has been read to its end, without changing it: the ways of reading a web
+ * ReadableStream are wrapped on the one instance, so the Response and its body stay the very same objects.
+ */
+
+/** Defines an own, non-enumerable property; false when the object refuses it (frozen, a Proxy that says no). */
+function define(target: object, key: PropertyKey, value: unknown): boolean {
+  try {
+    Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Called when the body has been read to its end (or cancelled), or with the error that stopped it. */
+export type Settle = (error?: unknown) => void;
+
+/** Wraps `read` and `cancel` of one reader of the watched stream. */
+function watchReader(reader: Record<string, unknown>, settle: Settle): void {
+  const read = reader.read as (...args: unknown[]) => Promise<{ done?: boolean }>;
+  define(reader, "read", function (this: unknown, ...args: unknown[]) {
+    const result = read.apply(this, args);
+    result.then(
+      (step) => {
+        if (step?.done) settle();
+      },
+      (err: unknown) => settle(err ?? new Error("stream failed")),
+    );
+    return result;
+  });
+  const cancel = reader.cancel as ((...args: unknown[]) => Promise<void>) | undefined;
+  if (typeof cancel === "function")
+    define(reader, "cancel", function (this: unknown, ...args: unknown[]) {
+      settle();
+      return cancel.apply(this, args);
+    });
+}
+
+/**
+ * Resolves when a web ReadableStream has been read to its end (rejects when it errors), without changing it: the
+ * ways of reading it are wrapped on the instance only, so the Response and its body stay the very same objects.
+ */
+export function watchStream(stream: Record<PropertyKey, unknown>, settle: Settle): boolean {
+  const getReader = stream.getReader as ((...args: unknown[]) => Record<string, unknown>) | undefined;
+  if (typeof getReader !== "function") return false;
+  const ok = define(stream, "getReader", function (this: unknown, ...args: unknown[]) {
+    const reader = getReader.apply(this, args);
+    watchReader(reader, settle);
+    return reader;
+  });
+  if (!ok) return false;
+  const pipeTo = stream.pipeTo as ((...args: unknown[]) => Promise<void>) | undefined;
+  if (typeof pipeTo === "function")
+    define(stream, "pipeTo", function (this: unknown, ...args: unknown[]) {
+      const result = pipeTo.apply(this, args);
+      result.then(
+        () => settle(),
+        (err: unknown) => settle(err ?? new Error("stream aborted")),
+      );
+      return result;
+    });
+  const pipeThrough = stream.pipeThrough as ((...args: unknown[]) => Record<PropertyKey, unknown>) | undefined;
+  if (typeof pipeThrough === "function")
+    define(stream, "pipeThrough", function (this: unknown, ...args: unknown[]) {
+      const out = pipeThrough.apply(this, args);
+      if (!watchStream(out, settle)) settle();
+      return out;
+    });
+  const tee = stream.tee as ((...args: unknown[]) => Record<PropertyKey, unknown>[]) | undefined;
+  if (typeof tee === "function")
+    define(stream, "tee", function (this: unknown, ...args: unknown[]) {
+      const branches = tee.apply(this, args);
+      // The call ends with the first branch read to its end.
+      for (const branch of branches) if (!watchStream(branch, settle)) settle();
+      return branches;
+    });
+  const values = stream.values as ((...args: unknown[]) => Record<string, unknown>) | undefined;
+  if (typeof values === "function") {
+    const iterate = function (this: unknown, ...args: unknown[]) {
+      const iterator = values.apply(this, args);
+      const next = iterator.next as () => Promise<{ done?: boolean }>;
+      define(iterator, "next", function (this: unknown) {
+        const result = next.call(this);
+        result.then(
+          (step) => {
+            if (step?.done) settle();
+          },
+          (err: unknown) => settle(err ?? new Error("stream failed")),
+        );
+        return result;
+      });
+      const ret = iterator.return as ((...a: unknown[]) => unknown) | undefined;
+      if (typeof ret === "function")
+        define(iterator, "return", function (this: unknown, ...a: unknown[]) {
+          settle();
+          return ret.apply(this, a);
+        });
+      return iterator;
+    };
+    define(stream, "values", iterate);
+    define(stream, Symbol.asyncIterator, iterate);
+  }
+  return true;
+}

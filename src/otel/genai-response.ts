@@ -1,0 +1,87 @@
+/**
+ * The answer side of the GenAI chat mapping (see genai-chat.ts for the request side): a completion (or a reassembled
+ * stream) → `gen_ai.response.*`, `gen_ai.usage.*` and the OpenAI response attributes; a failure → `error.type`; and
+ * the completion as recorded, without the engine's token id arrays.
+ */
+import type { Attributes } from "@opentelemetry/api";
+import { ATTR_OPENAI_RESPONSE_SERVICE_TIER, ATTR_OPENAI_RESPONSE_SYSTEM_FINGERPRINT } from "./genai-chat.js";
+import { isNum, isObj } from "./guards.js";
+import {
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
+  ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
+} from "./semconv.js";
+
+/**
+ * Response and usage attributes of a completion (or of a reassembled stream). `gen_ai.usage.input_tokens` is
+ * `prompt_tokens`, which already includes cached tokens, as the conventions ask.
+ */
+export function chatResponseAttributes(completion: unknown, attributes: Attributes = {}): Attributes {
+  if (!isObj(completion)) return attributes;
+  if (typeof completion.id === "string") attributes[ATTR_GEN_AI_RESPONSE_ID] = completion.id;
+  if (typeof completion.model === "string") attributes[ATTR_GEN_AI_RESPONSE_MODEL] = completion.model;
+  if (typeof completion.system_fingerprint === "string")
+    attributes[ATTR_OPENAI_RESPONSE_SYSTEM_FINGERPRINT] = completion.system_fingerprint;
+  if (typeof completion.service_tier === "string")
+    attributes[ATTR_OPENAI_RESPONSE_SERVICE_TIER] = completion.service_tier;
+  const choices = completion.choices;
+  if (Array.isArray(choices) && choices.length > 0) {
+    const reasons: string[] = [];
+    for (const choice of choices) {
+      const reason = isObj(choice) ? choice.finish_reason : undefined;
+      if (typeof reason === "string") reasons.push(reason);
+    }
+    if (reasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = reasons;
+  }
+  usageAttributes(completion.usage, attributes);
+  return attributes;
+}
+
+function usageAttributes(usage: unknown, attributes: Attributes): void {
+  if (!isObj(usage)) return;
+  if (isNum(usage.prompt_tokens)) attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = usage.prompt_tokens;
+  if (isNum(usage.completion_tokens)) attributes[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = usage.completion_tokens;
+  const prompt = usage.prompt_tokens_details;
+  if (isObj(prompt) && isNum(prompt.cached_tokens))
+    attributes[ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = prompt.cached_tokens;
+  const completion = usage.completion_tokens_details;
+  if (isObj(completion) && isNum(completion.reasoning_tokens))
+    attributes[ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = completion.reasoning_tokens;
+}
+
+/**
+ * The completion without the engine's token id arrays (`prompt_token_ids`, per-choice `token_ids`): they are not
+ * content a person reads, and can be longer than the text. Returns the same object when there are none.
+ */
+export function withoutTokenIds(completion: unknown): unknown {
+  if (!isObj(completion)) return completion;
+  const choices = Array.isArray(completion.choices) ? completion.choices : [];
+  const choiceHasIds = choices.some((c) => isObj(c) && "token_ids" in c);
+  if (!("prompt_token_ids" in completion) && !choiceHasIds) return completion;
+  const { prompt_token_ids: _prompt, ...rest } = completion;
+  if (choiceHasIds) {
+    rest.choices = choices.map((choice) => {
+      if (!isObj(choice) || !("token_ids" in choice)) return choice;
+      const { token_ids: _ids, ...other } = choice;
+      return other;
+    });
+  }
+  return rest;
+}
+
+/** `error.type`: the HTTP status, else the provider's error code or type, else the error class, else `_OTHER`. */
+export function errorTypeOf(err: unknown): string {
+  if (isObj(err)) {
+    if (isNum(err.status) && err.status > 0) return String(err.status);
+    if (typeof err.code === "string" && err.code !== "") return err.code;
+    if (typeof err.type === "string" && err.type !== "") return err.type;
+    const ctor = (err as { constructor?: { name?: unknown } }).constructor?.name;
+    if (typeof ctor === "string" && ctor !== "" && ctor !== "Error" && ctor !== "Object") return ctor;
+    if (typeof err.name === "string" && err.name !== "" && err.name !== "Error") return err.name;
+  }
+  return "_OTHER";
+}

@@ -1,0 +1,130 @@
+/**
+ * What a chat span records when it starts and when it ends, beyond its lifecycle (genai-span.ts): the call's start
+ * data and request attributes, then the response attributes, the outcome, the call's output (the calls route, or
+ * portable attributes on the OTLP route) and the opt-in content attributes. Inputs and output are serialized and
+ * redacted once, by `preparePayload`, and only when something will record them.
+ */
+import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
+import { currentAttributes, currentThread } from "../tracing/context.js";
+import { preparePayload } from "../tracing/payload.js";
+import type { JsonValue } from "../tracing/serialize.js";
+import { TRACER_NAME, VERSION } from "../version.js";
+import { describeError } from "./diagnostics.js";
+import {
+  ATTR_TRACEWIRE_CANCEL_REASON,
+  ATTR_TRACEWIRE_CANCELLED,
+  type ChatEndpoint,
+  chatRequestAttributes,
+  chatSpanName,
+} from "./genai-chat.js";
+import { inputContentAttributes, outputContentAttributes } from "./genai-content.js";
+import type { ResolvedChatTraceOptions } from "./genai-options.js";
+import { chatResponseAttributes, errorTypeOf, withoutTokenIds } from "./genai-response.js";
+import { isObj, type Obj } from "./guards.js";
+import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from "./semconv.js";
+import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "./span-data.js";
+import { portableEndAttributes } from "./span-to-call.js";
+import { globalState } from "./state.js";
+
+/** What a chat call needs to start. */
+export interface ChatCallSpec {
+  /** The call's op name, e.g. `openai.chat.completions.create`. */
+  opName: string;
+  /** The request parameters as the caller passed them. */
+  params: Obj;
+  endpoint: ChatEndpoint;
+  options: ResolvedChatTraceOptions;
+  /** The caller's AbortSignal: when it fired, a failure is a cancellation, not an error. */
+  signal?: AbortSignal | undefined;
+}
+
+/** How a chat call ended, and what it delivered (`output` is absent when nothing was seen). */
+export interface ChatEnd {
+  kind: "ok" | "error" | "cancel";
+  output: { value: unknown } | undefined;
+  /** The failure, for `error`. */
+  err?: unknown;
+  /** Why it was cancelled, for `cancel`. */
+  reason?: string | undefined;
+}
+
+/** Whether the opt-in content attributes are recorded: asked for, and content capture is on. */
+function contentAttributesOn(options: ResolvedChatTraceOptions): boolean {
+  return options.contentAttributes && globalState().payload.captureContent;
+}
+
+/**
+ * Starts the span of one chat request, with the call's start data on the context given to `startSpan` (like op()
+ * does, so the calls route sees real JSON inputs). Returns undefined, with the span already ended, when nothing
+ * records it. Throws what tracing throws; the caller decides what that costs.
+ */
+export function startChatSpan(spec: ChatCallSpec): { span: Span; parent: Context } | undefined {
+  const state = globalState();
+  const { params, opName } = spec;
+  const parent = context.active();
+  const contentAttributes = contentAttributesOn(spec.options);
+  let inputs: JsonValue | undefined;
+  if (state.active || contentAttributes) inputs = preparePayload(params, "inputs", opName);
+  let startContext = parent;
+  const thread = currentThread();
+  if (state.active) {
+    const data: CallStartData = {
+      opName,
+      inputs:
+        isObj(inputs) && !Array.isArray(inputs)
+          ? (inputs as JsonObject)
+          : inputs === undefined
+            ? {}
+            : { value: inputs },
+      attributes: { ...currentAttributes() },
+    };
+    if (thread) {
+      data.threadId = thread.threadId;
+      data.turnId = thread.turnId ?? "self";
+    }
+    startContext = parent.setValue(CALL_START_KEY, data);
+  }
+  const attributes = chatRequestAttributes(params, spec.endpoint, params.stream === true);
+  // The conversation a chat call belongs to is the withThread() thread it runs in.
+  if (thread) attributes[ATTR_GEN_AI_CONVERSATION_ID] = thread.threadId;
+  const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
+  const span = tracer.startSpan(chatSpanName(params), { kind: SpanKind.CLIENT, attributes }, startContext);
+  if (!span.isRecording()) {
+    span.end();
+    return undefined;
+  }
+  if (contentAttributes && inputs !== undefined) span.setAttributes(inputContentAttributes(inputs));
+  return { span, parent };
+}
+
+/**
+ * Records how a chat call ended on its span (attributes, status, exception, the call's end data); does not end the
+ * span. `opName` and `options` are the call's. Throws what tracing throws; the caller ends the span regardless.
+ */
+export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTraceOptions, opName: string): void {
+  const { kind, output, err, reason } = end;
+  const attributes: Attributes = {};
+  if (output) chatResponseAttributes(output.value, attributes);
+  if (kind === "cancel") {
+    attributes[ATTR_TRACEWIRE_CANCELLED] = true;
+    if (reason) attributes[ATTR_TRACEWIRE_CANCEL_REASON] = reason;
+  } else if (kind === "error") {
+    attributes[ATTR_ERROR_TYPE] = errorTypeOf(err);
+    span.recordException(err instanceof Error ? err : { message: describeError(err) });
+    span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(err) });
+  }
+  const state = globalState();
+  const contentAttributes = contentAttributesOn(options);
+  let payload: JsonValue | undefined;
+  if (output && (state.active || contentAttributes)) {
+    const value = options.captureTokenIds ? output.value : withoutTokenIds(output.value);
+    payload = preparePayload(value, "output", opName);
+  }
+  if (state.active) {
+    setCallEndData(span, payload === undefined ? {} : { output: payload });
+    if (payload !== undefined && spanRoute(span) === "otlp") Object.assign(attributes, portableEndAttributes(payload));
+  }
+  if (contentAttributes && payload !== undefined) Object.assign(attributes, outputContentAttributes(payload));
+  span.setAttributes(attributes);
+}

@@ -1,0 +1,116 @@
+/**
+ * In-place observation of a stream's iterator. The member that hands out iterators is shadowed on the one stream
+ * object, and `next`/`return` on the one iterator it hands out, so the consumer keeps the very same objects. What a
+ * step means is up to the caller (see ChatCall); this module only forwards calls and reports what happened.
+ */
+import { isObj, type Obj } from "./guards.js";
+
+/** A method read off an object, called with `Reflect.apply`. */
+export type Method = (...args: unknown[]) => unknown;
+
+/** The `controller.signal` of a stream (the openai `Stream` and our `ChatStream` both carry one), if any. */
+export function controllerSignal(stream: unknown): AbortSignal | undefined {
+  const signal = (stream as { controller?: { signal?: unknown } } | null | undefined)?.controller?.signal;
+  return signal instanceof AbortSignal ? signal : undefined;
+}
+
+/** Defines an own, non-enumerable, writable property (shadowing a prototype method on one instance). */
+export function defineOwn(target: object, key: PropertyKey, value: unknown): void {
+  Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: false });
+}
+
+/**
+ * Shadows `target[key]`, an iterator factory (`factory` is its current value), so that the first object it hands out
+ * is passed to `onFirst` before the caller gets it; later iterators pass through untouched.
+ */
+export function tapFirstIterator(
+  target: Record<PropertyKey, unknown>,
+  key: PropertyKey,
+  factory: Method,
+  onFirst: (iterator: Obj) => void,
+): void {
+  let claimed = false;
+  const observed = function (this: unknown, ...args: unknown[]): unknown {
+    const iterator = Reflect.apply(factory, this, args);
+    if (!claimed && isObj(iterator)) {
+      claimed = true;
+      onFirst(iterator);
+    }
+    return iterator;
+  };
+  // An own data property (the openai Stream's `iterator`) is replaced as is, so the object's keys stay the same.
+  if (Object.hasOwn(target, key)) target[key] = observed;
+  else defineOwn(target, key, observed);
+}
+
+/** What {@link tapIterator} reports. The consumer gets every result and error unchanged, after the hook ran. */
+export interface IteratorHooks {
+  /** A `next()` is about to be forwarded (also the extra one that replaces a hidden step). */
+  pulling(): void;
+  /** That `next()` settled; runs before `step`, `end` or `failed`. */
+  pulled(): void;
+  /** A step with a value: return true to hide it from the consumer (the next step is pulled in its place). */
+  step(value: unknown): boolean;
+  /** The iterator reported done (or a step that is not an object). */
+  end(): void;
+  /** The consumer called `return()`. */
+  returning(): void;
+  /** `return()` completed. */
+  returned(): void;
+  /** `next()` or `return()` threw or rejected. */
+  failed(err: unknown): void;
+}
+
+/** Shadows `next` (the iterator's own, `next`) and `return` of one async iterator, reporting to `hooks`. */
+export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): void {
+  const onError = (err: unknown): never => {
+    hooks.pulled();
+    hooks.failed(err);
+    throw err;
+  };
+  const onStep = (step: IteratorResult<unknown>): IteratorResult<unknown> | Promise<IteratorResult<unknown>> => {
+    hooks.pulled();
+    if (!isObj(step) || step.done) {
+      hooks.end();
+      return step;
+    }
+    if (hooks.step(step.value)) {
+      hooks.pulling();
+      return (Reflect.apply(next, iterator, []) as Promise<IteratorResult<unknown>>).then(onStep, onError);
+    }
+    return step;
+  };
+  defineOwn(iterator, "next", function (this: unknown, ...args: unknown[]) {
+    hooks.pulling();
+    let result: Promise<IteratorResult<unknown>>;
+    try {
+      result = Reflect.apply(next, this, args) as Promise<IteratorResult<unknown>>;
+    } catch (err) {
+      return onError(err);
+    }
+    return Promise.resolve(result).then(onStep, onError);
+  });
+  const ret = iterator.return;
+  if (typeof ret === "function") {
+    defineOwn(iterator, "return", function (this: unknown, ...args: unknown[]) {
+      hooks.returning();
+      let result: unknown;
+      try {
+        result = Reflect.apply(ret, this, args);
+      } catch (err) {
+        hooks.failed(err);
+        throw err;
+      }
+      return Promise.resolve(result).then(
+        (step) => {
+          hooks.returned();
+          return step;
+        },
+        (err: unknown) => {
+          hooks.failed(err);
+          throw err;
+        },
+      );
+    });
+  }
+}
