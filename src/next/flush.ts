@@ -35,7 +35,7 @@ function platformWaitUntil(): ((promise: Promise<unknown>) => void) | undefined 
   return undefined;
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 /**
  * Keeps the invocation alive until `finished` settles and everything is sent: `after()` when Next provides it,
@@ -43,9 +43,12 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * `backstop` ends a call whose response body was never read once the response is done.
  */
 export function scheduleFlush(after: AfterFn | undefined, finished: Promise<void>, backstop: () => void): void {
+  // after() runs once the response has been sent, so a body still unread 50 ms later was never going to be read.
+  // waitUntil and the background flush start with the request: give a streaming body time to finish first.
+  let graceMs = 60_000;
   const flush = async () => {
     try {
-      await Promise.race([finished, sleep(50)]);
+      await Promise.race([finished, sleep(graceMs)]);
       backstop();
       await finished;
       // Let Next end its own request span first, so this flush sends the whole tree.
@@ -57,10 +60,12 @@ export function scheduleFlush(after: AfterFn | undefined, finished: Promise<void
   };
   if (after) {
     try {
+      graceMs = 50;
       after(flush);
       return;
     } catch {
       // Outside a request scope (or an old Next): fall through.
+      graceMs = 60_000;
     }
   }
   const waitUntil = platformWaitUntil();

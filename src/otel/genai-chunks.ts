@@ -32,6 +32,14 @@ interface ChoiceState {
  * apart however their deltas interleave. Text is concatenated as it arrives; nothing is serialized per chunk.
  * Token id arrays are only kept when asked for.
  */
+/** Largest choice or tool-call index reassembled; real streams use a handful. */
+const MAX_INDEX = 1024;
+
+/** A usable array index, or undefined for negative, fractional or absurd ones. */
+function slot(value: unknown): number | undefined {
+  return isNum(value) && Number.isInteger(value) && value >= 0 && value < MAX_INDEX ? value : undefined;
+}
+
 export class ChatChunkAccumulator {
   /** Chunks seen (including any hidden from the consumer). */
   chunks = 0;
@@ -63,7 +71,8 @@ export class ChatChunkAccumulator {
   }
 
   private addChoice(choice: Obj): void {
-    const index = isNum(choice.index) ? choice.index : 0;
+    const index = choice.index === undefined ? 0 : slot(choice.index);
+    if (index === undefined) return; // a malformed index: not ours to reassemble, and never a huge sparse array
     let state = this.choices[index];
     if (!state) {
       state = {
@@ -112,10 +121,11 @@ export class ChatChunkAccumulator {
     }
     const toolCalls = delta.tool_calls;
     if (Array.isArray(toolCalls)) {
-      state.toolCalls ??= [];
       for (const call of toolCalls) {
         if (!isObj(call)) continue;
-        const at = isNum(call.index) ? call.index : state.toolCalls.length;
+        const at = call.index === undefined ? (state.toolCalls?.length ?? 0) : slot(call.index);
+        if (at === undefined) continue;
+        state.toolCalls ??= [];
         let tool = state.toolCalls[at];
         if (!tool) {
           tool = { id: undefined, type: undefined, name: "", arguments: "" };

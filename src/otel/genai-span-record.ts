@@ -110,9 +110,15 @@ export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTra
     attributes[ATTR_TRACEWIRE_CANCELLED] = true;
     if (reason) attributes[ATTR_TRACEWIRE_CANCEL_REASON] = reason;
   } else if (kind === "error") {
-    attributes[ATTR_ERROR_TYPE] = errorTypeOf(err);
-    span.recordException(err instanceof Error ? err : { message: describeError(err) });
-    span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(err) });
+    // Status first: reading the error's own fields (getters, a Proxy) may throw, and the call must still fail.
+    const message = describeError(err);
+    span.setStatus({ code: SpanStatusCode.ERROR, message });
+    try {
+      attributes[ATTR_ERROR_TYPE] = errorTypeOf(err);
+      span.recordException(err instanceof Error ? err : { message });
+    } catch {
+      attributes[ATTR_ERROR_TYPE] = "_OTHER";
+    }
   }
   const state = globalState();
   const contentAttributes = contentAttributesOn(options);

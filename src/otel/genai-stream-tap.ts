@@ -34,7 +34,11 @@ export function tapFirstIterator(
     const iterator = Reflect.apply(factory, this, args);
     if (!claimed && isObj(iterator)) {
       claimed = true;
-      onFirst(iterator);
+      try {
+        onFirst(iterator);
+      } catch {
+        // An iterator we cannot observe (frozen, say) is still the consumer's to use: never throw into it.
+      }
     }
     return iterator;
   };

@@ -639,3 +639,15 @@ describe("TrainingClient retries and health", () => {
     expect(() => new TrainingClient({ env: {} })).toThrow(/TRACEWIRE_TRAINING_BASE_URL/);
   });
 });
+
+describe("isTrainingJobEvent", () => {
+  it("answers false for anything that is not an event, and refuses a non-string type", () => {
+    const event = { id: "e1", type: "training_failed", data: { error_message: "oom" } } as const;
+    expect(isTrainingJobEvent(event, "training_failed")).toBe(true);
+    expect(isTrainingJobEvent(event, "training_ended")).toBe(false);
+    for (const junk of [null, undefined, 7, "training_failed", []]) {
+      expect(isTrainingJobEvent(junk as never, "training_failed")).toBe(false);
+    }
+    expect(() => isTrainingJobEvent(event, 3 as never)).toThrow(/type must be an event type string/);
+  });
+});

@@ -91,6 +91,19 @@ describe("ChatChunkAccumulator", () => {
     expect(acc.finished).toBe(false);
   });
 
+  it("skips choices and tool calls with negative, fractional or absurd indexes instead of building sparse arrays", () => {
+    const acc = new ChatChunkAccumulator();
+    acc.add({ choices: [{ index: 0, delta: { content: "ok" } }] });
+    for (const index of [-1, 0.5, 5e7, Number.NaN]) acc.add({ choices: [{ index, delta: { content: "bad" } }] });
+    acc.add({ choices: [{ index: 0, delta: { tool_calls: [{ index: 5e7, id: "x", function: { name: "f" } }] } }] });
+    acc.add({ choices: [{ index: 0, delta: {}, finish_reason: "stop" }] });
+    const completion = acc.completion() as { choices: { index: number; message: Record<string, unknown> }[] };
+    expect(completion.choices).toHaveLength(1);
+    expect(completion.choices[0]!.message.content).toBe("ok");
+    expect(completion.choices[0]!.message.tool_calls).toBeUndefined();
+    expect(acc.finished).toBe(true);
+  });
+
   it("collects reasoning, refusal, logprobs and the last usage; ignores junk", () => {
     const acc = new ChatChunkAccumulator();
     acc.add(null);

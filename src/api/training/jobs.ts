@@ -28,7 +28,10 @@ export function isTrainingJobEvent<K extends KnownTrainingJobEvent["type"]>(
   event: TrainingJobEvent,
   type: K,
 ): event is Extract<KnownTrainingJobEvent, { type: K }> {
-  return event.type === type;
+  if (typeof type !== "string") {
+    throw new ValidationError(`isTrainingJobEvent: type must be an event type string, got ${typeof type}.`, "type");
+  }
+  return typeof event === "object" && event !== null && (event as { type?: unknown }).type === type;
 }
 
 /** Training jobs and their event streams (`/v1/preview/training-jobs`, `/v1/preview/sft-training-jobs`). */

@@ -46,6 +46,7 @@ export class TrainingModels {
    */
   checkpoints(modelId: string, params: ListCheckpointsParams = {}, options?: CallOptions): AsyncGenerator<Checkpoint> {
     const method = "models.checkpoints";
+    requireObject(params, method);
     const path = `${BASE}/${encodePath(requireString(modelId, "modelId", method))}/checkpoints`;
     const limit = checkLimit(params.limit, method);
     const start = checkCursor(params.after, method);
