@@ -3,15 +3,7 @@
  * ReadableStream are wrapped on the one instance, so the Response and its body stay the very same objects.
  */
 
-/** Defines an own, non-enumerable property; false when the object refuses it (frozen, a Proxy that says no). */
-function define(target: object, key: PropertyKey, value: unknown): boolean {
-  try {
-    Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: false });
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { define } from "../tracing/observe.js";
 
 /** Called when the body has been read to its end (or cancelled), or with the error that stopped it. */
 export type Settle = (error?: unknown) => void;

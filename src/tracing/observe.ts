@@ -54,7 +54,8 @@ function finisher(o: Observation) {
 
 type Finisher = ReturnType<typeof finisher>;
 
-function define(target: object, key: PropertyKey, value: unknown): boolean {
+/** Defines an own, non-enumerable property; false when the object refuses it (frozen, a Proxy that says no). */
+export function define(target: object, key: PropertyKey, value: unknown): boolean {
   try {
     Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: false });
     return true;

@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TracingClient } from "../../src/api/index.js";
+import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
-import { ndjsonReply, TestServer } from "../support/server.js";
-import { expectRequest, type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import { ndjsonReply } from "../support/server.js";
+import { expectRequest, type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 const P = "acme/demo";
 const queue = {
@@ -35,7 +24,7 @@ describe("TracingClient.annotationQueues", () => {
         name: "annotationQueues.create",
         method: "POST",
         path: "/annotation_queues",
-        run: () => client.annotationQueues.create({ name: "Review", scorer_refs: queue.scorer_refs }),
+        run: () => ctx.client.annotationQueues.create({ name: "Review", scorer_refs: queue.scorer_refs }),
         json: { project_id: P, name: "Review", scorer_refs: queue.scorer_refs },
         reply: { id: "q 1" },
         retriesOn500: false,
@@ -44,7 +33,7 @@ describe("TracingClient.annotationQueues", () => {
         name: "annotationQueues.stats",
         method: "POST",
         path: "/annotation_queues/stats",
-        run: () => client.annotationQueues.stats({ queue_ids: ["q 1"] }),
+        run: () => ctx.client.annotationQueues.stats({ queue_ids: ["q 1"] }),
         json: { project_id: P, queue_ids: ["q 1"] },
         reply: { stats: [{ queue_id: "q 1", total_items: 4, completed_items: 1 }] },
         retriesOn500: true,
@@ -54,7 +43,7 @@ describe("TracingClient.annotationQueues", () => {
         method: "GET",
         path: "/annotation_queues/q%201",
         query: { project_id: [P] },
-        run: () => client.annotationQueues.read("q 1"),
+        run: () => ctx.client.annotationQueues.read("q 1"),
         reply: { queue },
         retriesOn500: true,
       },
@@ -62,7 +51,7 @@ describe("TracingClient.annotationQueues", () => {
         name: "annotationQueues.update",
         method: "PUT",
         path: "/annotation_queues/q%201",
-        run: () => client.annotationQueues.update("q 1", { description: "second pass" }),
+        run: () => ctx.client.annotationQueues.update("q 1", { description: "second pass" }),
         json: { project_id: P, description: "second pass" },
         reply: { queue: { ...queue, description: "second pass" } },
         retriesOn500: true,
@@ -72,7 +61,7 @@ describe("TracingClient.annotationQueues", () => {
         method: "DELETE",
         path: "/annotation_queues/q%201",
         query: { project_id: ["other/proj"] },
-        run: () => client.annotationQueues.delete("q 1", { project_id: "other/proj" }),
+        run: () => ctx.client.annotationQueues.delete("q 1", { project_id: "other/proj" }),
         reply: { queue: { ...queue, deleted_at: "2026-01-06T00:00:00Z" } },
         retriesOn500: true,
       },
@@ -81,7 +70,7 @@ describe("TracingClient.annotationQueues", () => {
         method: "POST",
         path: "/annotation_queues/q%201/items",
         run: () =>
-          client.annotationQueues.addCalls("q 1", { call_ids: ["c1", "c2"], display_fields: ["inputs.question"] }),
+          ctx.client.annotationQueues.addCalls("q 1", { call_ids: ["c1", "c2"], display_fields: ["inputs.question"] }),
         json: { project_id: P, call_ids: ["c1", "c2"], display_fields: ["inputs.question"] },
         reply: { added_count: 2, duplicates: 0 },
         retriesOn500: false,
@@ -91,7 +80,7 @@ describe("TracingClient.annotationQueues", () => {
         method: "POST",
         path: "/annotation_queues/q%201/items/query",
         run: () =>
-          client.annotationQueues.queryItems("q 1", {
+          ctx.client.annotationQueues.queryItems("q 1", {
             filter: { annotation_states: ["unstarted"] },
             include_position: true,
           }),
@@ -103,35 +92,35 @@ describe("TracingClient.annotationQueues", () => {
         name: "annotationQueues.updateItemProgress",
         method: "POST",
         path: "/annotation_queues/q%201/items/item%2F7/progress",
-        run: () => client.annotationQueues.updateItemProgress("q 1", "item/7", { annotation_state: "completed" }),
+        run: () => ctx.client.annotationQueues.updateItemProgress("q 1", "item/7", { annotation_state: "completed" }),
         json: { project_id: P, annotation_state: "completed" },
         reply: { item: { id: "item/7", annotation_state: "completed" } },
         retriesOn500: false,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 
   it("query yields queues in order as NDJSON lines arrive", async () => {
     const queues = [queue, { ...queue, id: "q2", name: "Review 2" }, { ...queue, id: "q3", name: "Review 3" }];
-    server.reset();
-    server.on("POST", "/annotation_queues/query", ndjsonReply(queues, { chunkBytes: 11 }));
+    ctx.server.reset();
+    ctx.server.on("POST", "/annotation_queues/query", ndjsonReply(queues, { chunkBytes: 11 }));
     const seen: unknown[] = [];
-    for await (const q of client.annotationQueues.query({ name: "review", limit: 3 })) seen.push(q);
+    for await (const q of ctx.client.annotationQueues.query({ name: "review", limit: 3 })) seen.push(q);
     expect(seen).toEqual(queues);
     expectRequest(
-      server.only(),
+      ctx.server.only(),
       { method: "POST", path: "/annotation_queues/query", json: { project_id: P, name: "review", limit: 3 } },
       "annotationQueues.query",
     );
   });
 
   it("queue and item ids are required before anything is sent", () => {
-    server.reset();
-    expect(() => client.annotationQueues.read("")).toThrow(ValidationError);
-    expect(() => client.annotationQueues.updateItemProgress("q", "", { annotation_state: "skipped" })).toThrow(
+    ctx.server.reset();
+    expect(() => ctx.client.annotationQueues.read("")).toThrow(ValidationError);
+    expect(() => ctx.client.annotationQueues.updateItemProgress("q", "", { annotation_state: "skipped" })).toThrow(
       /item_id/,
     );
-    expect(server.requests).toHaveLength(0);
+    expect(ctx.server.requests).toHaveLength(0);
   });
 });

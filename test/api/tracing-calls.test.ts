@@ -1,29 +1,22 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { ProtocolError, ValidationError } from "../../src/errors.js";
-import { ndjsonReply, TestServer } from "../support/server.js";
+import { ndjsonReply } from "../support/server.js";
+import { setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = new TracingClient({ baseUrl: server.url, apiKey: "tw-secret-key-0001", project: "acme/demo", env: {} });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer(
+  (server) => new TracingClient({ baseUrl: server.url, apiKey: "tw-secret-key-0001", project: "acme/demo", env: {} }),
+);
+afterEach(() => ctx.server.reset());
 
 const started_at = "2026-01-05T10:00:00.123Z";
 
 describe("TracingClient.calls", () => {
   it("start fills project_id and sends exactly the documented body", async () => {
-    server.on("POST", "/call/start", {
+    ctx.server.on("POST", "/call/start", {
       json: { id: "00f067aa0ba902b7", trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" },
     });
-    const res = await client.calls.start({
+    const res = await ctx.client.calls.start({
       start: {
         id: "00f067aa0ba902b7",
         trace_id: "4bf92f3577b34da6a3ce929d0e0e4736",
@@ -34,7 +27,7 @@ describe("TracingClient.calls", () => {
       },
     });
     expect(res).toEqual({ id: "00f067aa0ba902b7", trace_id: "4bf92f3577b34da6a3ce929d0e0e4736" });
-    const req = server.only();
+    const req = ctx.server.only();
     expect(req.method).toBe("POST");
     expect(req.path).toBe("/call/start");
     expect(req.headers.authorization).toBe("Bearer tw-secret-key-0001");
@@ -57,55 +50,63 @@ describe("TracingClient.calls", () => {
     const cases: [string, () => Promise<unknown>, unknown][] = [
       [
         "/call/end",
-        () => client.calls.end({ end: { id: "a", ended_at: started_at, summary: {} } }),
+        () => ctx.client.calls.end({ end: { id: "a", ended_at: started_at, summary: {} } }),
         { end: { project_id: "acme/demo", id: "a", ended_at: started_at, summary: {} } },
       ],
       [
         "/call/upsert_batch",
         () =>
-          client.calls.upsertBatch({
+          ctx.client.calls.upsertBatch({
             batch: [{ mode: "end", req: { end: { project_id: "e/p", id: "a", ended_at: started_at, summary: {} } } }],
           }),
         { batch: [{ mode: "end", req: { end: { project_id: "e/p", id: "a", ended_at: started_at, summary: {} } } }] },
       ],
-      ["/call/read", () => client.calls.read({ id: "a" }), { project_id: "acme/demo", id: "a" }],
+      ["/call/read", () => ctx.client.calls.read({ id: "a" }), { project_id: "acme/demo", id: "a" }],
       [
         "/call/update",
-        () => client.calls.update({ call_id: "a", display_name: "n" }),
+        () => ctx.client.calls.update({ call_id: "a", display_name: "n" }),
         { project_id: "acme/demo", call_id: "a", display_name: "n" },
       ],
-      ["/calls/delete", () => client.calls.delete({ call_ids: ["a"] }), { project_id: "acme/demo", call_ids: ["a"] }],
+      [
+        "/calls/delete",
+        () => ctx.client.calls.delete({ call_ids: ["a"] }),
+        { project_id: "acme/demo", call_ids: ["a"] },
+      ],
       [
         "/calls/query_stats",
-        () => client.calls.queryStats({ filter: { trace_roots_only: true } }),
+        () => ctx.client.calls.queryStats({ filter: { trace_roots_only: true } }),
         { project_id: "acme/demo", filter: { trace_roots_only: true } },
       ],
-      ["/calls/stats", () => client.calls.stats({ start: started_at }), { project_id: "acme/demo", start: started_at }],
-      ["/calls/usage", () => client.calls.usage({ call_ids: ["a"] }), { project_id: "acme/demo", call_ids: ["a"] }],
-      ["/trace/usage", () => client.calls.traceUsage({ limit: 5 }), { project_id: "acme/demo", limit: 5 }],
+      [
+        "/calls/stats",
+        () => ctx.client.calls.stats({ start: started_at }),
+        { project_id: "acme/demo", start: started_at },
+      ],
+      ["/calls/usage", () => ctx.client.calls.usage({ call_ids: ["a"] }), { project_id: "acme/demo", call_ids: ["a"] }],
+      ["/trace/usage", () => ctx.client.calls.traceUsage({ limit: 5 }), { project_id: "acme/demo", limit: 5 }],
       [
         "/calls/score",
-        () => client.calls.score({ call_ids: ["a"], scorer_refs: ["weave:///acme/demo/object/s:latest"] }),
+        () => ctx.client.calls.score({ call_ids: ["a"], scorer_refs: ["weave:///acme/demo/object/s:latest"] }),
         { project_id: "acme/demo", call_ids: ["a"], scorer_refs: ["weave:///acme/demo/object/s:latest"] },
       ],
     ];
     for (const [path, call, body] of cases) {
-      server.on("POST", path, { json: { ok: path } });
+      ctx.server.on("POST", path, { json: { ok: path } });
       await expect(call()).resolves.toEqual({ ok: path });
-      const req = server.received("POST", path);
+      const req = ctx.server.received("POST", path);
       expect(req, path).toHaveLength(1);
       expect(req[0]!.json, path).toEqual(body);
     }
-    expect(server.requests).toHaveLength(cases.length);
+    expect(ctx.server.requests).toHaveLength(cases.length);
   });
 
   it("streamQuery yields calls in order as NDJSON lines arrive", async () => {
     const calls = Array.from({ length: 3 }, (_, i) => ({ id: `c${i}`, op_name: "op", trace_id: "t" }));
-    server.on("POST", "/calls/stream_query", ndjsonReply(calls, { chunkBytes: 5 }));
+    ctx.server.on("POST", "/calls/stream_query", ndjsonReply(calls, { chunkBytes: 5 }));
     const seen: unknown[] = [];
-    for await (const call of client.calls.streamQuery({ filter: { trace_ids: ["t"] }, limit: 3 })) seen.push(call);
+    for await (const call of ctx.client.calls.streamQuery({ filter: { trace_ids: ["t"] }, limit: 3 })) seen.push(call);
     expect(seen).toEqual(calls);
-    expect(server.only().json).toEqual({ project_id: "acme/demo", filter: { trace_ids: ["t"] }, limit: 3 });
+    expect(ctx.server.only().json).toEqual({ project_id: "acme/demo", filter: { trace_ids: ["t"] }, limit: 3 });
   });
 
   it("streamQuery 10,000 lines arrive in order, consumed while the server is still sending; a malformed line names its number", async () => {
@@ -116,7 +117,7 @@ describe("TracingClient.calls", () => {
       release = resolve;
     });
     let serverDone = false;
-    server.on("POST", "/calls/stream_query", async (_req, res) => {
+    ctx.server.on("POST", "/calls/stream_query", async (_req, res) => {
       res.writeHead(200, { "content-type": "application/x-ndjson" });
       const half = (from: number) =>
         Array.from({ length: 5000 }, (_, i) => JSON.stringify({ id: `c${from + i}`, n: from + i })).join("\n");
@@ -126,7 +127,7 @@ describe("TracingClient.calls", () => {
       serverDone = true;
     });
     let expected = 0;
-    for await (const call of client.calls.streamQuery({})) {
+    for await (const call of ctx.client.calls.streamQuery({})) {
       expect(call.n).toBe(expected);
       expected++;
       if (expected === 5000) {
@@ -136,10 +137,10 @@ describe("TracingClient.calls", () => {
     }
     expect(expected).toBe(10_000);
 
-    server.on("POST", "/calls/stream_query", ndjsonReply([{ id: "ok" }, "{not json", { id: "never" }]));
+    ctx.server.on("POST", "/calls/stream_query", ndjsonReply([{ id: "ok" }, "{not json", { id: "never" }]));
     const seen: unknown[] = [];
     const err = await (async () => {
-      for await (const call of client.calls.streamQuery({})) seen.push(call);
+      for await (const call of ctx.client.calls.streamQuery({})) seen.push(call);
     })().catch((e: unknown) => e);
     expect(seen).toEqual([{ id: "ok" }]);
     expect(err).toBeInstanceOf(ProtocolError);
@@ -148,10 +149,10 @@ describe("TracingClient.calls", () => {
   });
 
   it("refuses a request without a project before sending anything", async () => {
-    const bare = new TracingClient({ baseUrl: server.url, env: {} });
+    const bare = new TracingClient({ baseUrl: ctx.server.url, env: {} });
     expect(() => bare.calls.read({ id: "a" })).toThrow(ValidationError);
     expect(() => bare.calls.read({ id: "a", project_id: "no-slash" })).toThrow(/entity\/project/);
-    expect(server.requests).toHaveLength(0);
+    expect(ctx.server.requests).toHaveLength(0);
     await bare.close();
   });
 });

@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
-import { type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import { type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 const P = "acme/demo";
 const callRef = "weave:///acme/demo/call/00f067aa0ba902b7";
@@ -29,7 +18,7 @@ describe("TracingClient.costs", () => {
         name: "costs.create",
         method: "POST",
         path: "/cost/create",
-        run: () => client.costs.create({ costs }),
+        run: () => ctx.client.costs.create({ costs }),
         json: { project_id: P, costs },
         reply: { ids: [["gpt-4o-mini", "cost-1"]] },
         retriesOn500: false,
@@ -38,7 +27,7 @@ describe("TracingClient.costs", () => {
         name: "costs.purge",
         method: "POST",
         path: "/cost/purge",
-        run: () => client.costs.purge({ query }),
+        run: () => ctx.client.costs.purge({ query }),
         json: { project_id: P, query },
         reply: {},
         retriesOn500: false,
@@ -47,13 +36,13 @@ describe("TracingClient.costs", () => {
         name: "costs.query",
         method: "POST",
         path: "/cost/query",
-        run: () => client.costs.query({ fields: ["id", "llm_id"], limit: 10, project_id: "other/proj" }),
+        run: () => ctx.client.costs.query({ fields: ["id", "llm_id"], limit: 10, project_id: "other/proj" }),
         json: { project_id: "other/proj", fields: ["id", "llm_id"], limit: 10 },
         reply: { results: [{ id: "cost-1", llm_id: "gpt-4o-mini" }] },
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 });
 
@@ -67,7 +56,7 @@ describe("TracingClient.feedback", () => {
         name: "feedback.create",
         method: "POST",
         path: "/feedback/create",
-        run: () => client.feedback.create(note),
+        run: () => ctx.client.feedback.create(note),
         json: { project_id: P, ...note },
         reply: created,
         retriesOn500: false,
@@ -77,7 +66,7 @@ describe("TracingClient.feedback", () => {
         method: "POST",
         path: "/feedback/batch/create",
         run: () =>
-          client.feedback.createBatch({
+          ctx.client.feedback.createBatch({
             batch: [
               note,
               { ...note, project_id: "other/proj", feedback_type: "wandb.reaction.1", payload: { emoji: "👍" } },
@@ -96,7 +85,7 @@ describe("TracingClient.feedback", () => {
         name: "feedback.payloadSchema",
         method: "POST",
         path: "/feedback/payload_schema",
-        run: () => client.feedback.payloadSchema({ start, feedback_type: "wandb.runnable.acc", sample_limit: 50 }),
+        run: () => ctx.client.feedback.payloadSchema({ start, feedback_type: "wandb.runnable.acc", sample_limit: 50 }),
         json: { project_id: P, start, feedback_type: "wandb.runnable.acc", sample_limit: 50 },
         reply: { paths: [{ json_path: "output", value_type: "numeric" }] },
         retriesOn500: true,
@@ -105,7 +94,7 @@ describe("TracingClient.feedback", () => {
         name: "feedback.purge",
         method: "POST",
         path: "/feedback/purge",
-        run: () => client.feedback.purge({ query }),
+        run: () => ctx.client.feedback.purge({ query }),
         json: { project_id: P, query },
         reply: {},
         retriesOn500: false,
@@ -115,7 +104,7 @@ describe("TracingClient.feedback", () => {
         method: "POST",
         path: "/feedback/query",
         run: () =>
-          client.feedback.query({
+          ctx.client.feedback.query({
             fields: ["id", "payload.note"],
             query,
             sort_by: [{ field: "created_at", direction: "desc" }],
@@ -133,7 +122,7 @@ describe("TracingClient.feedback", () => {
         name: "feedback.replace",
         method: "POST",
         path: "/feedback/replace",
-        run: () => client.feedback.replace({ ...note, feedback_id: "fb-1", payload: { note: "better" } }),
+        run: () => ctx.client.feedback.replace({ ...note, feedback_id: "fb-1", payload: { note: "better" } }),
         json: { project_id: P, ...note, feedback_id: "fb-1", payload: { note: "better" } },
         reply: { ...created, id: "fb-2", payload: { note: "better" } },
         retriesOn500: false,
@@ -143,7 +132,7 @@ describe("TracingClient.feedback", () => {
         method: "POST",
         path: "/feedback/stats",
         run: () =>
-          client.feedback.stats({
+          ctx.client.feedback.stats({
             start,
             granularity: 3600,
             metrics: [{ json_path: "output.score", value_type: "numeric", percentiles: [50, 95] }],
@@ -158,15 +147,15 @@ describe("TracingClient.feedback", () => {
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 
   it("a batch item without a project and no default is refused before sending, naming the item", async () => {
-    const bare = new TracingClient({ baseUrl: server.url, env: {} });
-    server.reset();
+    const bare = new TracingClient({ baseUrl: ctx.server.url, env: {} });
+    ctx.server.reset();
     expect(() => bare.feedback.createBatch({ batch: [{ ...note, project_id: P }, note] })).toThrow(/item 1/);
     expect(() => bare.feedback.create(note)).toThrow(ValidationError);
-    expect(server.requests).toHaveLength(0);
+    expect(ctx.server.requests).toHaveLength(0);
     await bare.close();
   });
 });

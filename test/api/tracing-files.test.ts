@@ -1,20 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { type RecordedRequest, TestServer } from "../support/server.js";
-import { API_KEY, type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import type { RecordedRequest } from "../support/server.js";
+import { API_KEY, type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 interface Part {
   name: string;
@@ -60,15 +50,15 @@ function parseMultipart(req: RecordedRequest): Part[] {
 describe("TracingClient.files", () => {
   it("create sends multipart/form-data with project_id, the file bytes and expected_digest", async () => {
     const bytes = Uint8Array.from({ length: 3000 }, (_, i) => (i * 37) % 256);
-    server.on("POST", "/file/create", { json: { digest: "Xk3digest" } });
-    const res = await client.files.create({
+    ctx.server.on("POST", "/file/create", { json: { digest: "Xk3digest" } });
+    const res = await ctx.client.files.create({
       file: bytes,
       filename: "image.png",
       content_type: "image/png",
       expected_digest: "Xk3digest",
     });
     expect(res).toEqual({ digest: "Xk3digest" });
-    const req = server.only();
+    const req = ctx.server.only();
     expect(req.method).toBe("POST");
     expect(req.path).toBe("/file/create");
     expect([...req.query.keys()]).toEqual([]);
@@ -82,12 +72,16 @@ describe("TracingClient.files", () => {
   });
 
   it("create takes a string or a Buffer, escapes the filename, and a retry resends the identical bytes", async () => {
-    server.reset();
-    server.on("POST", "/file/create", { status: 503, json: { reason: "busy" } }, { json: { digest: "d1" } });
-    const res = await client.files.create({ project_id: "other/proj", file: "héllo\r\n--x", filename: 'a"b\n.txt' });
+    ctx.server.reset();
+    ctx.server.on("POST", "/file/create", { status: 503, json: { reason: "busy" } }, { json: { digest: "d1" } });
+    const res = await ctx.client.files.create({
+      project_id: "other/proj",
+      file: "héllo\r\n--x",
+      filename: 'a"b\n.txt',
+    });
     expect(res).toEqual({ digest: "d1" });
-    expect(server.requests).toHaveLength(2);
-    const [first, second] = server.requests as [RecordedRequest, RecordedRequest];
+    expect(ctx.server.requests).toHaveLength(2);
+    const [first, second] = ctx.server.requests as [RecordedRequest, RecordedRequest];
     expect(second.rawBody.equals(first.rawBody)).toBe(true);
     expect(second.headers["content-type"]).toBe(first.headers["content-type"]);
     expect(parseMultipart(second)).toEqual([
@@ -100,57 +94,57 @@ describe("TracingClient.files", () => {
       },
     ]);
 
-    server.reset();
-    server.on("POST", "/file/create", { json: { digest: "d2" } });
-    await client.files.create({ file: Buffer.from([0, 1, 2, 255]), filename: "raw.bin" });
-    expect(parseMultipart(server.only())[1]!.data).toEqual(Buffer.from([0, 1, 2, 255]));
+    ctx.server.reset();
+    ctx.server.on("POST", "/file/create", { json: { digest: "d2" } });
+    await ctx.client.files.create({ file: Buffer.from([0, 1, 2, 255]), filename: "raw.bin" });
+    expect(parseMultipart(ctx.server.only())[1]!.data).toEqual(Buffer.from([0, 1, 2, 255]));
   });
 
   it("create never gzips the multipart body, even on a client that gzips JSON", async () => {
     const gzipping = new TracingClient({
-      baseUrl: server.url,
+      baseUrl: ctx.server.url,
       apiKey: API_KEY,
       project: "acme/demo",
       env: {},
       gzip: true,
     });
-    server.reset();
-    server.on("POST", "/file/create", { json: { digest: "d" } });
+    ctx.server.reset();
+    ctx.server.on("POST", "/file/create", { json: { digest: "d" } });
     await gzipping.files.create({ file: new Uint8Array(4096).fill(7), filename: "zeros.bin" });
-    const req = server.only();
+    const req = ctx.server.only();
     expect(req.headers["content-encoding"]).toBeUndefined();
     expect(parseMultipart(req)[1]!.data).toEqual(Buffer.alloc(4096, 7));
     await gzipping.close();
   });
 
   it("each upload gets its own random boundary", async () => {
-    server.reset();
-    server.on("POST", "/file/create", { json: { digest: "d" } });
-    await client.files.create({ file: "a", filename: "a.txt" });
-    await client.files.create({ file: "a", filename: "a.txt" });
-    const [a, b] = server.requests.map((r) => r.headers["content-type"]);
+    ctx.server.reset();
+    ctx.server.on("POST", "/file/create", { json: { digest: "d" } });
+    await ctx.client.files.create({ file: "a", filename: "a.txt" });
+    await ctx.client.files.create({ file: "a", filename: "a.txt" });
+    const [a, b] = ctx.server.requests.map((r) => r.headers["content-type"]);
     expect(a).toMatch(/^multipart\/form-data; boundary=\S{20,}$/);
     expect(a).not.toBe(b);
   });
 
   it("create refuses a missing filename or a non-binary file before sending", async () => {
-    server.reset();
-    expect(() => client.files.create({ file: "x", filename: "" })).toThrow(ValidationError);
-    expect(() => client.files.create({ file: 42 as unknown as string, filename: "x" })).toThrow(/Uint8Array/);
-    expect(server.requests).toHaveLength(0);
+    ctx.server.reset();
+    expect(() => ctx.client.files.create({ file: "x", filename: "" })).toThrow(ValidationError);
+    expect(() => ctx.client.files.create({ file: 42 as unknown as string, filename: "x" })).toThrow(/Uint8Array/);
+    expect(ctx.server.requests).toHaveLength(0);
   });
 
   it("content returns the raw bytes; queryStats the total size", async () => {
     const bytes = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x00, 0xff, 0x0a]);
-    server.reset();
-    server.on("POST", "/file/content", (_req, res) => {
+    ctx.server.reset();
+    ctx.server.on("POST", "/file/content", (_req, res) => {
       res.writeHead(200, { "content-type": "application/octet-stream" });
       res.end(bytes);
     });
-    const content = await client.files.content({ digest: "d1" });
+    const content = await ctx.client.files.content({ digest: "d1" });
     expect(Buffer.isBuffer(content)).toBe(true);
     expect(content.equals(bytes)).toBe(true);
-    const req = server.only();
+    const req = ctx.server.only();
     expect(req.path).toBe("/file/content");
     expect(req.headers.authorization).toBe(`Bearer ${API_KEY}`);
     expect(req.headers["content-type"]).toBe("application/json");
@@ -161,20 +155,20 @@ describe("TracingClient.files", () => {
         name: "files.queryStats",
         method: "POST",
         path: "/files/query_stats",
-        run: () => client.files.queryStats(),
+        run: () => ctx.client.files.queryStats(),
         json: { project_id: "acme/demo" },
         reply: { total_size_bytes: 123456 },
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 
   it("content is a read: a 500 is retried", async () => {
-    server.reset();
-    server.on("POST", "/file/content", { status: 500, json: { reason: "x" } }, { text: "bytes" });
-    const content = await client.files.content({ digest: "d1" });
+    ctx.server.reset();
+    ctx.server.on("POST", "/file/content", { status: 500, json: { reason: "x" } }, { text: "bytes" });
+    const content = await ctx.client.files.content({ digest: "d1" });
     expect(content.toString()).toBe("bytes");
-    expect(server.requests).toHaveLength(2);
+    expect(ctx.server.requests).toHaveLength(2);
   });
 });

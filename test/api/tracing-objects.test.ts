@@ -1,20 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TracingClient } from "../../src/api/index.js";
+import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
-import { type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import { type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 const P = "acme/demo";
 const obj = {
@@ -37,7 +25,7 @@ describe("TracingClient.objects", () => {
         method: "GET",
         path: "/aliases",
         query: { project_id: [P] },
-        run: () => client.objects.aliases(),
+        run: () => ctx.client.objects.aliases(),
         reply: { aliases: ["production", "staging"] },
         retriesOn500: true,
       },
@@ -46,7 +34,7 @@ describe("TracingClient.objects", () => {
         method: "GET",
         path: "/tags",
         query: { project_id: ["other/proj"] },
-        run: () => client.objects.tags({ project_id: "other/proj" }),
+        run: () => ctx.client.objects.tags({ project_id: "other/proj" }),
         reply: { tags: ["env:dev"] },
         retriesOn500: true,
       },
@@ -54,7 +42,7 @@ describe("TracingClient.objects", () => {
         name: "objects.create",
         method: "POST",
         path: "/obj/create",
-        run: () => client.objects.create({ obj: { object_id: "prompt", val: { text: "hi" } } }),
+        run: () => ctx.client.objects.create({ obj: { object_id: "prompt", val: { text: "hi" } } }),
         json: { obj: { project_id: P, object_id: "prompt", val: { text: "hi" } } },
         reply: { digest: "abc", object_id: "prompt" },
         retriesOn500: false,
@@ -63,7 +51,7 @@ describe("TracingClient.objects", () => {
         name: "objects.read",
         method: "POST",
         path: "/obj/read",
-        run: () => client.objects.read({ object_id: "prompt", digest: "latest", include_tags_and_aliases: true }),
+        run: () => ctx.client.objects.read({ object_id: "prompt", digest: "latest", include_tags_and_aliases: true }),
         json: { project_id: P, object_id: "prompt", digest: "latest", include_tags_and_aliases: true },
         reply: { obj },
         retriesOn500: true,
@@ -72,7 +60,7 @@ describe("TracingClient.objects", () => {
         name: "objects.delete",
         method: "POST",
         path: "/obj/delete",
-        run: () => client.objects.delete({ object_id: "prompt", digests: ["abc"] }),
+        run: () => ctx.client.objects.delete({ object_id: "prompt", digests: ["abc"] }),
         json: { project_id: P, object_id: "prompt", digests: ["abc"] },
         reply: { num_deleted: 1 },
         retriesOn500: false,
@@ -81,7 +69,7 @@ describe("TracingClient.objects", () => {
         name: "objects.query",
         method: "POST",
         path: "/objs/query",
-        run: () => client.objects.query({ filter: { object_ids: ["prompt"], latest_only: true }, limit: 5 }),
+        run: () => ctx.client.objects.query({ filter: { object_ids: ["prompt"], latest_only: true }, limit: 5 }),
         json: { project_id: P, filter: { object_ids: ["prompt"], latest_only: true }, limit: 5 },
         reply: { objs: [obj] },
         retriesOn500: true,
@@ -90,7 +78,7 @@ describe("TracingClient.objects", () => {
         name: "objects.setAliases",
         method: "PUT",
         path: "/objs/my%20prompt%2Fv/aliases",
-        run: () => client.objects.setAliases("my prompt/v", { digest: "abc", aliases: ["production"] }),
+        run: () => ctx.client.objects.setAliases("my prompt/v", { digest: "abc", aliases: ["production"] }),
         json: { project_id: P, digest: "abc", aliases: ["production"] },
         reply: {},
         retriesOn500: true,
@@ -99,7 +87,7 @@ describe("TracingClient.objects", () => {
         name: "objects.removeAliases",
         method: "POST",
         path: "/objs/prompt/aliases/remove",
-        run: () => client.objects.removeAliases("prompt", { aliases: ["staging"] }),
+        run: () => ctx.client.objects.removeAliases("prompt", { aliases: ["staging"] }),
         json: { project_id: P, aliases: ["staging"] },
         reply: {},
         retriesOn500: false,
@@ -108,7 +96,7 @@ describe("TracingClient.objects", () => {
         name: "objects.addTags",
         method: "PUT",
         path: "/objs/prompt/versions/ab%2Fc/tags",
-        run: () => client.objects.addTags("prompt", "ab/c", { tags: ["env:dev", "reviewed"] }),
+        run: () => ctx.client.objects.addTags("prompt", "ab/c", { tags: ["env:dev", "reviewed"] }),
         json: { project_id: P, tags: ["env:dev", "reviewed"] },
         reply: {},
         retriesOn500: true,
@@ -117,32 +105,32 @@ describe("TracingClient.objects", () => {
         name: "objects.removeTags",
         method: "POST",
         path: "/objs/prompt/versions/abc/tags/remove",
-        run: () => client.objects.removeTags("prompt", "abc", { tags: ["reviewed"] }),
+        run: () => ctx.client.objects.removeTags("prompt", "abc", { tags: ["reviewed"] }),
         json: { project_id: P, tags: ["reviewed"] },
         reply: {},
         retriesOn500: false,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 
   it("path ids are required before anything is sent", async () => {
-    server.reset();
-    expect(() => client.objects.setAliases("", { digest: "abc", aliases: [] })).toThrow(ValidationError);
-    expect(() => client.objects.addTags("prompt", " ", { tags: [] })).toThrow(/digest must be a non-empty string/);
-    expect(server.requests).toHaveLength(0);
+    ctx.server.reset();
+    expect(() => ctx.client.objects.setAliases("", { digest: "abc", aliases: [] })).toThrow(ValidationError);
+    expect(() => ctx.client.objects.addTags("prompt", " ", { tags: [] })).toThrow(/digest must be a non-empty string/);
+    expect(ctx.server.requests).toHaveLength(0);
   });
 });
 
 describe("TracingClient.refs", () => {
   it("readBatch sends the refs (no project_id) and returns the values in order", async () => {
     const refs = ["weave:///acme/demo/object/prompt:abc", "weave:///acme/demo/table/t1"];
-    await runCases(server, [
+    await runCases(ctx.server, [
       {
         name: "refs.readBatch",
         method: "POST",
         path: "/refs/read_batch",
-        run: () => client.refs.readBatch({ refs }),
+        run: () => ctx.client.refs.readBatch({ refs }),
         json: { refs },
         reply: { vals: [{ text: "hi" }, [{ a: 1 }]] },
         retriesOn500: true,

@@ -1,22 +1,11 @@
 import { gunzipSync } from "node:zlib";
 import protobuf from "protobufjs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
-import { API_KEY, tracingClient } from "./tracing-support.js";
+import { API_KEY, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 /** `ExportTraceServiceResponse{partial_success{rejected_spans, error_message}}`, encoded by protobufjs. */
 function protobufPartialSuccess(rejected: number, message: string): Uint8Array {
@@ -32,10 +21,10 @@ const big = Uint8Array.from({ length: 5000 }, (_, i) => i % 7);
 
 describe("TracingClient.otel", () => {
   it("export sends the bytes as protobuf, gzipped, with the project_id header", async () => {
-    server.on("POST", "/otel/v1/traces", { json: {} });
-    const res = await client.otel.export({ body: big });
+    ctx.server.on("POST", "/otel/v1/traces", { json: {} });
+    const res = await ctx.client.otel.export({ body: big });
     expect(res).toEqual({});
-    const req = server.only();
+    const req = ctx.server.only();
     expect(req.method).toBe("POST");
     expect(req.path).toBe("/otel/v1/traces");
     expect([...req.query.keys()]).toEqual([]);
@@ -50,9 +39,9 @@ describe("TracingClient.otel", () => {
 
   it("export sends JSON when asked, plain when gzip is off, to another project", async () => {
     const json = new TextEncoder().encode(JSON.stringify({ resourceSpans: [] }).padEnd(2000, " "));
-    server.reset();
-    server.on("POST", "/otel/v1/traces", { json: { partial_success: { rejected_spans: 0, error_message: "" } } });
-    const res = await client.otel.export({
+    ctx.server.reset();
+    ctx.server.on("POST", "/otel/v1/traces", { json: { partial_success: { rejected_spans: 0, error_message: "" } } });
+    const res = await ctx.client.otel.export({
       body: json,
       contentType: "application/json",
       gzip: false,
@@ -60,7 +49,7 @@ describe("TracingClient.otel", () => {
     });
     // An empty partial_success counts as full success (OTLP spec, trace_service.proto).
     expect(res).toEqual({});
-    const req = server.only();
+    const req = ctx.server.only();
     expect(req.headers["content-type"]).toBe("application/json");
     expect(req.headers.project_id).toBe("e2/p2");
     expect(req.headers["content-encoding"]).toBeUndefined();
@@ -68,51 +57,51 @@ describe("TracingClient.otel", () => {
   });
 
   it("a protobuf partial_success answer is decoded and returned, never retried", async () => {
-    server.reset();
-    server.on("POST", "/otel/v1/traces", (_req, res) => {
+    ctx.server.reset();
+    ctx.server.on("POST", "/otel/v1/traces", (_req, res) => {
       res.writeHead(200, { "content-type": "application/x-protobuf" });
       res.end(protobufPartialSuccess(3, "Rejected span (name='x'): conflict"));
     });
-    const res = await client.otel.export({ body: big });
+    const res = await ctx.client.otel.export({ body: big });
     expect(res).toEqual({
       partial_success: { rejected_spans: 3, error_message: "Rejected span (name='x'): conflict" },
     });
-    expect(server.requests).toHaveLength(1);
+    expect(ctx.server.requests).toHaveLength(1);
   });
 
   it("an empty or unreadable 200 answer means everything was accepted (as OTel's own exporter treats it)", async () => {
-    server.reset();
-    server.on("POST", "/otel/v1/traces", (_req, res) => {
+    ctx.server.reset();
+    ctx.server.on("POST", "/otel/v1/traces", (_req, res) => {
       res.writeHead(200, { "content-type": "application/x-protobuf" });
       res.end(Buffer.from([0x0a, 0x05, 0x08]));
     });
-    await expect(client.otel.export({ body: big })).resolves.toEqual({});
-    server.on("POST", "/otel/v1/traces", { status: 200, headers: { "content-type": "application/x-protobuf" } });
-    await expect(client.otel.export({ body: big })).resolves.toEqual({});
+    await expect(ctx.client.otel.export({ body: big })).resolves.toEqual({});
+    ctx.server.on("POST", "/otel/v1/traces", { status: 200, headers: { "content-type": "application/x-protobuf" } });
+    await expect(ctx.client.otel.export({ body: big })).resolves.toEqual({});
   });
 
   it("export retries 503 but not 500, and refuses bad input before sending", async () => {
-    server.reset();
-    server.on("POST", "/otel/v1/traces", { status: 503, json: { reason: "busy" } }, { json: {} });
-    await expect(client.otel.export({ body: big })).resolves.toEqual({});
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1]!.body.equals(Buffer.from(big))).toBe(true);
+    ctx.server.reset();
+    ctx.server.on("POST", "/otel/v1/traces", { status: 503, json: { reason: "busy" } }, { json: {} });
+    await expect(ctx.client.otel.export({ body: big })).resolves.toEqual({});
+    expect(ctx.server.requests).toHaveLength(2);
+    expect(ctx.server.requests[1]!.body.equals(Buffer.from(big))).toBe(true);
 
-    server.reset();
-    server.on("POST", "/otel/v1/traces", { status: 500, json: { reason: "x" } }, { json: {} });
-    await expect(client.otel.export({ body: big })).rejects.toMatchObject({ status: 500 });
-    expect(server.requests).toHaveLength(1);
+    ctx.server.reset();
+    ctx.server.on("POST", "/otel/v1/traces", { status: 500, json: { reason: "x" } }, { json: {} });
+    await expect(ctx.client.otel.export({ body: big })).rejects.toMatchObject({ status: 500 });
+    expect(ctx.server.requests).toHaveLength(1);
 
-    server.reset();
-    await expect(client.otel.export({ body: "spans" as unknown as Uint8Array })).rejects.toBeInstanceOf(
+    ctx.server.reset();
+    await expect(ctx.client.otel.export({ body: "spans" as unknown as Uint8Array })).rejects.toBeInstanceOf(
       ValidationError,
     );
-    await expect(client.otel.export({ body: big, contentType: "text/plain" as "application/json" })).rejects.toThrow(
-      /contentType/,
-    );
-    const bare = new TracingClient({ baseUrl: server.url, env: {} });
+    await expect(
+      ctx.client.otel.export({ body: big, contentType: "text/plain" as "application/json" }),
+    ).rejects.toThrow(/contentType/);
+    const bare = new TracingClient({ baseUrl: ctx.server.url, env: {} });
     await expect(bare.otel.export({ body: big })).rejects.toThrow(/needs a project/);
     await bare.close();
-    expect(server.requests).toHaveLength(0);
+    expect(ctx.server.requests).toHaveLength(0);
   });
 });

@@ -1,29 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TracingClient } from "../../src/api/index.js";
-import { ndjsonReply, TestServer } from "../support/server.js";
-import { expectRequest, type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import { describe, expect, it } from "vitest";
+import { collect } from "../support/collect.js";
+import { ndjsonReply } from "../support/server.js";
+import { expectRequest, type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 /** Entity and project with characters that must be percent-encoded in the path. */
-const scope = () => client.project("acme co", "demo#1");
+const scope = () => ctx.client.project("acme co", "demo#1");
 const BASE = "/v2/acme%20co/demo%231";
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 describe("TracingClient.project(entity, project): evaluation records", () => {
   it("scores: list, create, delete, read", async () => {
@@ -58,12 +42,12 @@ describe("TracingClient.project(entity, project): evaluation records", () => {
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
-    server.reset();
-    server.on("GET", `${BASE}/scores`, ndjsonReply([score, { ...score, score_id: "s2" }]));
+    await runCases(ctx.server, cases);
+    ctx.server.reset();
+    ctx.server.on("GET", `${BASE}/scores`, ndjsonReply([score, { ...score, score_id: "s2" }]));
     expect(await collect(s.list({ evaluation_run_id: "r1" }))).toEqual([score, { ...score, score_id: "s2" }]);
     expectRequest(
-      server.only(),
+      ctx.server.only(),
       { method: "GET", path: `${BASE}/scores`, query: { evaluation_run_id: ["r1"] } },
       "scores.list",
     );
@@ -123,11 +107,11 @@ describe("TracingClient.project(entity, project): evaluation records", () => {
         retriesOn500: false,
       },
     ];
-    await runCases(server, cases);
-    server.reset();
-    server.on("GET", `${BASE}/evaluation_runs`, ndjsonReply([run]));
+    await runCases(ctx.server, cases);
+    ctx.server.reset();
+    ctx.server.on("GET", `${BASE}/evaluation_runs`, ndjsonReply([run]));
     expect(await collect(r.list())).toEqual([run]);
-    expectRequest(server.only(), { method: "GET", path: `${BASE}/evaluation_runs` }, "evaluationRuns.list");
+    expectRequest(ctx.server.only(), { method: "GET", path: `${BASE}/evaluation_runs` }, "evaluationRuns.list");
   });
 
   it("predictions: list, create, delete, read, finish", async () => {
@@ -174,15 +158,15 @@ describe("TracingClient.project(entity, project): evaluation records", () => {
         retriesOn500: false,
       },
     ];
-    await runCases(server, cases);
-    server.reset();
-    server.on("GET", `${BASE}/predictions`, ndjsonReply([prediction, { ...prediction, prediction_id: "p2" }]));
+    await runCases(ctx.server, cases);
+    ctx.server.reset();
+    ctx.server.on("GET", `${BASE}/predictions`, ndjsonReply([prediction, { ...prediction, prediction_id: "p2" }]));
     expect(await collect(p.list({ evaluation_run_id: "r1", limit: 10 }))).toEqual([
       prediction,
       { ...prediction, prediction_id: "p2" },
     ]);
     expectRequest(
-      server.only(),
+      ctx.server.only(),
       { method: "GET", path: `${BASE}/predictions`, query: { evaluation_run_id: ["r1"], limit: ["10"] } },
       "predictions.list",
     );
@@ -191,7 +175,7 @@ describe("TracingClient.project(entity, project): evaluation records", () => {
 
   it("evalResults.query posts the body without project_id and is retried as a read", async () => {
     const body = { evaluation_run_ids: ["r1", "r2"], include_summary: true, limit: 20 };
-    await runCases(server, [
+    await runCases(ctx.server, [
       {
         name: "evalResults.query",
         method: "POST",

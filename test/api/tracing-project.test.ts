@@ -1,39 +1,23 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TracingClient } from "../../src/api/index.js";
+import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
-import { ndjsonReply, TestServer } from "../support/server.js";
-import { expectRequest, type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import { collect } from "../support/collect.js";
+import { ndjsonReply } from "../support/server.js";
+import { expectRequest, type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 /** Entity and project with characters that must be percent-encoded in the path. */
-const scope = () => client.project("acme co", "demo#1");
+const scope = () => ctx.client.project("acme co", "demo#1");
 const BASE = "/v2/acme%20co/demo%231";
 const version = { object_id: "qa", digest: "abc", version_index: 2, name: "qa" };
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of items) out.push(item);
-  return out;
-}
 
 describe("TracingClient.project(entity, project)", () => {
   it("validates entity and project and exposes the project id", () => {
     expect(scope().projectId).toBe("acme co/demo#1");
-    expect(() => client.project("", "demo")).toThrow(ValidationError);
-    expect(() => client.project("acme/x", "demo")).toThrow(/entity must be a non-empty string without "\/"/);
-    expect(() => client.project("acme", "a/b")).toThrow(/project must be/);
-    expect(() => client.project("acme", 7 as unknown as string)).toThrow(ValidationError);
+    expect(() => ctx.client.project("", "demo")).toThrow(ValidationError);
+    expect(() => ctx.client.project("acme/x", "demo")).toThrow(/entity must be a non-empty string without "\/"/);
+    expect(() => ctx.client.project("acme", "a/b")).toThrow(/project must be/);
+    expect(() => ctx.client.project("acme", 7 as unknown as string)).toThrow(ValidationError);
   });
 
   for (const collection of ["evaluations", "ops", "datasets", "scorers", "models"] as const) {
@@ -76,14 +60,14 @@ describe("TracingClient.project(entity, project)", () => {
           retriesOn500: true,
         },
       ];
-      await runCases(server, cases);
+      await runCases(ctx.server, cases);
 
       const versions = [version, { ...version, digest: "def", version_index: 1 }];
-      server.reset();
-      server.on("GET", path, ndjsonReply(versions, { chunkBytes: 6 }));
+      ctx.server.reset();
+      ctx.server.on("GET", path, ndjsonReply(versions, { chunkBytes: 6 }));
       expect(await collect(resource.list({ limit: 2, offset: 1 }))).toEqual(versions);
       expectRequest(
-        server.only(),
+        ctx.server.only(),
         { method: "GET", path, query: { limit: ["2"], offset: ["1"] } },
         `${collection}.list`,
       );
@@ -92,9 +76,9 @@ describe("TracingClient.project(entity, project)", () => {
   }
 
   it("v2 create bodies must be objects", () => {
-    server.reset();
+    ctx.server.reset();
     expect(() => scope().ops.create(null as unknown as { name: string })).toThrow(ValidationError);
     expect(() => scope().scores.create([] as unknown as never)).toThrow(/expects a request object/);
-    expect(server.requests).toHaveLength(0);
+    expect(ctx.server.requests).toHaveLength(0);
   });
 });

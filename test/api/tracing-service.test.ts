@@ -1,20 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TracingClient } from "../../src/api/index.js";
+import { describe, expect, it } from "vitest";
 import { ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
-import { type MethodCase, runCases, tracingClient } from "./tracing-support.js";
+import { type MethodCase, runCases, setupTracingServer } from "./tracing-support.js";
 
-let server: TestServer;
-let client: TracingClient;
-
-beforeAll(async () => {
-  server = await TestServer.start();
-  client = tracingClient(server);
-});
-afterAll(async () => {
-  await client.close();
-  await server.close();
-});
+const ctx = setupTracingServer();
 
 const P = "acme/demo";
 
@@ -25,7 +13,7 @@ describe("TracingClient.service", () => {
         name: "service.health",
         method: "GET",
         path: "/health",
-        run: () => client.service.health(),
+        run: () => ctx.client.service.health(),
         reply: "ok",
         retriesOn500: true,
       },
@@ -33,7 +21,7 @@ describe("TracingClient.service", () => {
         name: "service.version",
         method: "GET",
         path: "/version",
-        run: () => client.service.version(),
+        run: () => ctx.client.service.version(),
         reply: "0.52.1",
         retriesOn500: true,
       },
@@ -41,7 +29,7 @@ describe("TracingClient.service", () => {
         name: "service.serverInfo",
         method: "GET",
         path: "/server_info",
-        run: () => client.service.serverInfo(),
+        run: () => ctx.client.service.serverInfo(),
         reply: { min_required_weave_python_version: "0.50.0", trace_server_version: "1.2.3" },
         retriesOn500: true,
       },
@@ -49,7 +37,7 @@ describe("TracingClient.service", () => {
         name: "service.geolocate",
         method: "GET",
         path: "/geolocate",
-        run: () => client.service.geolocate(),
+        run: () => ctx.client.service.geolocate(),
         reply: { country: "DE" },
         retriesOn500: true,
       },
@@ -57,17 +45,17 @@ describe("TracingClient.service", () => {
         name: "service.projectsInfo",
         method: "POST",
         path: "/service/projects_info",
-        run: () => client.service.projectsInfo({ project_ids: [P] }),
+        run: () => ctx.client.service.projectsInfo({ project_ids: [P] }),
         json: { project_ids: [P] },
         reply: [{ external_project_id: P, internal_project_id: "UHJvamVjdDox" }],
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 
   it("projectsInfo refuses a request without project_ids", () => {
-    expect(() => client.service.projectsInfo({} as { project_ids: string[] })).toThrow(ValidationError);
+    expect(() => ctx.client.service.projectsInfo({} as { project_ids: string[] })).toThrow(ValidationError);
   });
 });
 
@@ -78,7 +66,7 @@ describe("TracingClient.inferenceCatalog", () => {
         name: "inferenceCatalog.analysisModels",
         method: "GET",
         path: "/inference/analysis/open%20ai%2Fx/models",
-        run: () => client.inferenceCatalog.analysisModels("open ai/x"),
+        run: () => ctx.client.inferenceCatalog.analysisModels("open ai/x"),
         reply: { models: [{ id: "gpt-4o" }] },
         retriesOn500: true,
       },
@@ -87,7 +75,7 @@ describe("TracingClient.inferenceCatalog", () => {
         method: "GET",
         path: "/inference/coreweave/v2/hardware",
         query: { region: ["us-east"], gpu: ["h100", "a100"] },
-        run: () => client.inferenceCatalog.hardware("coreweave", { region: "us-east", gpu: ["h100", "a100"] }),
+        run: () => ctx.client.inferenceCatalog.hardware("coreweave", { region: "us-east", gpu: ["h100", "a100"] }),
         reply: [{ name: "h100" }],
         retriesOn500: true,
       },
@@ -95,13 +83,13 @@ describe("TracingClient.inferenceCatalog", () => {
         name: "inferenceCatalog.routerModels",
         method: "GET",
         path: "/inference/router/openrouter/models",
-        run: () => client.inferenceCatalog.routerModels("openrouter"),
+        run: () => ctx.client.inferenceCatalog.routerModels("openrouter"),
         reply: { data: [] },
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
-    expect(() => client.inferenceCatalog.hardware("")).toThrow(/vendor must be a non-empty string/);
+    await runCases(ctx.server, cases);
+    expect(() => ctx.client.inferenceCatalog.hardware("")).toThrow(/vendor must be a non-empty string/);
   });
 });
 
@@ -112,7 +100,8 @@ describe("TracingClient.images and TracingClient.evaluations", () => {
         name: "images.create",
         method: "POST",
         path: "/image/create",
-        run: () => client.images.create({ inputs: { model: "dall-e-3", prompt: "a cat", n: 1, size: "1024x1024" } }),
+        run: () =>
+          ctx.client.images.create({ inputs: { model: "dall-e-3", prompt: "a cat", n: 1, size: "1024x1024" } }),
         json: { project_id: P, inputs: { model: "dall-e-3", prompt: "a cat", n: 1, size: "1024x1024" } },
         reply: { response: { data: [{ url: "https://x/cat.png" }] }, weave_call_id: "c1" },
         retriesOn500: false,
@@ -122,7 +111,7 @@ describe("TracingClient.images and TracingClient.evaluations", () => {
         method: "POST",
         path: "/evaluations/evaluate_model",
         run: () =>
-          client.evaluations.evaluateModel({
+          ctx.client.evaluations.evaluateModel({
             evaluation_ref: "weave:///acme/demo/object/eval:abc",
             model_ref: "weave:///acme/demo/object/model:def",
           }),
@@ -138,12 +127,12 @@ describe("TracingClient.images and TracingClient.evaluations", () => {
         name: "evaluations.status",
         method: "POST",
         path: "/evaluations/status",
-        run: () => client.evaluations.status({ call_id: "c-eval" }),
+        run: () => ctx.client.evaluations.status({ call_id: "c-eval" }),
         json: { project_id: P, call_id: "c-eval" },
         reply: { status: { code: "running", completed_rows: 3, total_rows: 10 } },
         retriesOn500: true,
       },
     ];
-    await runCases(server, cases);
+    await runCases(ctx.server, cases);
   });
 });

@@ -2,11 +2,11 @@
  * Shared checks for the TracingClient family tests: one loopback server, one client, and a table runner that
  * sends each method against the real server and checks the request exactly as it arrived on the socket.
  */
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { InternalServerError } from "../../src/errors.js";
 import { USER_AGENT } from "../../src/http/transport.js";
-import type { RecordedRequest, TestServer } from "../support/server.js";
+import { type RecordedRequest, TestServer } from "../support/server.js";
 
 export const API_KEY = "tw-secret-key-0001";
 export const PROJECT = "acme/demo";
@@ -20,6 +20,39 @@ export function tracingClient(server: TestServer): TracingClient {
     env: {},
     retry: { baseDelayMs: 1, maxDelayMs: 2 },
   });
+}
+
+/** The file's loopback server and its client; read them inside tests and hooks (they exist from `beforeAll` on). */
+export interface TracingServer {
+  readonly server: TestServer;
+  readonly client: TracingClient;
+}
+
+/**
+ * Starts one {@link TestServer} and a client on it before the file's tests (`beforeAll`) and closes the client, then
+ * the server, after them (`afterAll`). The client is {@link tracingClient} unless `makeClient` says otherwise.
+ */
+export function setupTracingServer(makeClient: (server: TestServer) => TracingClient = tracingClient): TracingServer {
+  let server: TestServer | undefined;
+  let client: TracingClient | undefined;
+  beforeAll(async () => {
+    server = await TestServer.start();
+    client = makeClient(server);
+  });
+  afterAll(async () => {
+    await client?.close();
+    await server?.close();
+  });
+  return {
+    get server() {
+      if (!server) throw new Error("setupTracingServer: the server starts in beforeAll");
+      return server;
+    },
+    get client() {
+      if (!client) throw new Error("setupTracingServer: the client is made in beforeAll");
+      return client;
+    },
+  };
 }
 
 /** The query string as `{key: [values…]}` (repeated keys keep their order). */

@@ -7,9 +7,10 @@
  * test/tracing/serialize.test.ts; test/tracing/robustness.test.ts covers throwing getters, Proxies and toJSON as
  * inputs and results on the calls route.)
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { getCurrentCall, op, withAttributes } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { throwingProxy } from "../support/hostile.js";
+import { type HookedSession, setupSession } from "../support/tracing-session.js";
 
 const DEPTH = 10_000;
 const FIFTY_MB = 50 * 1024 * 1024;
@@ -23,28 +24,6 @@ function deepArray(): unknown[] {
   let v: unknown[] = ["leaf"];
   for (let i = 0; i < DEPTH; i++) v = [v];
   return v;
-}
-/** A Proxy on which every trap throws. */
-function throwingProxy(): object {
-  const trap = () => {
-    throw new Error("trap refused");
-  };
-  return new Proxy(
-    {},
-    {
-      get: trap,
-      has: trap,
-      ownKeys: trap,
-      getOwnPropertyDescriptor: trap,
-      getPrototypeOf: trap,
-      defineProperty: trap,
-      set: trap,
-      deleteProperty: trap,
-      isExtensible: trap,
-      preventExtensions: trap,
-      setPrototypeOf: trap,
-    },
-  );
 }
 /** An object (and an Error) whose getters throw. */
 function throwingGetters(): Record<string, unknown> {
@@ -74,7 +53,7 @@ const HOSTILE: Hostile[] = [
   { name: "an object nested 10,000 levels deep", make: deepObject, marker: "[MaxDepth]" },
   { name: "an array nested 10,000 levels deep", make: deepArray, marker: "[MaxDepth]" },
   { name: "a 50 MB string", make: () => "x".repeat(FIFTY_MB), marker: "…[truncated" },
-  { name: "a Proxy whose every trap throws", make: throwingProxy, marker: "trap refused" },
+  { name: "a Proxy whose every trap throws", make: () => throwingProxy("trap refused"), marker: "trap refused" },
   { name: "an object whose getters throw", make: throwingGetters, marker: "getter refused" },
 ];
 
@@ -115,7 +94,7 @@ async function outcome(run: () => Promise<unknown>): Promise<Outcome> {
 const POSITIONS: {
   name: string;
   opName: string;
-  run(value: unknown, wrap: <F extends (...args: never[]) => unknown>(f: F) => F, s: Session): Promise<unknown>;
+  run(value: unknown, wrap: <F extends (...args: never[]) => unknown>(f: F) => F, s: HookedSession): Promise<unknown>;
 }[] = [
   {
     name: "argument",
@@ -195,16 +174,10 @@ describe.each([
   { route: "calls route", options: {} },
   { route: "OTLP route (portable mode)", options: { export: "otlp" as const } },
 ])("$route", ({ options }) => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await startSession(options);
-  });
+  const s = setupSession(options);
   beforeEach(() => {
     s.double.calls.clear();
     s.double.spans.length = 0;
-  });
-  afterAll(async () => {
-    await s.stop();
   });
 
   it.each(cases.map((c) => ({ ...c, title: `${c.hostile.name} as ${c.position.name}` })))(

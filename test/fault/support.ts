@@ -6,9 +6,10 @@
  * final (counted as `rejected`).
  */
 import { trace } from "@opentelemetry/api";
-import { expect, vi } from "vitest";
-import { op, type TracewireHandle } from "../../src/index.js";
-import type { Fault, TracingDouble } from "../support/tracing-double.js";
+import { afterAll, afterEach, beforeAll, beforeEach, expect, vi } from "vitest";
+import { init, op, type TracewireHandle } from "../../src/index.js";
+import { type Fault, TracingDouble } from "../support/tracing-double.js";
+import { recordingLogger } from "../support/tracing-session.js";
 
 export type Route = "calls" | "otlp";
 
@@ -161,6 +162,44 @@ export interface FaultSession {
   double: TracingDouble;
   tracing: TracewireHandle;
   logs: { level: "warn" | "error"; message: string }[];
+}
+
+/**
+ * The hooks of a route's fault file: no unhandled rejection for the whole file (checked in `afterAll`), and before each
+ * row a fresh double with `init()` pointed at it ({@link FAST} deadlines, a recording logger), shut down and closed
+ * after the row. Read `session` inside a test.
+ */
+export function setupFaultSession(): { readonly session: FaultSession } {
+  let session: FaultSession | undefined;
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown) => unhandled.push(reason);
+
+  beforeAll(() => {
+    process.on("unhandledRejection", onUnhandled);
+  });
+  afterAll(() => {
+    process.off("unhandledRejection", onUnhandled);
+    expect(unhandled).toEqual([]);
+  });
+
+  beforeEach(async () => {
+    const double = await TracingDouble.start();
+    const { logger, lines } = recordingLogger();
+    const tracing = init({ baseUrl: double.url, project: "acme/demo", env: {}, logger, ...FAST });
+    session = { double, tracing, logs: lines };
+  });
+  afterEach(async () => {
+    await session?.tracing.shutdown();
+    await session?.double.close();
+    session = undefined;
+  });
+
+  return {
+    get session() {
+      if (!session) throw new Error("setupFaultSession: the session starts in beforeEach");
+      return session;
+    },
+  };
 }
 
 /**

@@ -1,20 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { ApiError, BadRequestError, ProtocolError } from "../../src/errors.js";
 import { readNdjson } from "../../src/http/ndjson.js";
-import { DEFAULT_RETRY } from "../../src/http/retry.js";
 import { readChatStream, readSse } from "../../src/http/sse.js";
-import { HttpTransport } from "../../src/http/transport.js";
+import { collect } from "../support/collect.js";
 import { TestServer } from "../support/server.js";
+import { plainTransport } from "../support/transport.js";
 
 /** Feeds raw byte chunks, exactly as split here, to a reader. */
 async function* chunks(...parts: (string | Uint8Array)[]): AsyncGenerator<Uint8Array> {
   for (const part of parts) yield typeof part === "string" ? new TextEncoder().encode(part) : part;
-}
-
-async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
 }
 
 const request = { method: "POST", path: "/v1/chat/completions" };
@@ -48,15 +42,7 @@ describe("readNdjson", () => {
       res.end('{"n":1}\n');
       serverFinished = true;
     });
-    const transport = new HttpTransport({
-      baseUrl: server.url,
-      retry: DEFAULT_RETRY,
-      timeoutMs: 5000,
-      connectTimeoutMs: 1000,
-      bodyTimeoutMs: 5000,
-      gzip: false,
-      maxConnections: 1,
-    });
+    const transport = plainTransport(server.url);
     const response = await transport.stream({ method: "POST", path: "/stream", json: {} });
     const seen: unknown[] = [];
     for await (const item of readNdjson(response.body)) {

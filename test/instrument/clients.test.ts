@@ -3,44 +3,32 @@
  * one GenAI chat span per request, checked on the calls route and on the OTLP wire, against the loopback
  * OpenAI-compatible server. `trace: false` turns it off; the training engine's extras are handled.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TrainingClient } from "../../src/api/training/client.js";
 import type { ChatCompletionChunk } from "../../src/api/types/chat.js";
 import { ApiError, ConfigError } from "../../src/errors.js";
 import { callOf } from "../../src/index.js";
-import { MODEL_SUFFIX, OpenAIServer, PROMPT_TOKEN_IDS, TEXT, TOOL_CALLS, USAGE } from "../support/openai-server.js";
+import { MODEL_SUFFIX, PROMPT_TOKEN_IDS, TEXT, TOOL_CALLS, USAGE } from "../support/openai-server.js";
 import { type Session, startSession } from "../support/tracing-session.js";
-import { collect, MESSAGES, TOOLS } from "./support.js";
+import { collect, MESSAGES, setupOpenAIServer, TOOLS, usageOfOneRequest } from "./support.js";
 
 const MODEL = "meta-llama/Llama-3.1-8B-Instruct";
-const USAGE_BY_MODEL = {
-  [`${MODEL}${MODEL_SUFFIX}`]: {
-    prompt_tokens: USAGE.prompt_tokens,
-    completion_tokens: USAGE.completion_tokens,
-    total_tokens: USAGE.total_tokens,
-    requests: 1,
-    cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
-  },
-};
+const USAGE_BY_MODEL = usageOfOneRequest(`${MODEL}${MODEL_SUFFIX}`);
 
-let server: OpenAIServer;
+const ctx = setupOpenAIServer();
 let session: Session | undefined;
 
-beforeAll(async () => {
-  server = await OpenAIServer.start();
-});
-afterAll(() => server.close());
 afterEach(async () => {
   await session?.stop();
   session = undefined;
-  server.server.requests.length = 0;
+  ctx.server.server.requests.length = 0;
 });
 
 const inference = (options: ConstructorParameters<typeof InferenceClient>[0] = {}) =>
-  new InferenceClient({ baseUrl: server.baseURL, apiKey: "k", env: {}, retry: { maxAttempts: 1 }, ...options });
+  new InferenceClient({ baseUrl: ctx.server.baseURL, apiKey: "k", env: {}, retry: { maxAttempts: 1 }, ...options });
 const training = (options: ConstructorParameters<typeof TrainingClient>[0] = {}) =>
-  new TrainingClient({ baseUrl: server.url, apiKey: "k", env: {}, retry: { maxAttempts: 1 }, ...options });
+  new TrainingClient({ baseUrl: ctx.server.url, apiKey: "k", env: {}, retry: { maxAttempts: 1 }, ...options });
 
 describe("InferenceClient", () => {
   const OP = "inference.chat.completions.create";
@@ -64,11 +52,11 @@ describe("InferenceClient", () => {
     const plain = inference({ trace: false });
     const params = { model: MODEL, messages: MESSAGES, tools: TOOLS, stream: true as const };
     const got = await collect(await traced.chat.completions.create(params));
-    const bodies = server.chatBodies();
+    const bodies = ctx.server.chatBodies();
     const expected = await collect(await plain.chat.completions.create(params));
     expect(got).toStrictEqual(expected);
     expect(bodies.at(-1)!.stream_options).toEqual({ include_usage: true });
-    expect(server.chatBodies().at(-1)!.stream_options).toBeUndefined();
+    expect(ctx.server.chatBodies().at(-1)!.stream_options).toBeUndefined();
 
     const call = await session.only(OP);
     const output = call.end!.output as { choices: { message: { tool_calls: unknown[] } }[] };
@@ -85,7 +73,7 @@ describe("InferenceClient", () => {
     await collect(await client.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true }));
     await session.tracing.flush();
     expect(session.double.calls.size).toBe(0);
-    expect(server.chatBodies().at(-1)!.stream_options).toBeUndefined();
+    expect(ctx.server.chatBodies().at(-1)!.stream_options).toBeUndefined();
     await client.close();
   });
 
@@ -108,7 +96,7 @@ describe("InferenceClient", () => {
       "gen_ai.operation.name": "chat",
       "gen_ai.request.stream": true,
       "server.address": "127.0.0.1",
-      "server.port": server.server.port,
+      "server.port": ctx.server.server.port,
       "gen_ai.usage.input_tokens": USAGE.prompt_tokens,
       "gen_ai.response.finish_reasons": ["stop"],
     });

@@ -11,20 +11,16 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from "@opentelemetry/sdk-trace-base";
-import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import { TracewireSpanProcessor } from "../../src/otel/index.js";
-import { OpenAIServer, USAGE } from "../support/openai-server.js";
+import { USAGE } from "../support/openai-server.js";
 import { TracingDouble } from "../support/tracing-double.js";
-import { collect, MESSAGES, makeClient, VERSIONS } from "./support.js";
+import { collect, MESSAGES, makeClient, setupOpenAIServer, VERSIONS } from "./support.js";
 
-let server: OpenAIServer;
+const ctx = setupOpenAIServer();
 let cleanup: (() => Promise<void>) | undefined;
 
-beforeAll(async () => {
-  server = await OpenAIServer.start();
-});
-afterAll(() => server.close());
 afterEach(async () => {
   await cleanup?.();
   cleanup = undefined;
@@ -43,7 +39,7 @@ function register(provider: BasicTracerProvider): void {
 it("without a tracewire processor, the app's exporter gets standard GenAI spans (no payloads)", async () => {
   const exporter = new InMemorySpanExporter();
   register(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
-  const client = wrapOpenAI(makeClient(VERSIONS[0]!, server));
+  const client = wrapOpenAI(makeClient(VERSIONS[0]!, ctx.server));
   await collect(await client.chat.completions.create({ model: "gpt-4o-mini", messages: MESSAGES, stream: true }));
   const [span] = exporter.getFinishedSpans();
   expect(span!.name).toBe("chat gpt-4o-mini");
@@ -71,12 +67,12 @@ it("a trace the app's sampler drops is not touched: the request goes out as writ
     await previous();
     await double.close();
   };
-  const client = wrapOpenAI(makeClient(VERSIONS[1]!, server));
+  const client = wrapOpenAI(makeClient(VERSIONS[1]!, ctx.server));
   const chunks = await collect(
     await client.chat.completions.create({ model: "gpt-4o-mini", messages: MESSAGES, stream: true }),
   );
   expect(chunks.length).toBeGreaterThan(0);
-  expect(server.chatBodies().at(-1)!.stream_options).toBeUndefined();
+  expect(ctx.server.chatBodies().at(-1)!.stream_options).toBeUndefined();
   await processor.forceFlush();
   expect(double.calls.size).toBe(0);
   expect(double.spans).toHaveLength(0);

@@ -3,53 +3,38 @@
  * tracing service's calls route: one call per request, inputs = the request parameters, output = the completion
  * (reassembled for streams), usage keyed by the response model, errors and cancellations told apart.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { callOf, op, withAttributes } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
+import { JSON_ANSWER, MODEL_SUFFIX, PROMPT_TOKEN_IDS, TEXT, TOOL_CALLS, USAGE } from "../support/openai-server.js";
+import { setupSessionPerTest } from "../support/tracing-session.js";
 import {
-  JSON_ANSWER,
-  MODEL_SUFFIX,
-  OpenAIServer,
-  PROMPT_TOKEN_IDS,
-  TEXT,
-  TOOL_CALLS,
-  USAGE,
-} from "../support/openai-server.js";
-import { type Session, startSession } from "../support/tracing-session.js";
-import { type Client, collect, MESSAGES, makeClient, plain, TOOLS, VERSIONS } from "./support.js";
+  type Client,
+  collect,
+  MESSAGES,
+  makeClient,
+  plain,
+  setupOpenAIServer,
+  TOOLS,
+  usageOfOneRequest,
+  VERSIONS,
+} from "./support.js";
 
 const CREATE = "openai.chat.completions.create";
 const MODEL = "gpt-4o-mini";
 const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
-const EXPECTED_USAGE = {
-  [RESPONSE_MODEL]: {
-    prompt_tokens: USAGE.prompt_tokens,
-    completion_tokens: USAGE.completion_tokens,
-    total_tokens: USAGE.total_tokens,
-    requests: 1,
-    cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
-  },
-};
+const EXPECTED_USAGE = usageOfOneRequest(RESPONSE_MODEL);
 
-let server: OpenAIServer;
-let session: Session;
-
-beforeAll(async () => {
-  server = await OpenAIServer.start();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  session = await startSession();
-});
-afterEach(async () => {
-  await session.stop();
-  server.server.requests.length = 0;
+const ctx = setupOpenAIServer();
+const session = setupSessionPerTest();
+afterEach(() => {
+  ctx.server.server.requests.length = 0;
 });
 
 describe.each(VERSIONS)("$name", (version) => {
   let client: Client;
   beforeEach(() => {
-    client = wrapOpenAI(makeClient(version, server));
+    client = wrapOpenAI(makeClient(version, ctx.server));
   });
 
   it("records a completion: inputs are the parameters, output the completion, usage keyed by the response model", async () => {
@@ -73,7 +58,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const chunks = await collect(await client.chat.completions.create(params));
     expect(chunks.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe(TEXT);
     // The server was asked for usage, the consumer never saw it.
-    expect(server.chatBodies().at(-1)!.stream_options).toEqual({ include_usage: true });
+    expect(ctx.server.chatBodies().at(-1)!.stream_options).toEqual({ include_usage: true });
     expect(chunks.every((c) => !("usage" in c))).toBe(true);
 
     const call = await session.only(CREATE);
@@ -134,9 +119,9 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("with includeStreamUsage: false nothing is injected and no usage is recorded", async () => {
-    const bare = wrapOpenAI(makeClient(version, server), { includeStreamUsage: false });
+    const bare = wrapOpenAI(makeClient(version, ctx.server), { includeStreamUsage: false });
     await collect(await bare.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true }));
-    expect(server.chatBodies().at(-1)!.stream_options).toBeUndefined();
+    expect(ctx.server.chatBodies().at(-1)!.stream_options).toBeUndefined();
     const call = await session.only(CREATE);
     expect(call.end!.summary).toEqual({});
   });
@@ -225,7 +210,7 @@ describe.each(VERSIONS)("$name", (version) => {
       model: string;
       messages: typeof MESSAGES;
     };
-    const plainError = await makeClient(version, server)
+    const plainError = await makeClient(version, ctx.server)
       .chat.completions.create(params)
       .then(
         () => undefined,
@@ -277,8 +262,7 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("captureContent: false records no inputs or output, but still usage", async () => {
-    await session.stop();
-    session = await startSession({ captureContent: false });
+    await session.restart({ captureContent: false });
     await client.chat.completions.create({ model: MODEL, messages: MESSAGES });
     const call = await session.only(CREATE);
     expect(call.start.inputs).toEqual({});
@@ -297,7 +281,7 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(call.end!.output).not.toHaveProperty("prompt_token_ids");
     expect((call.end!.output as { choices: object[] }).choices[0]).not.toHaveProperty("token_ids");
 
-    const keeping = wrapOpenAI(makeClient(version, server), { captureTokenIds: true });
+    const keeping = wrapOpenAI(makeClient(version, ctx.server), { captureTokenIds: true });
     await keeping.chat.completions.create(params);
     await session.tracing.flush();
     const calls = session.double.callsNamed(CREATE);

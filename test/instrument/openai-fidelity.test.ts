@@ -5,26 +5,17 @@
  * (`APIPromise.withResponse()/asResponse()`, `Stream.tee()/toReadableStream()/controller`, private fields,
  * `instanceof`). Tracing is on throughout, so the wrapper really runs.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { OpenAIServer, TEXT } from "../support/openai-server.js";
-import { type Session, startSession } from "../support/tracing-session.js";
-import { type Client, collect, MESSAGES, makeClient, TOOLS, VERSIONS } from "./support.js";
+import { TEXT } from "../support/openai-server.js";
+import { setupSessionPerTest } from "../support/tracing-session.js";
+import { type Client, collect, MESSAGES, makeClient, setupOpenAIServer, TOOLS, VERSIONS } from "./support.js";
 
 const CREATE = "openai.chat.completions.create";
 const MODEL = "gpt-4o-mini";
 
-let server: OpenAIServer;
-let session: Session;
-
-beforeAll(async () => {
-  server = await OpenAIServer.start();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  session = await startSession();
-});
-afterEach(() => session.stop());
+const ctx = setupOpenAIServer();
+const session = setupSessionPerTest();
 
 /** Reads a web ReadableStream of bytes to text. */
 async function readText(stream: ReadableStream<Uint8Array>): Promise<string> {
@@ -52,8 +43,8 @@ describe.each(VERSIONS)("$name", (version) => {
   let plain: Client;
   let wrapped: Client;
   beforeEach(() => {
-    plain = makeClient(version, server);
-    wrapped = wrapOpenAI(makeClient(version, server));
+    plain = makeClient(version, ctx.server);
+    wrapped = wrapOpenAI(makeClient(version, ctx.server));
   });
 
   it("a completion is deep-equal to the unwrapped one, and the APIPromise is the SDK's own", async () => {
@@ -156,7 +147,7 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("the client keeps its class, private fields, other endpoints and own keys", async () => {
-    const reference = makeClient(version, server);
+    const reference = makeClient(version, ctx.server);
     expect(wrapped).toBeInstanceOf(version.OpenAI);
     expect(wrapped.chat.completions).toBeInstanceOf(reference.chat.completions.constructor);
     expect(Object.keys(wrapped.chat.completions)).toEqual(Object.keys(reference.chat.completions));
@@ -235,7 +226,7 @@ describe.each(VERSIONS)("$name", (version) => {
       (e: unknown) => e,
     );
     expect(reset).toBeInstanceOf(version.OpenAI.APIConnectionError);
-    const slow = wrapOpenAI(makeClient(version, server, { timeout: 50 }));
+    const slow = wrapOpenAI(makeClient(version, ctx.server, { timeout: 50 }));
     const timeout = await slow.chat.completions.create({ model: "m-hang", messages: MESSAGES }).then(
       () => undefined,
       (e: unknown) => e,

@@ -5,30 +5,21 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { beforeEach, describe, expect, it } from "vitest";
 import { withThread } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { MODEL_SUFFIX, OpenAIServer, TEXT, TOOL_CALLS, USAGE } from "../support/openai-server.js";
+import { MODEL_SUFFIX, TEXT, TOOL_CALLS, USAGE } from "../support/openai-server.js";
 import type { DecodedSpan } from "../support/otlp.js";
-import { type Session, startSession } from "../support/tracing-session.js";
-import { type Client, collect, MESSAGES, makeClient, TOOLS, VERSIONS } from "./support.js";
+import { setupSessionPerTest } from "../support/tracing-session.js";
+import { type Client, collect, MESSAGES, makeClient, setupOpenAIServer, TOOLS, VERSIONS } from "./support.js";
 
 const MODEL = "gpt-4o-mini";
 const SPAN_KIND_CLIENT = 3;
 const STATUS_UNSET = 0;
 const STATUS_ERROR = 2;
 
-let server: OpenAIServer;
-let session: Session;
-
-beforeAll(async () => {
-  server = await OpenAIServer.start();
-});
-afterAll(() => server.close());
-beforeEach(async () => {
-  session = await startSession({ export: "otlp" });
-});
-afterEach(() => session.stop());
+const ctx = setupOpenAIServer();
+const session = setupSessionPerTest({ export: "otlp" });
 
 /** Flushes, then returns every span received, after checking that no span id arrived twice. */
 async function spans(): Promise<DecodedSpan[]> {
@@ -53,7 +44,7 @@ const errorOf = (promise: PromiseLike<unknown>) =>
 describe.each(VERSIONS)("$name", (version) => {
   let client: Client;
   beforeEach(() => {
-    client = wrapOpenAI(makeClient(version, server));
+    client = wrapOpenAI(makeClient(version, ctx.server));
   });
 
   it("a completion is a `chat {model}` CLIENT span with the GenAI request, response and usage attributes", async () => {
@@ -79,7 +70,7 @@ describe.each(VERSIONS)("$name", (version) => {
       "gen_ai.provider.name": "openai",
       "gen_ai.request.model": MODEL,
       "server.address": "127.0.0.1",
-      "server.port": server.server.port,
+      "server.port": ctx.server.server.port,
       "gen_ai.request.temperature": 0.2,
       "gen_ai.request.top_p": 0.9,
       "gen_ai.request.max_tokens": 64,
@@ -123,7 +114,7 @@ describe.each(VERSIONS)("$name", (version) => {
   it("API errors end the span with ERROR and error.type; the exception is recorded", async () => {
     await errorOf(client.chat.completions.create({ model: "m-status-429", messages: MESSAGES }));
     await errorOf(client.chat.completions.create({ model: "m-reset", messages: MESSAGES }));
-    const slow = wrapOpenAI(makeClient(version, server, { timeout: 50 }));
+    const slow = wrapOpenAI(makeClient(version, ctx.server, { timeout: 50 }));
     await errorOf(slow.chat.completions.create({ model: "m-hang", messages: MESSAGES }));
     const all = await spans();
     expect(all.map((s) => [s.status.code, s.attributes["error.type"]])).toEqual([
@@ -198,13 +189,13 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("breaking out of the loop is a cancellation (reason break), and the server sees the stream closed", async () => {
-    const closedBefore = server.closedEarly;
+    const closedBefore = ctx.server.closedEarly;
     const stream = await client.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
     for await (const _ of stream) break;
     const span = await onlySpan();
     expect(span.status.code).toBe(STATUS_UNSET);
     expect(span.attributes).toMatchObject({ "tracewire.cancelled": true, "tracewire.cancel.reason": "break" });
-    await expect.poll(() => server.closedEarly).toBe(closedBefore + 1);
+    await expect.poll(() => ctx.server.closedEarly).toBe(closedBefore + 1);
   });
 
   it("breaking after every choice finished is a complete answer, not a cancellation", async () => {
@@ -224,7 +215,7 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("content attributes are opt-in: messages, output messages and tool definitions as semconv JSON", async () => {
-    const traced = wrapOpenAI(makeClient(version, server), { contentAttributes: true });
+    const traced = wrapOpenAI(makeClient(version, ctx.server), { contentAttributes: true });
     const history = [
       ...MESSAGES,
       {
@@ -266,15 +257,14 @@ describe.each(VERSIONS)("$name", (version) => {
 
   it("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=true opts in; captureContent: false always wins", async () => {
     const env = { OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: "true" };
-    await wrapOpenAI(makeClient(version, server), { env }).chat.completions.create({
+    await wrapOpenAI(makeClient(version, ctx.server), { env }).chat.completions.create({
       model: MODEL,
       messages: MESSAGES,
     });
     expect((await onlySpan()).attributes["gen_ai.output.messages"]).toBeDefined();
 
-    await session.stop();
-    session = await startSession({ export: "otlp", captureContent: false });
-    const traced = wrapOpenAI(makeClient(version, server), { contentAttributes: true });
+    await session.restart({ export: "otlp", captureContent: false });
+    const traced = wrapOpenAI(makeClient(version, ctx.server), { contentAttributes: true });
     await traced.chat.completions.create({ model: MODEL, messages: MESSAGES });
     const a = (await onlySpan()).attributes;
     expect(a["gen_ai.input.messages"]).toBeUndefined();
@@ -284,13 +274,12 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("the redact hook applies to content attributes too", async () => {
-    await session.stop();
-    session = await startSession({
+    await session.restart({
       export: "otlp",
       redact: (payload) =>
         JSON.parse(JSON.stringify(payload).replaceAll("hello", "[name]").replaceAll("Hello", "[name]")),
     });
-    const traced = wrapOpenAI(makeClient(version, server), { contentAttributes: true });
+    const traced = wrapOpenAI(makeClient(version, ctx.server), { contentAttributes: true });
     await traced.chat.completions.create({ model: MODEL, messages: MESSAGES });
     const a = (await onlySpan()).attributes;
     expect(a["gen_ai.input.messages"]).toContain("Say [name].");
@@ -299,17 +288,17 @@ describe.each(VERSIONS)("$name", (version) => {
   });
 
   it("gen_ai.provider.name: our services from their base URL settings, or the providerName option", async () => {
-    const env = { TRACEWIRE_INFERENCE_BASE_URL: server.baseURL };
-    await wrapOpenAI(makeClient(version, server), { env }).chat.completions.create({
+    const env = { TRACEWIRE_INFERENCE_BASE_URL: ctx.server.baseURL };
+    await wrapOpenAI(makeClient(version, ctx.server), { env }).chat.completions.create({
       model: MODEL,
       messages: MESSAGES,
     });
-    const training = { TRACEWIRE_TRAINING_BASE_URL: server.url };
-    await wrapOpenAI(makeClient(version, server), { env: training }).chat.completions.create({
+    const training = { TRACEWIRE_TRAINING_BASE_URL: ctx.server.url };
+    await wrapOpenAI(makeClient(version, ctx.server), { env: training }).chat.completions.create({
       model: MODEL,
       messages: MESSAGES,
     });
-    await wrapOpenAI(makeClient(version, server), { env, providerName: "my.gateway" }).chat.completions.create({
+    await wrapOpenAI(makeClient(version, ctx.server), { env, providerName: "my.gateway" }).chat.completions.create({
       model: MODEL,
       messages: MESSAGES,
     });
@@ -358,7 +347,7 @@ describe("a stream nobody finishes", () => {
   }
 
   it.skipIf(!gc)("is ended as cancelled (abandoned) once it is garbage-collected", async () => {
-    const client = wrapOpenAI(makeClient(VERSIONS[0]!, server));
+    const client = wrapOpenAI(makeClient(VERSIONS[0]!, ctx.server));
     await (async () => {
       // Read one chunk by hand, then drop stream and iterator without return().
       const stream = await client.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
@@ -370,7 +359,7 @@ describe("a stream nobody finishes", () => {
   });
 
   it.skipIf(!gc)("a stream never iterated is ended as abandoned too", async () => {
-    const client = wrapOpenAI(makeClient(VERSIONS[1]!, server));
+    const client = wrapOpenAI(makeClient(VERSIONS[1]!, ctx.server));
     await (async () => {
       await client.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
     })();

@@ -9,7 +9,8 @@ import { Stream as Stream6 } from "openai/core/streaming";
 import OpenAI5 from "openai5";
 import { APIPromise as APIPromise5 } from "openai5/core/api-promise";
 import { Stream as Stream5 } from "openai5/core/streaming";
-import type { OpenAIServer } from "../support/openai-server.js";
+import { afterAll, beforeAll } from "vitest";
+import { OpenAIServer, USAGE } from "../support/openai-server.js";
 
 /** Typed as v6; v5's surface used here is the same (checked at runtime by running every test against both). */
 export type Client = OpenAI6;
@@ -40,12 +41,39 @@ export function makeClient(
   return new version.OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0, ...options });
 }
 
-/** Reads a whole stream with `for await`. */
-export async function collect<T>(stream: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of stream) out.push(item);
-  return out;
+/** The usage summary a traced call records for one request the stand-in answered as `responseModel`. */
+export function usageOfOneRequest(responseModel: string) {
+  return {
+    [responseModel]: {
+      prompt_tokens: USAGE.prompt_tokens,
+      completion_tokens: USAGE.completion_tokens,
+      total_tokens: USAGE.total_tokens,
+      requests: 1,
+      cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
+    },
+  };
 }
+
+/** The file's loopback {@link OpenAIServer}: started in `beforeAll`, closed in `afterAll`; read `server` inside tests. */
+export function setupOpenAIServer(): { readonly server: OpenAIServer } {
+  let server: OpenAIServer | undefined;
+  beforeAll(async () => {
+    server = await OpenAIServer.start();
+  });
+  afterAll(async () => {
+    await server?.close();
+    server = undefined;
+  });
+  return {
+    get server() {
+      if (!server) throw new Error("setupOpenAIServer: the server starts in beforeAll");
+      return server;
+    },
+  };
+}
+
+/** Reads a whole stream with `for await`. */
+export { collect } from "../support/collect.js";
 
 /** A JSON round trip: what a value looks like on the wire (drops undefined and non-enumerable properties). */
 export const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;

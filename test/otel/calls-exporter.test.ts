@@ -5,24 +5,16 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallEnd, CallStart } from "../../src/api/types/calls.js";
-import { DEFAULT_RETRY } from "../../src/http/retry.js";
-import { HttpTransport } from "../../src/http/transport.js";
+import type { HttpTransport } from "../../src/http/transport.js";
 import { type CallItem, CallsExporter } from "../../src/otel/calls-exporter.js";
 import { TracingDouble } from "../support/tracing-double.js";
+import { plainTransport } from "../support/transport.js";
 
 let double: TracingDouble;
 let transport: HttpTransport;
 beforeAll(async () => {
   double = await TracingDouble.start();
-  transport = new HttpTransport({
-    baseUrl: double.url,
-    retry: DEFAULT_RETRY,
-    timeoutMs: 5000,
-    connectTimeoutMs: 1000,
-    bodyTimeoutMs: 5000,
-    gzip: false,
-    maxConnections: 1,
-  });
+  transport = plainTransport(double.url);
 });
 afterAll(async () => {
   await transport.close();

@@ -5,38 +5,22 @@
  */
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type InitOptions, op, type TracewireHandle } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { op } from "../../src/index.js";
 import { TracewireSpanProcessor } from "../../src/otel/index.js";
-import { TracingDouble } from "../support/tracing-double.js";
-import { expectDeliveredOnce, PACKAGE_VERSION, PROJECT, recordingLogger, startTracing } from "./helpers.js";
+import { expectDeliveredOnce, PACKAGE_VERSION, PROJECT, recordingLogger, setupTracedDouble } from "./helpers.js";
 
-let double: TracingDouble;
-let tracing: TracewireHandle | undefined;
-
-beforeEach(async () => {
-  double = await TracingDouble.start();
-});
-afterEach(async () => {
-  await tracing?.shutdown();
-  tracing = undefined;
-  await double.close();
-});
-
-function start(options: InitOptions = {}): TracewireHandle {
-  tracing = startTracing(double, options);
-  return tracing;
-}
+const ctx = setupTracedDouble();
 
 const BATCH = "/call/upsert_batch";
 
 /** Ids of calls recorded under `opName`, in start-arrival order. */
-const idsNamed = (opName: string) => double.callsNamed(opName).map((c) => c.start!.id as string);
+const idsNamed = (opName: string) => ctx.double.callsNamed(opName).map((c) => c.start!.id as string);
 
 describe("calls route against a strict service", () => {
   it("413: batches are halved until they fit; every call arrives exactly once", async () => {
-    double.maxBatchBytes = 100_000;
-    const tracing = start();
+    ctx.double.maxBatchBytes = 100_000;
+    const tracing = ctx.start();
     const work = op(function work(i: number, blob: string) {
       return blob.length + i;
     });
@@ -45,7 +29,7 @@ describe("calls route against a strict service", () => {
     for (let i = 0; i < 200; i++) expect(work(i, blob)).toBe(1500 + i);
     await tracing.flush();
 
-    const answers = double.answers.filter((a) => a.path === BATCH);
+    const answers = ctx.double.answers.filter((a) => a.path === BATCH);
     expect(answers[0]!.status).toBe(413);
     expect(answers[0]!.bytes).toBeGreaterThan(300_000); // the whole batch went first
     expect(answers[1]!.bytes).toBeLessThan(answers[0]!.bytes * 0.6); // then half of it
@@ -54,16 +38,16 @@ describe("calls route against a strict service", () => {
 
     const ids = idsNamed("work");
     expect(ids).toHaveLength(200);
-    for (const id of ids) expectDeliveredOnce(double, id);
-    expect(double.callsNamed("work").map((c) => (c.start!.inputs as { arg0: number }).arg0)).toEqual(
+    for (const id of ids) expectDeliveredOnce(ctx.double, id);
+    expect(ctx.double.callsNamed("work").map((c) => (c.start!.inputs as { arg0: number }).arg0)).toEqual(
       Array.from({ length: 200 }, (_, i) => i),
     );
     expect(tracing.stats().calls).toMatchObject({ sent: 400, rejected: 0, dropped: 0, queued: 0 });
   });
 
   it("404 from /call/upsert_batch: falls back to /call/start + /call/end for good; everything arrives", async () => {
-    double.supportsBatch = false;
-    const tracing = start();
+    ctx.double.supportsBatch = false;
+    const tracing = ctx.start();
     const step = op(async function step(i: number) {
       return i;
     });
@@ -72,12 +56,12 @@ describe("calls route against a strict service", () => {
     for (let i = 5; i < 8; i++) await step(i);
     await tracing.flush();
 
-    expect(double.statuses(BATCH)).toEqual([404]); // probed once, never again
-    expect(double.statuses("/call/start")).toEqual(Array(8).fill(200));
-    expect(double.statuses("/call/end")).toEqual(Array(8).fill(200));
+    expect(ctx.double.statuses(BATCH)).toEqual([404]); // probed once, never again
+    expect(ctx.double.statuses("/call/start")).toEqual(Array(8).fill(200));
+    expect(ctx.double.statuses("/call/end")).toEqual(Array(8).fill(200));
     const ids = idsNamed("step");
     expect(ids).toHaveLength(8);
-    for (const id of ids) expectDeliveredOnce(double, id);
+    for (const id of ids) expectDeliveredOnce(ctx.double, id);
     expect(tracing.stats().calls).toMatchObject({ sent: 16, rejected: 0, dropped: 0 });
   });
 
@@ -85,10 +69,10 @@ describe("calls route against a strict service", () => {
     ["/call/upsert_batch", true],
     ["/call/start + /call/end", false],
   ])("an invalid item is dropped alone, never with its batch-mates (%s)", async (_title, batch) => {
-    double.supportsBatch = batch;
-    double.rejectOpName = "poison";
+    ctx.double.supportsBatch = batch;
+    ctx.double.rejectOpName = "poison";
     const { lines, logger } = recordingLogger();
-    const tracing = start({ logger });
+    const tracing = ctx.start({ logger });
     const good = op(function good(i: number) {
       return i;
     });
@@ -104,17 +88,17 @@ describe("calls route against a strict service", () => {
 
     if (batch) {
       // The first request carried all 22 items, poison among them, and was refused as a whole.
-      const first = double.server.received("POST", BATCH)[0]!;
+      const first = ctx.double.server.received("POST", BATCH)[0]!;
       expect((first.json as { batch: unknown[] }).batch).toHaveLength(22);
-      expect(double.statuses(BATCH)[0]).toBe(422);
+      expect(ctx.double.statuses(BATCH)[0]).toBe(422);
     }
-    expect([...double.rejectedIds]).toEqual([poisonId]);
-    expect(double.calls.has(poisonId)).toBe(false);
+    expect([...ctx.double.rejectedIds]).toEqual([poisonId]);
+    expect(ctx.double.calls.has(poisonId)).toBe(false);
     const ids = idsNamed("good");
-    expect(double.callsNamed("good").map((c) => c.start!.inputs)).toEqual(
+    expect(ctx.double.callsNamed("good").map((c) => c.start!.inputs)).toEqual(
       Array.from({ length: 10 }, (_, i) => ({ arg0: i })),
     );
-    for (const id of ids) expectDeliveredOnce(double, id);
+    for (const id of ids) expectDeliveredOnce(ctx.double, id);
     // The poison call's start and end, each refused alone.
     expect(tracing.stats().calls).toMatchObject({ rejected: 2, sent: 20, dropped: 0, retries: 0 });
     expect(lines.warn.filter((l) => l.includes("rejected"))).toHaveLength(1);
@@ -124,9 +108,9 @@ describe("calls route against a strict service", () => {
 describe("flush and shutdown", () => {
   it("forceFlush() waits for both routes, through a retry on each", async () => {
     // Nothing is sent on its own within the test: only the flush can deliver.
-    const tracing = start({ scheduledDelayMillis: 60_000 });
-    double.fail(BATCH, { status: 503 });
-    double.fail("/otel/v1/traces", { status: 503 });
+    const tracing = ctx.start({ scheduledDelayMillis: 60_000 });
+    ctx.double.fail(BATCH, { status: 503 });
+    ctx.double.fail("/otel/v1/traces", { status: 503 });
     let opId = "";
     let spanId = "";
     await op(async function job() {
@@ -136,13 +120,13 @@ describe("flush and shutdown", () => {
         s.end();
       });
     })();
-    expect(double.server.requests).toHaveLength(0);
+    expect(ctx.double.server.requests).toHaveLength(0);
 
     await tracing.flush();
-    expect(double.statuses(BATCH)).toEqual([503, 200]);
-    expect(double.statuses("/otel/v1/traces")).toEqual([503, 200]);
-    expectDeliveredOnce(double, opId);
-    expect(double.spans.map((s) => s.spanId)).toEqual([spanId]);
+    expect(ctx.double.statuses(BATCH)).toEqual([503, 200]);
+    expect(ctx.double.statuses("/otel/v1/traces")).toEqual([503, 200]);
+    expectDeliveredOnce(ctx.double, opId);
+    expect(ctx.double.spans.map((s) => s.spanId)).toEqual([spanId]);
     expect(tracing.stats()).toMatchObject({ calls: { sent: 2, queued: 0 }, otlp: { sent: 1, queued: 0 } });
   });
 
@@ -150,7 +134,7 @@ describe("flush and shutdown", () => {
     const { lines, logger } = recordingLogger();
     const processor = new TracewireSpanProcessor({
       logger,
-      baseUrl: double.url,
+      baseUrl: ctx.double.url,
       project: PROJECT,
       env: {},
       scheduledDelayMillis: 60_000,
@@ -167,9 +151,9 @@ describe("flush and shutdown", () => {
     expect(processor.shutdown()).toBe(first);
     await first;
     // What was queued went out with the shutdown's flush.
-    expect(double.callsNamed("queued-call")).toHaveLength(1);
-    expect(double.spans.map((s) => s.name)).toEqual(["queued-span"]);
-    const requests = double.server.requests.length;
+    expect(ctx.double.callsNamed("queued-call")).toHaveLength(1);
+    expect(ctx.double.spans.map((s) => s.name)).toEqual(["queued-span"]);
+    const requests = ctx.double.server.requests.length;
     expect(processor.stats()).toMatchObject({ calls: { sent: 3, dropped: 0 }, otlp: { sent: 1, dropped: 0 } });
 
     own.startSpan("late-call").end(); // its start is dropped, so its end is never offered
@@ -182,7 +166,7 @@ describe("flush and shutdown", () => {
       calls: { sent: 3, dropped: 2, queued: 0 },
       otlp: { sent: 1, dropped: 2, queued: 0 },
     });
-    expect(double.server.requests).toHaveLength(requests);
+    expect(ctx.double.server.requests).toHaveLength(requests);
     expect(lines.warn).toEqual([
       "[tracewire] Dropped 1 call item(s) because the processor is shut down.",
       "[tracewire] Dropped 1 span(s) because the processor is shut down.",
@@ -191,7 +175,7 @@ describe("flush and shutdown", () => {
   });
 
   it("the init() handle: shutdown() twice is one shutdown; ops keep working untraced afterwards", async () => {
-    const tracing = start({ scheduledDelayMillis: 60_000 });
+    const tracing = ctx.start({ scheduledDelayMillis: 60_000 });
     const add = op(function add(a: number, b: number) {
       return a + b;
     });
@@ -200,12 +184,12 @@ describe("flush and shutdown", () => {
     expect(tracing.shutdown()).toBe(first);
     await first;
     expect(idsNamed("add")).toHaveLength(1);
-    const requests = double.server.requests.length;
+    const requests = ctx.double.server.requests.length;
 
     expect(add(2, 3)).toBe(5);
     trace.getTracer("lib").startSpan("after").end();
     await tracing.flush();
-    expect(double.server.requests).toHaveLength(requests);
+    expect(ctx.double.server.requests).toHaveLength(requests);
     expect(idsNamed("add")).toHaveLength(1);
   });
 });

@@ -4,10 +4,10 @@
  */
 import { readFileSync } from "node:fs";
 import type { HrTime } from "@opentelemetry/api";
-import { expect } from "vitest";
+import { afterEach, beforeEach, expect } from "vitest";
 import { type InitOptions, init, type TracewireHandle } from "../../src/index.js";
 import { type DecodedTraceRequest, decodeTraceRequest } from "../support/otlp.js";
-import type { TracingDouble } from "../support/tracing-double.js";
+import { TracingDouble } from "../support/tracing-double.js";
 
 export const PROJECT = "acme/demo";
 
@@ -28,6 +28,47 @@ export function recordingLogger() {
 /** `init()` pointed at the double, isolated from the environment, with a short schedule delay. */
 export function startTracing(double: TracingDouble, options: InitOptions = {}): TracewireHandle {
   return init({ baseUrl: double.url, project: PROJECT, env: {}, scheduledDelayMillis: 10, ...options });
+}
+
+/** One test's service and tracing, from {@link setupTracedDouble}; read `double` inside tests and hooks. */
+export interface TracedDouble {
+  /** This test's double (a fresh one for each test). */
+  readonly double: TracingDouble;
+  /** {@link startTracing} against the double, with the file's defaults under `options`; shut down after the test. */
+  start(options?: InitOptions): TracewireHandle;
+}
+
+/**
+ * The lifecycle the processor tests share: a fresh {@link TracingDouble} before each test; after it, the tracing
+ * that `start()` began (if any) is shut down, then the double is closed.
+ */
+export function setupTracedDouble(defaults: InitOptions = {}): TracedDouble {
+  let double: TracingDouble | undefined;
+  let tracing: TracewireHandle | undefined;
+  const current = (): TracingDouble => {
+    if (!double) throw new Error("setupTracedDouble: the double starts in beforeEach");
+    return double;
+  };
+
+  beforeEach(async () => {
+    double = await TracingDouble.start();
+  });
+  afterEach(async () => {
+    await tracing?.shutdown();
+    tracing = undefined;
+    await double?.close();
+    double = undefined;
+  });
+
+  return {
+    get double() {
+      return current();
+    },
+    start(options: InitOptions = {}): TracewireHandle {
+      tracing = startTracing(current(), { ...defaults, ...options });
+      return tracing;
+    },
+  };
 }
 
 /** Exact nanoseconds of an HrTime, computed with BigInt. */

@@ -6,30 +6,14 @@
  */
 import { type Attributes, type HrTime, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type InitOptions, op, type TracewireHandle } from "../../src/index.js";
+import { describe, expect, it } from "vitest";
+import { type InitOptions, op } from "../../src/index.js";
 import { allSpans, type DecodedTraceRequest, decodeTraceRequest } from "../support/otlp.js";
 import type { RecordedRequest } from "../support/server.js";
-import { TracingDouble } from "../support/tracing-double.js";
-import { nanos, PACKAGE_VERSION, PROJECT, recordingLogger, startTracing } from "./helpers.js";
+import { nanos, PACKAGE_VERSION, PROJECT, recordingLogger, setupTracedDouble } from "./helpers.js";
 
-let double: TracingDouble;
-let tracing: TracewireHandle | undefined;
-
-beforeEach(async () => {
-  double = await TracingDouble.start();
-});
-afterEach(async () => {
-  await tracing?.shutdown();
-  tracing = undefined;
-  await double.close();
-});
-
-function start(options: InitOptions = {}): TracewireHandle {
-  // Batches go out only on flush(), so "one request" never depends on how the timer races the test under load.
-  tracing = startTracing(double, { scheduledDelayMillis: 60_000, ...options });
-  return tracing;
-}
+// Batches go out only on flush(), so "one request" never depends on how the timer races the test under load.
+const ctx = setupTracedDouble({ scheduledDelayMillis: 60_000 });
 
 const API_KEY = "tw_test_key_0123456789";
 const START: HrTime = [1_767_225_600, 123_456_789];
@@ -88,8 +72,8 @@ async function emitSpans(): Promise<Emitted> {
 
 /** The one OTLP request of a test, decoded. */
 function onlyOtlpRequest(): { request: RecordedRequest; decoded: DecodedTraceRequest } {
-  expect(double.otlpRequests).toHaveLength(1);
-  const request = double.otlpRequests[0]!;
+  expect(ctx.double.otlpRequests).toHaveLength(1);
+  const request = ctx.double.otlpRequests[0]!;
   return { request, decoded: decodeTraceRequest(request.body, request.headers["content-type"] ?? "") };
 }
 
@@ -183,7 +167,7 @@ describe("OTLP body, field by field", () => {
   ];
 
   it.each(cases)("$title", async ({ options, contentType, gzip }) => {
-    const tracing = start({ apiKey: API_KEY, serviceName: "checkout", ...options });
+    const tracing = ctx.start({ apiKey: API_KEY, serviceName: "checkout", ...options });
     const emitted = await emitSpans();
     await tracing.flush();
 
@@ -214,7 +198,7 @@ describe("OTLP body, field by field", () => {
       });
     }
     // The op itself went natively, with the same trace and the foreign spans' parent as its id.
-    expect(double.call(emitted.opId).start).toMatchObject({ trace_id: emitted.traceId, op_name: "checkout" });
+    expect(ctx.double.call(emitted.opId).start).toMatchObject({ trace_id: emitted.traceId, op_name: "checkout" });
     expect(tracing.stats().otlp).toMatchObject({ sent: 2, rejected: 0, dropped: 0 });
   });
 });
@@ -222,20 +206,20 @@ describe("OTLP body, field by field", () => {
 describe("resource and headers", () => {
   const serviceNameOf = () => allResources()[0]?.["service.name"];
   const allResources = () =>
-    double.otlpRequests.flatMap((r) =>
+    ctx.double.otlpRequests.flatMap((r) =>
       decodeTraceRequest(r.body, r.headers["content-type"] ?? "").resourceSpans.map((rs) => rs.resource.attributes),
     );
   const foreignSpan = () => trace.getTracer("lib").startSpan("work").end();
 
   it("service.name comes from env OTEL_SERVICE_NAME", async () => {
-    const tracing = start({ env: { OTEL_SERVICE_NAME: "from-env" } });
+    const tracing = ctx.start({ env: { OTEL_SERVICE_NAME: "from-env" } });
     foreignSpan();
     await tracing.flush();
     expect(serviceNameOf()).toBe("from-env");
   });
 
   it("the serviceName option wins over OTEL_SERVICE_NAME", async () => {
-    const tracing = start({ serviceName: "from-option", env: { OTEL_SERVICE_NAME: "from-env" } });
+    const tracing = ctx.start({ serviceName: "from-option", env: { OTEL_SERVICE_NAME: "from-env" } });
     foreignSpan();
     await tracing.flush();
     expect(serviceNameOf()).toBe("from-option");
@@ -243,7 +227,7 @@ describe("resource and headers", () => {
   });
 
   it("OTEL_EXPORTER_OTLP_TRACES_HEADERS (percent-decoded) go on OTLP requests only", async () => {
-    const tracing = start({
+    const tracing = ctx.start({
       apiKey: API_KEY,
       env: { OTEL_EXPORTER_OTLP_TRACES_HEADERS: "x-tenant=blue, X-Source=ci%20run%2C%20nightly" },
     });
@@ -259,7 +243,7 @@ describe("resource and headers", () => {
       project_id: PROJECT,
       authorization: `Bearer ${API_KEY}`,
     });
-    const calls = double.server.received("POST", "/call/upsert_batch");
+    const calls = ctx.double.server.received("POST", "/call/upsert_batch");
     expect(calls.length).toBeGreaterThan(0);
     for (const r of calls) {
       expect(r.headers.authorization).toBe(`Bearer ${API_KEY}`);
@@ -273,24 +257,24 @@ describe("partial_success", () => {
     "%s: counted in stats().otlp.rejected, logged once, never retried",
     async (otlpProtocol) => {
       const { lines, logger } = recordingLogger();
-      const tracing = start({ otlpProtocol, logger });
-      double.partialSuccess = { rejectedSpans: 2, errorMessage: "attribute value too long" };
+      const tracing = ctx.start({ otlpProtocol, logger });
+      ctx.double.partialSuccess = { rejectedSpans: 2, errorMessage: "attribute value too long" };
       const tracer = trace.getTracer("lib");
       for (const name of ["a", "b", "c"]) tracer.startSpan(name).end();
       await tracing.flush();
 
-      expect(double.server.received("POST", "/otel/v1/traces")).toHaveLength(1);
-      expect(allSpans(decodeTraceRequest(double.otlpRequests[0]!.body, otlpProtocol.slice(5))).length).toBe(3);
+      expect(ctx.double.server.received("POST", "/otel/v1/traces")).toHaveLength(1);
+      expect(allSpans(decodeTraceRequest(ctx.double.otlpRequests[0]!.body, otlpProtocol.slice(5))).length).toBe(3);
       expect(tracing.stats().otlp).toMatchObject({ sent: 1, rejected: 2, retries: 0, dropped: 0, queued: 0 });
       const logged = lines.warn.filter((l) => l.includes("attribute value too long"));
       expect(logged).toHaveLength(1);
       expect(logged[0]).toContain("2 span(s) rejected");
 
       // A second partial success is counted too, and does not flood the log.
-      double.partialSuccess = { rejectedSpans: 1, errorMessage: "attribute value too long" };
+      ctx.double.partialSuccess = { rejectedSpans: 1, errorMessage: "attribute value too long" };
       tracer.startSpan("d").end();
       await tracing.flush();
-      expect(double.server.received("POST", "/otel/v1/traces")).toHaveLength(2);
+      expect(ctx.double.server.received("POST", "/otel/v1/traces")).toHaveLength(2);
       expect(tracing.stats().otlp).toMatchObject({ sent: 1, rejected: 3, retries: 0 });
       expect(lines.warn.filter((l) => l.includes("attribute value too long"))).toHaveLength(1);
     },

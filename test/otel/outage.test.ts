@@ -4,28 +4,17 @@
  * requirement itself is about time.
  */
 import { trace } from "@opentelemetry/api";
-import { afterEach, beforeEach, expect, it } from "vitest";
-import { op, type TracewireHandle } from "../../src/index.js";
-import { TracingDouble } from "../support/tracing-double.js";
-import { expectDeliveredOnce, recordingLogger, sleep, startTracing } from "./helpers.js";
+import { expect, it } from "vitest";
+import { op } from "../../src/index.js";
+import { expectDeliveredOnce, recordingLogger, setupTracedDouble, sleep } from "./helpers.js";
 
-let double: TracingDouble;
-let tracing: TracewireHandle | undefined;
-
-beforeEach(async () => {
-  double = await TracingDouble.start();
-});
-afterEach(async () => {
-  await tracing?.shutdown();
-  tracing = undefined;
-  await double.close();
-});
+const ctx = setupTracedDouble();
 
 const PATHS = ["/call/upsert_batch", "/otel/v1/traces"];
 
 it("a 5 s outage then recovery: every call exactly once, start before end; every span exactly once", async () => {
   const { lines, logger } = recordingLogger();
-  tracing = startTracing(double, { logger });
+  const tracing = ctx.start({ logger });
   const spanIds: string[] = [];
   const step = op(async function step(i: number) {
     trace.getTracer("http").startActiveSpan(`GET /item/${i}`, (span) => {
@@ -47,9 +36,9 @@ it("a 5 s outage then recovery: every call exactly once, start before end; every
     return "done";
   })();
   await tracing.flush();
-  expect(double.call(longId)).toMatchObject({ starts: 1, ends: 0 });
+  expect(ctx.double.call(longId)).toMatchObject({ starts: 1, ends: 0 });
 
-  double.down(PATHS, "reset");
+  ctx.double.down(PATHS, "reset");
   const results = await Promise.all(Array.from({ length: 20 }, (_, i) => step(i)));
   expect(results).toEqual(Array.from({ length: 20 }, (_, i) => i));
   finishLong();
@@ -60,24 +49,24 @@ it("a 5 s outage then recovery: every call exactly once, start before end; every
   // reached the service, nothing was dropped. (The OTLP transport's own retries can outlast 5 s, so its queue-level
   // retry count is not asserted.)
   const during = tracing.stats();
-  for (const path of PATHS) expect(double.server.received("POST", path).length).toBeGreaterThan(1);
+  for (const path of PATHS) expect(ctx.double.server.received("POST", path).length).toBeGreaterThan(1);
   expect(during.calls.retries).toBeGreaterThan(0);
   expect(during.calls).toMatchObject({ queued: 41, dropped: 0 });
   expect(during.otlp).toMatchObject({ queued: 20, dropped: 0 });
-  expect(double.calls.size).toBe(1);
-  expect(double.spans).toHaveLength(0);
+  expect(ctx.double.calls.size).toBe(1);
+  expect(ctx.double.spans).toHaveLength(0);
   expect(lines.warn.some((l) => l.includes("will retry"))).toBe(true);
 
-  double.recover();
+  ctx.double.recover();
   await tracing.flush();
 
-  expectDeliveredOnce(double, longId);
-  const steps = double.callsNamed("step");
+  expectDeliveredOnce(ctx.double, longId);
+  const steps = ctx.double.callsNamed("step");
   expect(steps).toHaveLength(20);
-  for (const call of steps) expectDeliveredOnce(double, call.start!.id as string);
-  expect(double.calls.size).toBe(21);
-  expect(double.spans.map((s) => s.spanId).sort()).toEqual([...spanIds].sort());
-  expect(new Set(double.spans.map((s) => s.spanId)).size).toBe(20);
+  for (const call of steps) expectDeliveredOnce(ctx.double, call.start!.id as string);
+  expect(ctx.double.calls.size).toBe(21);
+  expect(ctx.double.spans.map((s) => s.spanId).sort()).toEqual([...spanIds].sort());
+  expect(new Set(ctx.double.spans.map((s) => s.spanId)).size).toBe(20);
   expect(tracing.stats()).toMatchObject({
     calls: { sent: 42, dropped: 0, rejected: 0, queued: 0 },
     otlp: { sent: 20, dropped: 0, rejected: 0, queued: 0 },

@@ -4,27 +4,11 @@
  * ids, so one request is one tree. Hooks that throw never reach user code.
  */
 import { trace } from "@opentelemetry/api";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { type InitOptions, op, type TracewireHandle } from "../../src/index.js";
-import { TracingDouble } from "../support/tracing-double.js";
-import { expectDeliveredOnce, recordingLogger, scopeOfSpan, startTracing } from "./helpers.js";
+import { describe, expect, it } from "vitest";
+import { op } from "../../src/index.js";
+import { expectDeliveredOnce, recordingLogger, scopeOfSpan, setupTracedDouble } from "./helpers.js";
 
-let double: TracingDouble;
-let tracing: TracewireHandle | undefined;
-
-beforeEach(async () => {
-  double = await TracingDouble.start();
-});
-afterEach(async () => {
-  await tracing?.shutdown();
-  tracing = undefined;
-  await double.close();
-});
-
-function start(options: InitOptions = {}): TracewireHandle {
-  tracing = startTracing(double, options);
-  return tracing;
-}
+const ctx = setupTracedDouble();
 
 interface Ids {
   trace: string;
@@ -52,34 +36,34 @@ async function runOp(foreignNames: string[] = ["http GET"]): Promise<Ids> {
   return ids;
 }
 
-const otlpSpan = (spanId: string) => double.spans.filter((s) => s.spanId === spanId);
-const otlpPosts = () => double.server.received("POST", "/otel/v1/traces").length;
-const callPosts = () => double.server.requests.filter((r) => r.path.startsWith("/call/")).length;
+const otlpSpan = (spanId: string) => ctx.double.spans.filter((s) => s.spanId === spanId);
+const otlpPosts = () => ctx.double.server.received("POST", "/otel/v1/traces").length;
+const callPosts = () => ctx.double.server.requests.filter((r) => r.path.startsWith("/call/")).length;
 
 describe("routes", () => {
   it("auto (default): tracewire's own span goes as a call, a foreign span inside it by OTLP, one tree", async () => {
-    const tracing = start();
+    const tracing = ctx.start();
     const ids = await runOp();
     await tracing.flush();
 
-    expectDeliveredOnce(double, ids.op);
-    const call = double.call(ids.op);
+    expectDeliveredOnce(ctx.double, ids.op);
+    const call = ctx.double.call(ids.op);
     expect(call.start).toMatchObject({ op_name: "handle", trace_id: ids.trace, inputs: { arg0: 1 } });
     expect(call.start).not.toHaveProperty("parent_id");
     expect(call.end).toMatchObject({ output: 2 });
     expect(otlpSpan(ids.op)).toHaveLength(0);
 
     const foreignId = ids.foreign["http GET"]!;
-    expect(double.calls.has(foreignId)).toBe(false);
+    expect(ctx.double.calls.has(foreignId)).toBe(false);
     const [span, ...more] = otlpSpan(foreignId);
     expect(more).toHaveLength(0);
     expect(span).toMatchObject({ name: "http GET", traceId: ids.trace, parentSpanId: ids.op });
-    expect(scopeOfSpan(double, foreignId)).toBe("foreign-lib");
+    expect(scopeOfSpan(ctx.double, foreignId)).toBe("foreign-lib");
     expect(tracing.stats()).toMatchObject({ calls: { sent: 2, dropped: 0 }, otlp: { sent: 1, dropped: 0 } });
   });
 
   it("auto: an op inside a foreign span parents under it, across routes", async () => {
-    const tracing = start();
+    const tracing = ctx.start();
     const inner = op(function inner() {
       return trace.getActiveSpan()!.spanContext().spanId;
     });
@@ -96,16 +80,16 @@ describe("routes", () => {
     })();
     await tracing.flush();
 
-    expect(double.call(innerId).start).toMatchObject({ op_name: "inner", parent_id: foreignId, trace_id: traceId });
+    expect(ctx.double.call(innerId).start).toMatchObject({ op_name: "inner", parent_id: foreignId, trace_id: traceId });
     expect(otlpSpan(foreignId)[0]).toMatchObject({ traceId });
   });
 
   it('export: "otlp" sends every span by OTLP and no calls', async () => {
-    const tracing = start({ export: "otlp" });
+    const tracing = ctx.start({ export: "otlp" });
     const ids = await runOp();
     await tracing.flush();
 
-    expect(double.calls.size).toBe(0);
+    expect(ctx.double.calls.size).toBe(0);
     expect(callPosts()).toBe(0);
     const own = otlpSpan(ids.op);
     expect(own).toHaveLength(1);
@@ -117,21 +101,21 @@ describe("routes", () => {
       "output.value": "2",
       "output.mime_type": "application/json",
     });
-    expect(scopeOfSpan(double, ids.op)).toBe("tracewire");
+    expect(scopeOfSpan(ctx.double, ids.op)).toBe("tracewire");
     expect(otlpSpan(ids.foreign["http GET"]!)[0]).toMatchObject({ parentSpanId: ids.op, traceId: ids.trace });
     expect(tracing.stats()).toMatchObject({ calls: { sent: 0 }, otlp: { sent: 2 } });
   });
 
   it('export: "calls" sends every span as a call and nothing by OTLP', async () => {
-    const tracing = start({ export: "calls" });
+    const tracing = ctx.start({ export: "calls" });
     const ids = await runOp();
     await tracing.flush();
 
     expect(otlpPosts()).toBe(0);
-    expectDeliveredOnce(double, ids.op);
+    expectDeliveredOnce(ctx.double, ids.op);
     const foreignId = ids.foreign["http GET"]!;
-    expectDeliveredOnce(double, foreignId);
-    expect(double.call(foreignId).start).toMatchObject({
+    expectDeliveredOnce(ctx.double, foreignId);
+    expect(ctx.double.call(foreignId).start).toMatchObject({
       op_name: "http GET",
       parent_id: ids.op,
       trace_id: ids.trace,
@@ -141,7 +125,7 @@ describe("routes", () => {
 
   it("route() overrides the default per span; undefined keeps it", async () => {
     const seen: string[] = [];
-    const tracing = start({
+    const tracing = ctx.start({
       route: (span) => {
         seen.push(`${span.instrumentationScope.name}:${(span as unknown as { name: string }).name}`);
         if ((span as unknown as { name: string }).name === "vector.search") return "calls";
@@ -154,26 +138,26 @@ describe("routes", () => {
 
     expect(seen).toEqual(["tracewire:handle", "foreign-lib:vector.search", "foreign-lib:http GET"]);
     // The op went by OTLP, the foreign "vector.search" as a call, "http GET" kept its default (OTLP).
-    expect(double.calls.has(ids.op)).toBe(false);
+    expect(ctx.double.calls.has(ids.op)).toBe(false);
     expect(otlpSpan(ids.op)).toHaveLength(1);
     const vector = ids.foreign["vector.search"]!;
-    expectDeliveredOnce(double, vector);
-    expect(double.call(vector).start).toMatchObject({ parent_id: ids.op, trace_id: ids.trace });
+    expectDeliveredOnce(ctx.double, vector);
+    expect(ctx.double.call(vector).start).toMatchObject({ parent_id: ids.op, trace_id: ids.trace });
     expect(otlpSpan(vector)).toHaveLength(0);
     expect(otlpSpan(ids.foreign["http GET"]!)).toHaveLength(1);
   });
 
   it("filter() drops spans: neither sent nor counted as dropped", async () => {
-    const tracing = start({ filter: (span) => (span as unknown as { name: string }).name !== "health-check" });
+    const tracing = ctx.start({ filter: (span) => (span as unknown as { name: string }).name !== "health-check" });
     const ids = await runOp(["health-check", "http GET"]);
     await tracing.flush();
 
-    expectDeliveredOnce(double, ids.op);
+    expectDeliveredOnce(ctx.double, ids.op);
     expect(otlpSpan(ids.foreign["http GET"]!)).toHaveLength(1);
     const dropped = ids.foreign["health-check"]!;
-    expect(double.calls.has(dropped)).toBe(false);
+    expect(ctx.double.calls.has(dropped)).toBe(false);
     expect(otlpSpan(dropped)).toHaveLength(0);
-    expect(double.spans).toHaveLength(1);
+    expect(ctx.double.spans).toHaveLength(1);
     expect(tracing.stats()).toMatchObject({ calls: { dropped: 0 }, otlp: { dropped: 0, sent: 1 } });
   });
 });
@@ -181,7 +165,7 @@ describe("routes", () => {
 describe("hooks that throw never reach user code", () => {
   it("a throwing route(): the traced function returns its value, each span counts once and keeps its default route", async () => {
     const { lines, logger } = recordingLogger();
-    const tracing = start({
+    const tracing = ctx.start({
       logger,
       route: () => {
         throw new Error("route hook broke");
@@ -197,14 +181,14 @@ describe("hooks that throw never reach user code", () => {
     // Three spans (handle, its foreign child, sync): one internal error each, no more.
     expect(tracing.stats().internalErrors).toBe(3);
     expect(lines.error.some((l) => l.includes("route hook broke"))).toBe(true);
-    expectDeliveredOnce(double, ids.op);
+    expectDeliveredOnce(ctx.double, ids.op);
     expect(otlpSpan(ids.foreign["http GET"]!)).toHaveLength(1);
-    expect(double.callsNamed("sync")).toHaveLength(1);
+    expect(ctx.double.callsNamed("sync")).toHaveLength(1);
   });
 
   it("a throwing filter(): the traced function returns its value, each span counts once and is dropped", async () => {
     const { lines, logger } = recordingLogger();
-    const tracing = start({
+    const tracing = ctx.start({
       logger,
       filter: () => {
         throw new Error("filter hook broke");
@@ -222,21 +206,21 @@ describe("hooks that throw never reach user code", () => {
     expect(tracing.stats().internalErrors).toBe(3);
     expect(lines.error.some((l) => l.includes("filter hook broke"))).toBe(true);
     // Fails closed: a filter that cannot decide sends nothing.
-    expect(double.calls.size).toBe(0);
-    expect(double.spans).toHaveLength(0);
-    expect(double.server.requests).toHaveLength(0);
+    expect(ctx.double.calls.size).toBe(0);
+    expect(ctx.double.spans).toHaveLength(0);
+    expect(ctx.double.server.requests).toHaveLength(0);
   });
 });
 
 describe('export: "otlp" carries call fields as attributes', () => {
   it("display name, thread, turn and call attributes", async () => {
     const { withAttributes, withThread } = await import("../../src/index.js");
-    const tracing = start({ export: "otlp" });
+    const tracing = ctx.start({ export: "otlp" });
     const answer = op((q: string) => q.toUpperCase(), { name: "answer", displayName: "Answer", parameterNames: ["q"] });
     withAttributes({ tenant: "acme", limits: { rpm: 5 } }, () => withThread("thread-9", () => answer("hi")));
     await tracing.flush();
-    expect(double.spans).toHaveLength(1);
-    expect(double.spans[0]!.attributes).toEqual({
+    expect(ctx.double.spans).toHaveLength(1);
+    expect(ctx.double.spans[0]!.attributes).toEqual({
       "input.value": '{"q":"hi"}',
       "input.mime_type": "application/json",
       "output.value": '"HI"',

@@ -83,8 +83,4 @@ export const ndjson = (text: string): Record<string, unknown>[] =>
     .filter((l) => l.trim())
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
-export async function collect<T>(iterable: AsyncIterable<T>): Promise<T[]> {
-  const out: T[] = [];
-  for await (const item of iterable) out.push(item);
-  return out;
-}
+export { collect } from "../support/collect.js";

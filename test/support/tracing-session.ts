@@ -3,7 +3,7 @@
  * what tracewire says, and `stop()` that shuts tracing down (globals live on `globalThis`, and vitest reuses worker
  * processes across files, so every session must be stopped).
  */
-import { expect } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { type InitOptions, init, type TracewireHandle } from "../../src/index.js";
 import { type StoredCall, TracingDouble } from "./tracing-double.js";
 
@@ -60,4 +60,61 @@ export async function startSession(options: InitOptions = {}): Promise<Session> 
       await double.close();
     },
   };
+}
+
+/** A session started and stopped by hooks: everything of {@link Session} but `stop()`, read through to the live one. */
+export type HookedSession = Omit<Session, "stop">;
+
+/** A {@link HookedSession} that a test can also replace: `restart()` stops it and starts another with `options`. */
+export interface RestartableSession extends HookedSession {
+  restart(options: InitOptions): Promise<void>;
+}
+
+type Hook = (fn: () => Promise<void>) => void;
+
+/** Starts a session in the `start` hook and stops it in the `stop` hook; the view reads through to it. */
+function hookedSession(start: Hook, stop: Hook, options: InitOptions, name: string): RestartableSession {
+  let session: Session | undefined;
+  start(async () => {
+    session = await startSession(options);
+  });
+  stop(async () => {
+    await session?.stop();
+    session = undefined;
+  });
+  const current = (): Session => {
+    if (!session) throw new Error(`${name}: the session exists only while its hooks have it running`);
+    return session;
+  };
+  return {
+    get double() {
+      return current().double;
+    },
+    get tracing() {
+      return current().tracing;
+    },
+    get logs() {
+      return current().logs;
+    },
+    only: (opName) => current().only(opName),
+    async restart(next) {
+      const stopping = current();
+      session = undefined;
+      await stopping.stop();
+      session = await startSession(next);
+    },
+  };
+}
+
+/** One session for the enclosing suite (or file): started in `beforeAll`, stopped in `afterAll`. */
+export function setupSession(options: InitOptions = {}): HookedSession {
+  return hookedSession(beforeAll, afterAll, options, "setupSession");
+}
+
+/**
+ * A fresh session for each test: started in `beforeEach`, stopped in `afterEach`. `restart(options)` stops the test's
+ * session and starts another with `options` (not merged with the defaults) for the rest of the test.
+ */
+export function setupSessionPerTest(options: InitOptions = {}): RestartableSession {
+  return hookedSession(beforeEach, afterEach, options, "setupSessionPerTest");
 }

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Call, callById, getCurrentCall, op, ValidationError } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { type Session, setupSession, startSession } from "../support/tracing-session.js";
 
 /** A feedback record as sent, without the double's bookkeeping fields. */
 function sent(entry: Record<string, unknown>): Record<string, unknown> {
@@ -153,14 +153,8 @@ describe("feedback and renames on the wire", () => {
 });
 
 describe("feedback waits for the call's start", () => {
-  let s: Session;
-  beforeAll(async () => {
-    // A long schedule delay: the call's start is still queued when the feedback is created.
-    s = await startSession({ scheduledDelayMillis: 60_000 });
-  });
-  afterAll(async () => {
-    await s.stop();
-  });
+  // A long schedule delay: the call's start is still queued when the feedback is created.
+  const s = setupSession({ scheduledDelayMillis: 60_000 });
 
   it("sends feedback and renames created inside the op only after the call's start", async () => {
     const pending: Promise<unknown>[] = [];

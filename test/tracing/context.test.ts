@@ -3,17 +3,11 @@
  * threads and turns from withThread, and the Call handles (getCurrentCall, invoke, callOf).
  */
 import { trace } from "@opentelemetry/api";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { type Call, callOf, getCurrentCall, op, withAttributes, withThread } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { setupSession } from "../support/tracing-session.js";
 
-let s: Session;
-beforeAll(async () => {
-  s = await startSession();
-});
-afterAll(async () => {
-  await s.stop();
-});
+const s = setupSession();
 
 const tick = (ms = 1) => new Promise((r) => setTimeout(r, ms));
 

@@ -2,17 +2,11 @@
  * op(): what the caller gets back is untouched (same value, same error, same promise), and what the service gets is
  * one call per invocation with named inputs, the output, or the exception.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { op, ValidationError } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { setupSession } from "../support/tracing-session.js";
 
-let s: Session;
-beforeAll(async () => {
-  s = await startSession();
-});
-afterAll(async () => {
-  await s.stop();
-});
+const s = setupSession();
 
 describe("sync and async functions", () => {
   it("records a sync call: op name, inputs arg0…n, output", async () => {

@@ -2,20 +2,14 @@
  * Payloads on the way into a call: awkward values reach the strict service as valid JSON with the serializer's
  * markers, the redact hook fails closed, and content capture can be switched off.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { op, REDACTION_FAILED, type RedactHook } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { setupSession, startSession } from "../support/tracing-session.js";
 
 const SECRET = "sk-live-0123456789-do-not-send";
 
 describe("awkward values", () => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await startSession();
-  });
-  afterAll(async () => {
-    await s.stop();
-  });
+  const s = setupSession();
 
   it("accepts circular and BigInt inputs and outputs, with markers", async () => {
     const node: Record<string, unknown> = { name: "root", size: 2n ** 70n };
@@ -58,16 +52,10 @@ describe("awkward values", () => {
 });
 
 describe("a redact hook that throws", () => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await startSession({
-      redact: () => {
-        throw new Error("redactor crashed");
-      },
-    });
-  });
-  afterAll(async () => {
-    await s.stop();
+  const s = setupSession({
+    redact: () => {
+      throw new Error("redactor crashed");
+    },
   });
 
   it("withholds inputs and output behind the REDACTION_FAILED marker; the op still returns its value", async () => {
@@ -87,7 +75,6 @@ describe("a redact hook that throws", () => {
 });
 
 describe("a redact hook that rewrites", () => {
-  let s: Session;
   const seen: { kind: string; opName: string }[] = [];
   const redact: RedactHook = (payload, context) => {
     seen.push(context);
@@ -99,12 +86,7 @@ describe("a redact hook that rewrites", () => {
     };
     return scrub(payload);
   };
-  beforeAll(async () => {
-    s = await startSession({ redact });
-  });
-  afterAll(async () => {
-    await s.stop();
-  });
+  const s = setupSession({ redact });
 
   it("records what the hook returns, for inputs and output, and the raw secret never reaches the wire", async () => {
     const call = op(

@@ -3,32 +3,13 @@
  * trap throws, a throwing toJSON), a throwing displayName function and a throwing redact hook leave the op's own
  * behaviour untouched, and the call is still recorded and ended where possible.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { op } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { throwingProxy } from "../support/hostile.js";
+import { setupSession } from "../support/tracing-session.js";
 
 /** A Proxy on which every trap throws. */
-function hostileProxy(): object {
-  const trap = () => {
-    throw new Error("trap says no");
-  };
-  return new Proxy(
-    {},
-    {
-      get: trap,
-      has: trap,
-      ownKeys: trap,
-      getOwnPropertyDescriptor: trap,
-      getPrototypeOf: trap,
-      defineProperty: trap,
-      set: trap,
-      deleteProperty: trap,
-      isExtensible: trap,
-      preventExtensions: trap,
-      setPrototypeOf: trap,
-    },
-  );
-}
+const hostileProxy = () => throwingProxy("trap says no");
 
 function throwingGetter(): Record<string, unknown> {
   return Object.defineProperty({ visible: 1 }, "secretive", {
@@ -40,13 +21,7 @@ function throwingGetter(): Record<string, unknown> {
 }
 
 describe("hostile values", () => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await startSession();
-  });
-  afterAll(async () => {
-    await s.stop();
-  });
+  const s = setupSession();
 
   it("a throwing getter in the inputs: the op returns its value, the property is marked", async () => {
     const input = throwingGetter();
@@ -144,16 +119,10 @@ describe("hostile values", () => {
 });
 
 describe("a throwing redact hook", () => {
-  let s: Session;
-  beforeAll(async () => {
-    s = await startSession({
-      redact: (_payload, { kind }) => {
-        throw new Error(`cannot redact ${kind}`);
-      },
-    });
-  });
-  afterAll(async () => {
-    await s.stop();
+  const s = setupSession({
+    redact: (_payload, { kind }) => {
+      throw new Error(`cannot redact ${kind}`);
+    },
   });
 
   it("never reaches user code: sync, async and streaming ops return their values", async () => {

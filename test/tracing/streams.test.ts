@@ -3,17 +3,11 @@
  * of, its output is the collected items, and work started inside the producer's body nests under the producer's op.
  */
 import { Readable } from "node:stream";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { op } from "../../src/index.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { setupSession } from "../support/tracing-session.js";
 
-let s: Session;
-beforeAll(async () => {
-  s = await startSession();
-});
-afterAll(async () => {
-  await s.stop();
-});
+const s = setupSession();
 
 const tick = () => new Promise((r) => setTimeout(r, 1));
 

@@ -2,12 +2,12 @@
  * The store used when no SQLite driver is available (or `storage: "memory"`): plain maps, lost on exit. It keeps
  * the same semantics as the SQLite store, transactions included (a failed transaction restores the snapshot).
  */
-import type { CallsFilter } from "../../api/types/calls.js";
 import { compareBy } from "../query-dsl.js";
 import {
   CALL_COLUMNS,
   type CallSelection,
   type CallWrite,
+  FILTER_COLUMNS,
   type Store,
   type StoredCall,
   type StoredFeedback,
@@ -15,16 +15,6 @@ import {
 
 const key = (project: string, id: string) => `${project}\u0000${id}`;
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
-
-const FILTERS: [keyof CallsFilter, keyof StoredCall][] = [
-  ["op_names", "op_name"],
-  ["trace_ids", "trace_id"],
-  ["call_ids", "id"],
-  ["parent_ids", "parent_id"],
-  ["thread_ids", "thread_id"],
-  ["turn_ids", "turn_id"],
-  ["wb_run_ids", "wb_run_id"],
-];
 
 function emptyCall(project: string, id: string, seq: number): StoredCall {
   return {
@@ -116,7 +106,7 @@ export class MemoryStore implements Store {
     const filter = selection.filter ?? {};
     let rows = [...this.calls.values()].filter((c) => {
       if (c.project_id !== selection.project || c.started_at === null) return false;
-      for (const [name, field] of FILTERS) {
+      for (const [name, field] of FILTER_COLUMNS) {
         const values = filter[name] as string[] | undefined;
         if (values && !values.includes(c[field] as string)) return false;
       }

@@ -4,13 +4,13 @@
  * request survives a crash, and a batch is stored whole or not at all. Other processes may open the same file;
  * SQLite's locking serialises their writers (`busy_timeout`).
  */
-import type { CallsFilter } from "../../api/types/calls.js";
 import type { JsonObject } from "../../api/types/common.js";
 import type { SqlDatabase, SqlStatement, SqlValue } from "./sqlite-driver.js";
 import {
   CALL_COLUMNS,
   type CallSelection,
   type CallWrite,
+  FILTER_COLUMNS,
   type Store,
   type StoredCall,
   type StoredFeedback,
@@ -71,16 +71,6 @@ function toCall(row: Record<string, unknown>): StoredCall {
     wb_run_step_end: int(row.wb_run_step_end),
   };
 }
-
-const FILTER_COLUMNS: [keyof CallsFilter, string][] = [
-  ["op_names", "op_name"],
-  ["trace_ids", "trace_id"],
-  ["call_ids", "id"],
-  ["parent_ids", "parent_id"],
-  ["thread_ids", "thread_id"],
-  ["turn_ids", "turn_id"],
-  ["wb_run_ids", "wb_run_id"],
-];
 
 export class SqliteStore implements Store {
   readonly kind = "sqlite" as const;

@@ -70,6 +70,17 @@ export const CALL_COLUMNS = new Set([
   "wb_run_id",
 ]);
 
+/** The list filters of {@link CallsFilter}, each with the call column its values must contain the call's value of. */
+export const FILTER_COLUMNS: [keyof CallsFilter, keyof StoredCall][] = [
+  ["op_names", "op_name"],
+  ["trace_ids", "trace_id"],
+  ["call_ids", "id"],
+  ["parent_ids", "parent_id"],
+  ["thread_ids", "thread_id"],
+  ["turn_ids", "turn_id"],
+  ["wb_run_ids", "wb_run_id"],
+];
+
 /** Which calls to read: started calls of one project matching `filter`; `page` sorts on columns and pages. */
 export interface CallSelection {
   project: string;
