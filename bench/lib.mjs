@@ -78,16 +78,20 @@ export async function waitUntil(predicate, timeoutMs) {
   return true;
 }
 
-/** Starts bench/sink.mjs in a child process; resolves with its port, a stats query and a stop function. */
-export async function startSink() {
-  const child = fork(fileURLToPath(new URL("./sink.mjs", import.meta.url)), [], {
+/**
+ * Starts a bench server (a file next to this one) in a child process, so that its CPU is not charged to the
+ * process being measured; resolves with its port, a stats query and a stop function. The server sends `{ port }`
+ * once listening, answers `{ cmd: "stats" }` with `{ stats }` and exits on `{ cmd: "exit" }`.
+ */
+export async function startServer(file) {
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), [], {
     execArgv: [],
     stdio: ["ignore", "inherit", "inherit", "ipc"],
   });
   const port = await new Promise((resolve, reject) => {
     child.once("message", (msg) => resolve(msg.port));
     child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`sink exited early (${code})`)));
+    child.once("exit", (code) => reject(new Error(`${file} exited early (${code})`)));
   });
   return {
     port,
@@ -109,6 +113,9 @@ export async function startSink() {
       }),
   };
 }
+
+/** Starts bench/sink.mjs (the loopback tracing service) in a child process. */
+export const startSink = () => startServer("./sink.mjs");
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);

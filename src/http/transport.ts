@@ -1,6 +1,8 @@
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
-import { Pool } from "undici";
+import type { Pool } from "undici";
+// See src/types/undici-pool.d.ts: the deep import keeps undici from taking over the global fetch dispatcher.
+import PoolClass from "undici/lib/dispatcher/pool.js";
 import {
   AbortError,
   type ApiError,
@@ -180,7 +182,7 @@ export class HttpTransport {
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
     this.options = options;
-    this.pool = new Pool(this.origin, {
+    this.pool = new PoolClass(this.origin, {
       connections: options.maxConnections,
       connect: { timeout: options.connectTimeoutMs },
       headersTimeout: options.timeoutMs,
