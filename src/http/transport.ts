@@ -1,6 +1,7 @@
 import { promisify } from "node:util";
 import { gzip as gzipCallback } from "node:zlib";
 import type { Pool } from "undici";
+import undiciRequest from "undici/lib/api/api-request.js";
 // See src/types/undici-pool.d.ts: the deep import keeps undici from taking over the global fetch dispatcher.
 import PoolClass from "undici/lib/dispatcher/pool.js";
 import {
@@ -298,7 +299,7 @@ export class HttpTransport {
         let outcome: AttemptOutcome;
         let failure: ApiError;
         try {
-          const res = await this.pool.request({
+          const res = await undiciRequest.call(this.pool, {
             path,
             method: request.method,
             headers,

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { expect, it } from "vitest";
 
-it("importing every entry and creating a client leaves the global fetch dispatcher alone", () => {
+it("importing every entry and making a request leaves the global fetch dispatcher alone", () => {
   // Inside the repository's node_modules, so the external packages resolve from the bundle.
   const root = fileURLToPath(new URL("../..", import.meta.url));
   const dir = mkdtempSync(join(root, "node_modules", ".tracewire-side-effects-"));
@@ -24,10 +24,16 @@ it("importing every entry and creating a client leaves the global fetch dispatch
         `import * as root from ${JSON.stringify(src("index.ts"))};`,
         `import * as otel from ${JSON.stringify(src("otel/index.ts"))};`,
         `import { TracingClient } from ${JSON.stringify(src("api/index.ts"))};`,
-        `const client = new TracingClient({ baseUrl: "http://127.0.0.1:9", env: {} });`,
+        `import { createServer } from "node:http";`,
+        // A real request too: the deep imports must still give a working client.
+        `const server = createServer((req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"ok":true}'); });`,
+        `await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));`,
+        `const client = new TracingClient({ baseUrl: "http://127.0.0.1:" + server.address().port, env: {} });`,
+        `const answer = await client.service.health();`,
         `const symbol = Symbol.for("undici.globalDispatcher.1");`,
-        `console.log(JSON.stringify({ untouched: globalThis[symbol] === undefined, loaded: typeof root.init + typeof otel.TracewireSpanProcessor }));`,
+        `console.log(JSON.stringify({ untouched: globalThis[symbol] === undefined, answer, loaded: typeof root.init + typeof otel.TracewireSpanProcessor }));`,
         `await client.close();`,
+        `server.close();`,
       ].join("\n"),
     );
     const out = join(dir, "entry.mjs");
@@ -44,7 +50,7 @@ it("importing every entry and creating a client leaves the global fetch dispatch
     const printed = execFileSync(process.execPath, [out], {
       cwd: fileURLToPath(new URL("../..", import.meta.url)),
     }).toString();
-    expect(JSON.parse(printed)).toEqual({ untouched: true, loaded: "functionfunction" });
+    expect(JSON.parse(printed)).toEqual({ untouched: true, answer: { ok: true }, loaded: "functionfunction" });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
