@@ -122,8 +122,12 @@ export function requireArray<T>(value: T[] | undefined, field: string, method: s
   return value;
 }
 
-/** Requires a non-empty string argument (ids, names, digests). */
-export function requireString(value: unknown, name: string, method: string): string {
+/**
+ * Requires a non-empty string argument (ids, names, digests), at most `max` characters when given. `method`
+ * prefixes the message (`calls.read: id must be …`); leave it out where the parameter name says enough.
+ */
+export function requireString(value: unknown, name: string, method?: string, max?: number): string {
+  const where = method ? `${method}: ` : "";
   if (typeof value !== "string" || value.trim() === "") {
     const got =
       typeof value === "string"
@@ -131,7 +135,10 @@ export function requireString(value: unknown, name: string, method: string): str
           ? `a blank string of ${value.length} characters`
           : JSON.stringify(value)
         : kindOf(value);
-    throw new ValidationError(`${method}: ${name} must be a non-empty string, got ${got}.`, name);
+    throw new ValidationError(`${where}${name} must be a non-empty string, got ${got}.`, name);
+  }
+  if (max !== undefined && value.length > max) {
+    throw new ValidationError(`${where}${name} must be at most ${max} characters, got ${value.length}.`, name);
   }
   return value;
 }

@@ -2,6 +2,8 @@
  * `Call`: a handle on one recorded call (= one span) for feedback, scores and renames. Requests for a call made in
  * this process are queued behind the call's start, so the service never sees feedback for a call it doesn't know.
  */
+
+import { requireString } from "../api/base.js";
 import {
   annotationFeedbackType,
   callRef,
@@ -33,22 +35,6 @@ export interface FeedbackOptions {
 export const MAX_NAME_LENGTH = 1024;
 
 const KNOWN_TYPES = /^wandb\.(reaction\.1|note\.1|annotation\.[^\s]+|runnable\.[^\s]+)$/;
-
-function requireText(value: unknown, name: string, max?: number): string {
-  if (typeof value !== "string" || value.trim() === "") {
-    const got =
-      typeof value === "string"
-        ? value.length > 60
-          ? `a blank string of ${value.length} characters`
-          : JSON.stringify(value)
-        : typeof value;
-    throw new ValidationError(`${name} must be a non-empty string, got ${value === null ? "null" : got}.`, name);
-  }
-  if (max !== undefined && value.length > max) {
-    throw new ValidationError(`${name} must be at most ${max} characters, got ${value.length}.`, name);
-  }
-  return value;
-}
 
 function requireOptions(options: unknown): void {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
@@ -92,12 +78,12 @@ export class Call {
 
   /** Adds an emoji reaction (`wandb.reaction.1`). */
   react(emoji: string): Promise<FeedbackCreateRes> {
-    return this.feedback(REACTION_FEEDBACK_TYPE, { emoji: requireText(emoji, "emoji") });
+    return this.feedback(REACTION_FEEDBACK_TYPE, { emoji: requireString(emoji, "emoji") });
   }
 
   /** Adds a note of 1–1024 characters (`wandb.note.1`). */
   note(text: string): Promise<FeedbackCreateRes> {
-    return this.feedback(NOTE_FEEDBACK_TYPE, { note: requireText(text, "note", MAX_NOTE_LENGTH) });
+    return this.feedback(NOTE_FEEDBACK_TYPE, { note: requireString(text, "note", undefined, MAX_NOTE_LENGTH) });
   }
 
   /**
@@ -105,7 +91,7 @@ export class Call {
    * `wandb.runnable.<scorer>`, or a custom type outside the reserved `wandb.` namespace.
    */
   feedback(type: string, payload: Record<string, unknown>, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
-    requireText(type, "feedback type", MAX_NAME_LENGTH);
+    requireString(type, "feedback type", undefined, MAX_NAME_LENGTH);
     requireOptions(options);
     if (type.startsWith("wandb.") && !KNOWN_TYPES.test(type)) {
       throw new ValidationError(
@@ -125,17 +111,18 @@ export class Call {
       feedback_type: type,
       payload: serialize(payload) as JsonObject,
     };
-    if (options.creator !== undefined) body.creator = requireText(options.creator, "creator");
-    if (options.annotationRef !== undefined) body.annotation_ref = requireText(options.annotationRef, "annotationRef");
-    if (options.runnableRef !== undefined) body.runnable_ref = requireText(options.runnableRef, "runnableRef");
-    if (options.callRef !== undefined) body.call_ref = requireText(options.callRef, "callRef");
+    if (options.creator !== undefined) body.creator = requireString(options.creator, "creator");
+    if (options.annotationRef !== undefined)
+      body.annotation_ref = requireString(options.annotationRef, "annotationRef");
+    if (options.runnableRef !== undefined) body.runnable_ref = requireString(options.runnableRef, "runnableRef");
+    if (options.callRef !== undefined) body.call_ref = requireString(options.callRef, "callRef");
     return handled(this.processor.enqueueRequest("/feedback/create", body) as Promise<FeedbackCreateRes>);
   }
 
   /** Adds a human annotation `wandb.annotation.<name>` with `{value}`. */
   annotate(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
     requireOptions(options);
-    return this.feedback(annotationFeedbackType(requireText(name, "annotation name")), { value }, options);
+    return this.feedback(annotationFeedbackType(requireString(name, "annotation name")), { value }, options);
   }
 
   /**
@@ -143,7 +130,7 @@ export class Call {
    * defaults to the op ref `weave:///entity/project/op/<name>:latest`.
    */
   score(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
-    requireText(name, "score name", MAX_NAME_LENGTH);
+    requireString(name, "score name", undefined, MAX_NAME_LENGTH);
     requireOptions(options);
     const runnableRef = options.runnableRef ?? opRef(this.project, name, "latest");
     return this.feedback(runnableFeedbackType(name), { output: value }, { ...options, runnableRef });
@@ -154,7 +141,7 @@ export class Call {
     const body = {
       project_id: this.project,
       call_id: this.id,
-      display_name: requireText(name, "display name", MAX_NAME_LENGTH),
+      display_name: requireString(name, "display name", undefined, MAX_NAME_LENGTH),
     };
     return handled(this.processor.enqueueRequest("/call/update", body, true).then(() => undefined));
   }
@@ -165,7 +152,7 @@ export class Call {
  * be set up (`init()` or a `TracewireSpanProcessor`) in this process.
  */
 export function callById(callId: string, traceId = ""): Call {
-  requireText(callId, "callId", MAX_NAME_LENGTH);
+  requireString(callId, "callId", undefined, MAX_NAME_LENGTH);
   if (typeof traceId !== "string") {
     throw new ValidationError(`traceId must be a string (32 hex digits, or empty), got ${typeof traceId}.`, "traceId");
   }

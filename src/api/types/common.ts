@@ -35,3 +35,14 @@ export interface LlmUsage {
 
 /** The usual `{}` answer of write endpoints. */
 export type EmptyResponse = JsonObject;
+
+/** The shape of the service's row queries (`/cost/query`, `/feedback/query`): columns, filter, order, page. */
+export interface ProjectQueryReq {
+  project_id: string;
+  /** Columns to return; rows then hold only these. */
+  fields?: string[];
+  query?: Query;
+  sort_by?: SortBy[];
+  limit?: number;
+  offset?: number;
+}

@@ -1,5 +1,5 @@
 /** Wire types of the cost endpoints (`/cost/*`): per-model token prices the service joins on usage. */
-import type { Query, SortBy, Timestamp } from "./common.js";
+import type { ProjectQueryReq, Query, Timestamp } from "./common.js";
 
 /** The price of one model's tokens, as created. Units default to `"USD"` on the service. */
 export interface CostCreateInput {
@@ -22,15 +22,8 @@ export interface CostCreateRes {
   ids: [llm_id: string, cost_id: string][];
 }
 
-export interface CostQueryReq {
-  project_id: string;
-  /** Columns to return, e.g. `["id", "llm_id", "prompt_token_cost"]`. */
-  fields?: string[];
-  query?: Query;
-  sort_by?: SortBy[];
-  limit?: number;
-  offset?: number;
-}
+/** A query; `fields` lists the columns to return, e.g. `["id", "llm_id", "prompt_token_cost"]`. */
+export type CostQueryReq = ProjectQueryReq;
 /** One stored price. Only the requested `fields` are present. */
 export interface CostQueryOutput {
   id?: string;

@@ -1,5 +1,5 @@
 /** Wire types of the feedback endpoints (`/feedback/*`). Type names live in `api/refs.ts`. */
-import type { JsonObject, Query, SortBy, Timestamp } from "./common.js";
+import type { JsonObject, ProjectQueryReq, Query, Timestamp } from "./common.js";
 
 /** `/feedback/create`: one piece of feedback on the object or call named by `weave_ref`. */
 export interface FeedbackCreateReq {
@@ -38,15 +38,8 @@ export interface FeedbackCreateBatchRes {
   res: FeedbackCreateRes[];
 }
 
-export interface FeedbackQueryReq {
-  project_id: string;
-  /** Columns to return, dotted into the payload allowed: `["id", "feedback_type", "payload.note"]`. */
-  fields?: string[];
-  query?: Query;
-  sort_by?: SortBy[];
-  limit?: number;
-  offset?: number;
-}
+/** A query; `fields` lists the columns to return, dotted into the payload allowed: `["id", "feedback_type", "payload.note"]`. */
+export type FeedbackQueryReq = ProjectQueryReq;
 /** Rows hold the requested `fields` only, so they are open records. */
 export interface FeedbackQueryRes {
   result: JsonObject[];
