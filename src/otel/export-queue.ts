@@ -80,18 +80,29 @@ export class ExportQueue<T> {
   constructor(
     private readonly exporter: BatchExporter<T>,
     private readonly options: QueueOptions,
-    /** Told about every item dropped without being sent (to count, log once, and settle waiting promises). */
-    private readonly onDrop: (items: T[], reason: string) => void,
+    /**
+     * Told about every item dropped without being sent (to log once, and settle waiting promises). `items` are the
+     * dropped items themselves, empty when the caller never built them (see `admit`).
+     */
+    private readonly onDrop: (count: number, reason: string, items: readonly T[]) => void,
   ) {}
+
+  /**
+   * Whether an item offered now would be queued. When not, counts and reports the drop, so that a caller can skip
+   * building an item that would only be dropped (and must then not offer it).
+   */
+  admit(force = false): boolean {
+    if (!this.refuses(force)) return true;
+    this.stats.dropped++;
+    this.onDrop(1, this.dropReason(), []);
+    return false;
+  }
 
   /** Queues an item. Returns false (and counts a drop) when full or closed, unless `force` and not closed. */
   offer(item: T, force = false): boolean {
-    if (this.closed || (!force && this.items.length >= this.options.maxQueueSize)) {
+    if (this.refuses(force)) {
       this.stats.dropped++;
-      this.onDrop(
-        [item],
-        this.closed ? "the processor is shut down" : `the queue is full (${this.options.maxQueueSize})`,
-      );
+      this.onDrop(1, this.dropReason(), [item]);
       return false;
     }
     this.items.push(item);
@@ -105,6 +116,14 @@ export class ExportQueue<T> {
       } else if (!this.timer) this.kick(this.options.scheduleDelayMs);
     }
     return true;
+  }
+
+  private refuses(force: boolean): boolean {
+    return this.closed || (!force && this.items.length >= this.options.maxQueueSize);
+  }
+
+  private dropReason(): string {
+    return this.closed ? "the processor is shut down" : `the queue is full (${this.options.maxQueueSize})`;
   }
 
   /** Resolves once every item offered before the call is finished, or after `timeoutMs` (items then stay queued). */
@@ -139,7 +158,7 @@ export class ExportQueue<T> {
       this.items = [];
       this.stats.dropped += left.length;
       this.stats.queued = 0;
-      this.onDrop(left, "they could not be sent before shutdown");
+      this.onDrop(left.length, "they could not be sent before shutdown", left);
       this.complete(left.length);
     }
   }

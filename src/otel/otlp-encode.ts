@@ -1,6 +1,7 @@
 /**
- * Our own OTLP trace encoding (no `@opentelemetry/otlp-transformer`): `ExportTraceServiceRequest` as binary
- * protobuf and as OTLP/JSON, plus decoding of the `ExportTraceServiceResponse` a 200 answer may carry.
+ * Our own OTLP trace encoding (no `@opentelemetry/otlp-transformer`): one span as a binary-protobuf `Span` or an
+ * OTLP/JSON span object, resource and scope attributes, and decoding of the `ExportTraceServiceResponse` a 200
+ * answer may carry. `otlp-batch.ts` encodes spans with these as they end and assembles the request around them.
  *
  * Field numbers below are those of opentelemetry-proto: `collector/trace/v1/trace_service.proto`,
  * `trace/v1/trace.proto`, `common/v1/common.proto`, `resource/v1/resource.proto`.
@@ -16,7 +17,6 @@
  */
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
-import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import {
   ProtobufReader,
@@ -30,53 +30,11 @@ import {
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
 const INT64_LIMIT = 2 ** 63;
-/** Buffers that grew past this are not kept for the next call. */
-const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 
-let writer = new ProtobufWriter();
 const textDecoder = new TextDecoder();
 
-interface ScopeGroup {
-  scope: InstrumentationScope;
-  spans: ReadableSpan[];
-}
-interface ResourceGroup {
-  resource: Resource;
-  scopes: ScopeGroup[];
-  /** Fast path: the tracer's scope object is shared by all its spans. */
-  byObject: Map<InstrumentationScope, ScopeGroup>;
-  /** Equal scopes held in distinct objects still merge (name + version + schemaUrl). */
-  byKey: Map<string, ScopeGroup>;
-}
-
-/** Groups spans by resource (object identity), then by instrumentation scope (name, version, schemaUrl). */
-function groupSpans(spans: readonly ReadableSpan[]): ResourceGroup[] {
-  const groups = new Map<Resource, ResourceGroup>();
-  for (const span of spans) {
-    let group = groups.get(span.resource);
-    if (!group) {
-      group = { resource: span.resource, scopes: [], byObject: new Map(), byKey: new Map() };
-      groups.set(span.resource, group);
-    }
-    const scope = span.instrumentationScope;
-    let scopeGroup = group.byObject.get(scope);
-    if (!scopeGroup) {
-      const key = `${scope.name}\u0000${scope.version ?? ""}\u0000${scope.schemaUrl ?? ""}`;
-      scopeGroup = group.byKey.get(key);
-      if (!scopeGroup) {
-        scopeGroup = { scope, spans: [] };
-        group.byKey.set(key, scopeGroup);
-        group.scopes.push(scopeGroup);
-      }
-      group.byObject.set(scope, scopeGroup);
-    }
-    scopeGroup.spans.push(span);
-  }
-  return [...groups.values()];
-}
-
 /** Scope attributes are not in core 2.x's `InstrumentationScope` type but may be present at runtime. */
-function scopeAttributes(scope: InstrumentationScope): Attributes | undefined {
+export function scopeAttributes(scope: InstrumentationScope): Attributes | undefined {
   return (scope as { attributes?: Attributes }).attributes;
 }
 
@@ -131,12 +89,35 @@ function writeAnyValue(w: ProtobufWriter, v: unknown): void {
   }
 }
 
+/**
+ * Encoded `KeyValue.key` fields (tag, length, UTF-8) by attribute key. Instrumentations use a small fixed set of
+ * keys, so each is encoded once; the cache stops growing at `MAX_CACHED_KEYS` (later keys are encoded each time).
+ */
+const keyFields = new Map<string, Uint8Array>();
+const MAX_CACHED_KEYS = 1024;
+const keyWriter = new ProtobufWriter(512);
+
+function writeKey(w: ProtobufWriter, key: string): void {
+  let bytes = keyFields.get(key);
+  if (bytes === undefined) {
+    if (keyFields.size >= MAX_CACHED_KEYS || key.length > 128) {
+      w.stringField(1, key);
+      return;
+    }
+    keyWriter.reset();
+    keyWriter.stringField(1, key);
+    bytes = keyWriter.finish();
+    keyFields.set(key, bytes);
+  }
+  w.small(bytes);
+}
+
 /** `repeated KeyValue` at `field`; KeyValue: key=1, value=2. */
-function writeAttributes(w: ProtobufWriter, field: number, attributes: Attributes | undefined): void {
+export function writeAttributes(w: ProtobufWriter, field: number, attributes: Attributes | undefined): void {
   if (!attributes) return;
   for (const key in attributes) {
     const kv = w.startMessage(field);
-    w.stringField(1, key);
+    writeKey(w, key);
     const value = w.startMessage(2);
     writeAnyValue(w, attributes[key]);
     w.endMessage(value);
@@ -150,7 +131,7 @@ function writeTime(w: ProtobufWriter, field: number, time: HrTime): void {
 }
 
 /** ScopeSpans.spans = 2 → Span. */
-function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
+export function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
   const ctx = span.spanContext();
   const start = w.startMessage(2);
   w.hexField(1, ctx.traceId); // trace_id
@@ -193,36 +174,6 @@ function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
   w.endMessage(start);
 }
 
-/** Encodes spans as a binary-protobuf `ExportTraceServiceRequest` (for `Content-Type: application/x-protobuf`). */
-export function encodeTraceRequestProto(spans: readonly ReadableSpan[]): Uint8Array {
-  const w = writer;
-  w.reset();
-  try {
-    for (const group of groupSpans(spans)) {
-      const rs = w.startMessage(1); // ExportTraceServiceRequest.resource_spans = 1
-      const res = w.startMessage(1); // ResourceSpans.resource = 1
-      writeAttributes(w, 1, group.resource.attributes); // Resource.attributes = 1 (dropped count = 2 is always 0)
-      w.endMessage(res);
-      for (const { scope, spans: scopeSpans } of group.scopes) {
-        const ss = w.startMessage(2); // ResourceSpans.scope_spans = 2
-        const sc = w.startMessage(1); // ScopeSpans.scope = 1 → InstrumentationScope
-        w.stringField(1, scope.name); // name
-        w.stringField(2, scope.version); // version
-        writeAttributes(w, 3, scopeAttributes(scope)); // attributes
-        w.endMessage(sc);
-        for (const span of scopeSpans) writeSpan(w, span); // ScopeSpans.spans = 2
-        w.stringField(3, scope.schemaUrl); // ScopeSpans.schema_url = 3
-        w.endMessage(ss);
-      }
-      w.stringField(3, group.resource.schemaUrl); // ResourceSpans.schema_url = 3
-      w.endMessage(rs);
-    }
-    return w.finish();
-  } finally {
-    if (w.buf.length > MAX_RETAINED_BUFFER) writer = new ProtobufWriter();
-  }
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // JSON
 
@@ -257,16 +208,16 @@ function jsonAnyValue(v: unknown): JsonAnyValue {
   }
 }
 
-function jsonAttributes(attributes: Attributes | undefined): JsonKeyValue[] {
+export function jsonAttributes(attributes: Attributes | undefined): JsonKeyValue[] {
   const out: JsonKeyValue[] = [];
   if (attributes) for (const key in attributes) out.push({ key, value: jsonAnyValue(attributes[key]) });
   return out;
 }
 
 /** Optional proto3 fields are set to `undefined`, which `JSON.stringify` omits (and keeps object shapes fixed). */
-const orUndefined = (s: string | undefined): string | undefined => s || undefined;
+export const orUndefined = (s: string | undefined): string | undefined => s || undefined;
 
-function jsonSpan(span: ReadableSpan): Record<string, unknown> {
+export function jsonSpan(span: ReadableSpan): Record<string, unknown> {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
   return {
@@ -299,30 +250,6 @@ function jsonSpan(span: ReadableSpan): Record<string, unknown> {
     droppedLinksCount: span.droppedLinksCount,
     status: { code: span.status.code, message: orUndefined(span.status.message) },
   };
-}
-
-/**
- * Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` (for `Content-Type: application/json`). Returned as the
- * JSON text itself: the transport writes it as UTF-8 (or gzips it) in one pass, with no separate encoding step.
- */
-export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): string {
-  const resourceSpans = groupSpans(spans).map(({ resource, scopes }) => ({
-    resource: { attributes: jsonAttributes(resource.attributes), droppedAttributesCount: 0 },
-    scopeSpans: scopes.map(({ scope, spans: scopeSpans }) => {
-      const attributes = scopeAttributes(scope);
-      return {
-        scope: {
-          name: scope.name,
-          version: orUndefined(scope.version),
-          attributes: attributes ? jsonAttributes(attributes) : undefined,
-        },
-        spans: scopeSpans.map(jsonSpan),
-        schemaUrl: orUndefined(scope.schemaUrl),
-      };
-    }),
-    schemaUrl: orUndefined(resource.schemaUrl),
-  }));
-  return JSON.stringify({ resourceSpans });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

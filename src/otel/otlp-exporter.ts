@@ -12,12 +12,8 @@ import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
 import { resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
-import {
-  decodeExportResponse,
-  type ExportPartialSuccess,
-  encodeTraceRequestJson,
-  encodeTraceRequestProto,
-} from "./otlp-encode.js";
+import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "./otlp-batch.js";
+import { decodeExportResponse, type ExportPartialSuccess } from "./otlp-encode.js";
 
 /** Resolved settings of the OTLP exporter (see `resolveProcessorOptions` for where each comes from). */
 export interface OtlpExporterConfig {
@@ -49,6 +45,7 @@ const OTLP_RETRY_STATUSES = [429, 502, 503, 504];
  */
 export class OtlpTraceExporter implements SpanExporter {
   private readonly transport: HttpTransport;
+  private readonly encoder: SpanBatchEncoder;
   private readonly pending = new Set<Promise<unknown>>();
   /** Spans per request; halved by each 413 (the service's body limit), never raised again. */
   private maxSpansPerRequest = Number.POSITIVE_INFINITY;
@@ -62,6 +59,7 @@ export class OtlpTraceExporter implements SpanExporter {
     private readonly events?: Partial<OtlpExportEvents>,
   ) {
     checkConfig(config);
+    this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder() : new ProtoBatchEncoder();
     this.transport = new HttpTransport({
       baseUrl: config.url,
       ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
@@ -80,13 +78,18 @@ export class OtlpTraceExporter implements SpanExporter {
     });
   }
 
+  /** Encodes one ended span for {@link send} (in the configured protocol). May throw on a malformed span. */
+  encode(span: ReadableSpan): EncodedSpan {
+    return this.encoder.encode(span);
+  }
+
   /**
-   * Encodes and sends one batch. Never throws: the outcome says whether to retry. A 413 halves the number of spans
-   * per request (for the rest of the process) and sends the same spans again in smaller requests — resending
+   * Sends one batch of encoded spans. Never throws: the outcome says whether to retry. A 413 halves the number of
+   * spans per request (for the rest of the process) and sends the same spans again in smaller requests — resending
    * within the size the service accepts, not repeating a refused request; a single span that is still too large
    * is refused alone.
    */
-  async send(spans: ReadableSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
+  async send(spans: EncodedSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
     if (!Array.isArray(spans) || spans.length === 0) return { done: 0, retry: false };
     let done = 0;
     while (done < spans.length) {
@@ -108,12 +111,12 @@ export class OtlpTraceExporter implements SpanExporter {
 
   /** One request: `"done"` (sent, or refused as final and counted), `"too-large"` (413 for several spans), or a retry. */
   private async sendRequest(
-    spans: ReadableSpan[],
+    spans: EncodedSpan[],
     signal: AbortSignal | undefined,
   ): Promise<"done" | "too-large" | Omit<ExportOutcome, "done">> {
     const json = this.config.protocol === "http/json";
     try {
-      const body = json ? encodeTraceRequestJson(spans) : encodeTraceRequestProto(spans);
+      const body = this.encoder.request(spans);
       const res = await this.transport.buffered({
         method: "POST",
         path: "",
@@ -155,7 +158,14 @@ export class OtlpTraceExporter implements SpanExporter {
       resultCallback({ code: ExportResultCode.FAILED, error });
       return;
     }
-    const promise = this.send(spans).then((outcome) => {
+    let encoded: EncodedSpan[];
+    try {
+      encoded = spans.map((span) => this.encoder.encode(span));
+    } catch (error) {
+      resultCallback({ code: ExportResultCode.FAILED, error: error as Error });
+      return;
+    }
+    const promise = this.send(encoded).then((outcome) => {
       const ok = !outcome.retry;
       resultCallback(
         ok

@@ -27,6 +27,7 @@ import {
   type SpanRoute,
   type TracewireProcessorOptions,
 } from "./options.js";
+import type { EncodedSpan } from "./otlp-batch.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { portableStartAttributes, toCallEnd, toCallStart } from "./span-to-call.js";
@@ -49,7 +50,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   readonly diagnostics: Diagnostics;
   private readonly options: ResolvedProcessorOptions;
   private readonly calls: ExportQueue<CallItem>;
-  private readonly otlp: ExportQueue<ReadableSpan>;
+  private readonly otlp: ExportQueue<EncodedSpan>;
   private readonly transport: HttpTransport;
   private readonly otlpExporter: OtlpTraceExporter;
   private internalErrors = 0;
@@ -97,10 +98,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.calls = new ExportQueue<CallItem>(
       (batch, signal) => callsExporter.export(batch, signal),
       queueOptions,
-      (items, reason) => {
+      (count, reason, items) => {
         for (const item of items)
           if (item.kind === "request") item.settle(new Error(`tracewire dropped this request: ${reason}.`));
-        this.diagnostics.warn("calls-dropped", `Dropped ${items.length} call item(s) because ${reason}.`);
+        this.diagnostics.warn("calls-dropped", `Dropped ${count} call item(s) because ${reason}.`);
       },
     );
 
@@ -120,10 +121,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       failed: (error) =>
         this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
     });
-    this.otlp = new ExportQueue<ReadableSpan>(
+    this.otlp = new ExportQueue<EncodedSpan>(
       (batch, signal) => this.otlpExporter.send(batch, signal),
       queueOptions,
-      (items, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${items.length} span(s) because ${reason}.`),
+      (count, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${count} span(s) because ${reason}.`),
     );
 
     const state = globalState();
@@ -168,8 +169,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         )
           return;
       }
-      if (route === "otlp") this.otlp.offer(span);
-      else if (route === "calls") {
+      // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
+      if (route === "otlp") {
+        if (this.otlp.admit()) this.otlp.offer(this.otlpExporter.encode(span));
+      } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
         this.calls.offer({ kind: "end", record: toCallEnd(span, callEndData(span), this.project) }, true);
       }

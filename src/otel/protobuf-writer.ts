@@ -63,6 +63,24 @@ export class ProtobufWriter {
     this.buf = next;
   }
 
+  /** Copies bytes already encoded elsewhere (`src[start, end)`) as they are. */
+  raw(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.ensure(n);
+    this.buf.set(src.subarray(start, end), this.pos);
+    this.pos += n;
+  }
+
+  /** Copies a short byte string (such as a cached field) with a plain loop: cheaper than a view and `set()`. */
+  small(src: Uint8Array): void {
+    const n = src.length;
+    this.ensure(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < n; i++) buf[pos++] = src[i] as number;
+    this.pos = pos;
+  }
+
   /** Unsigned 32-bit varint (tags, lengths, enums, uint32 counts). */
   varint(v: number): void {
     this.ensure(5);

@@ -19,7 +19,8 @@ import {
   type SpanLimits,
 } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import { decodeExportResponse, encodeTraceRequestJson, encodeTraceRequestProto } from "../../src/otel/otlp-encode.js";
+import { encodeTraceRequestJson, encodeTraceRequestProto } from "../../src/otel/otlp-batch.js";
+import { decodeExportResponse } from "../../src/otel/otlp-encode.js";
 import {
   allSpans,
   type DecodedSpan,
@@ -319,6 +320,29 @@ describe.each(encoders)("encodeTraceRequest ($label)", ({ contentType, encode })
     expect(out).toHaveLength(2000);
     expect(out.map((s) => s.spanId)).toEqual(all.map((s) => s.spanContext().spanId));
     expect(out[1234]!.attributes).toEqual({ i: 1234, "gen_ai.system": "openai", text: LONG.slice(0, 1234 % 400) });
+  });
+
+  it("keeps each span whole when spans of two scopes interleave and one outgrows the shared buffer", () => {
+    // Protobuf encodes spans as they end into shared 64 KiB buffers; this crosses several of them, interleaves two
+    // scopes (so runs of adjacent spans break) and puts a 200 KB span in the middle (its buffer must grow).
+    const { provider, spans } = makeProvider({ "service.name": "arena" });
+    const tracers = [provider.getTracer("one"), provider.getTracer("two")];
+    const big = "b".repeat(200_000);
+    for (let i = 0; i < 600; i++) {
+      const text = i === 301 ? big : LONG.slice(0, (i * 7) % 350);
+      tracers[i % 2]!.startSpan(`op-${i}`, { attributes: { i, text } }, ROOT_CONTEXT).end();
+    }
+    const [rs] = decodeTraceRequest(encode(spans()), contentType).resourceSpans;
+    expect(rs!.scopeSpans.map((ss) => ss.scope.name)).toEqual(["one", "two"]);
+    for (const [parity, ss] of rs!.scopeSpans.entries()) {
+      const expected = Array.from({ length: 300 }, (_, k) => 2 * k + parity);
+      expect(ss.spans.map((s) => s.attributes.i)).toEqual(expected);
+      for (const s of ss.spans) {
+        const i = s.attributes.i as number;
+        expect(s.name).toBe(`op-${i}`);
+        expect(s.attributes.text).toBe(i === 301 ? big : LONG.slice(0, (i * 7) % 350));
+      }
+    }
   });
 
   it("encodes an empty batch", () => {
