@@ -109,7 +109,7 @@ function writeKey(w: ProtobufWriter, key: string): void {
     bytes = keyWriter.finish();
     keyFields.set(key, bytes);
   }
-  w.small(bytes);
+  w.bytes(bytes);
 }
 
 /** `repeated KeyValue` at `field`; KeyValue: key=1, value=2. */
