@@ -1,10 +1,11 @@
 /**
  * OTLP requests assembled from spans encoded as they ended.
  *
- * With protobuf (the default), the OTLP route encodes each span in `onEnd` (its own `Span` message) and queues only
- * those bytes. Holding the spans themselves until their batch is sent kept every span's objects (attributes, ids,
- * times, events) alive across several young-generation collections, and promoting them was the largest single cost
- * of the route (bench/NOTES.md); encoded, a span is one slice of a shared buffer.
+ * The OTLP route encodes each span in `onEnd` (its protobuf `Span` message, or its OTLP/JSON object as UTF-8) into
+ * a shared buffer and queues only a reference to those bytes. Holding the spans themselves until their batch is
+ * sent kept every span's objects (attributes, ids, times, events) alive across several young-generation
+ * collections, and promoting them was the largest single cost of the route (bench/NOTES.md); encoded, a span is
+ * one slice of a buffer shared with the spans around it.
  *
  * At export, spans are grouped by resource (object identity) and instrumentation scope (name, version, schemaUrl)
  * and the `ExportTraceServiceRequest` is written around the encoded spans, copied as they are.
@@ -12,7 +13,9 @@
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { jsonAttributes, jsonSpan, orUndefined, scopeAttributes, writeAttributes, writeSpan } from "./otlp-encode.js";
+import type { ByteWriter } from "./byte-writer.js";
+import { JsonWriter } from "./json-writer.js";
+import { scopeAttributes, writeAttributes, writeJsonAttributes, writeJsonSpan, writeSpan } from "./otlp-encode.js";
 import { ProtobufWriter } from "./protobuf-writer.js";
 
 /** The resource and instrumentation scope a span was recorded under. */
@@ -22,25 +25,23 @@ export interface SpanOrigin {
 }
 
 /**
- * One ended span, ready for a request. Protobuf: the bytes `buf[start, end)` are its `ScopeSpans.spans` field (tag,
- * length and `Span` message), in a buffer shared with spans encoded around it. JSON: `span` is the span itself.
+ * One ended span, encoded: the bytes `buf[start, end)`, in a buffer shared with spans encoded around it. Protobuf:
+ * its `ScopeSpans.spans` field (tag, length and `Span` message). JSON: `,` and its span object.
  */
 export interface EncodedSpan {
   readonly origin: SpanOrigin;
   readonly buf: Uint8Array;
   readonly start: number;
   readonly end: number;
-  readonly span: ReadableSpan | undefined;
 }
 
 /** Encodes spans as they end, and assembles requests from them. One per exporter. */
 export interface SpanBatchEncoder {
   encode(span: ReadableSpan): EncodedSpan;
-  /** The `ExportTraceServiceRequest` body: bytes for protobuf, the JSON text for JSON. */
-  request(spans: readonly EncodedSpan[]): Uint8Array | string;
+  /** The `ExportTraceServiceRequest` body. */
+  request(spans: readonly EncodedSpan[]): Uint8Array;
 }
 
-const EMPTY: Uint8Array = new Uint8Array(0);
 /** Encoded spans share buffers of this size; a new one starts when less than `ARENA_SLACK` bytes are left. */
 const ARENA_SIZE = 64 * 1024;
 const ARENA_SLACK = 4 * 1024;
@@ -109,61 +110,12 @@ function group(spans: readonly EncodedSpan[]): ResourceGroup[] {
   return [...resources.values()];
 }
 
-/** Binary protobuf (`Content-Type: application/x-protobuf`). */
-export class ProtoBatchEncoder implements SpanBatchEncoder {
-  private readonly origins = new Origins();
-  /** Where ended spans are written; its buffer is replaced (never reused) when nearly full. */
-  private arena = new ProtobufWriter(ARENA_SIZE);
-  private writer = new ProtobufWriter();
-
-  encode(span: ReadableSpan): EncodedSpan {
-    const origin = this.origins.of(span);
-    let w = this.arena;
-    if (w.buf.length - w.pos < ARENA_SLACK) w = this.arena = new ProtobufWriter(ARENA_SIZE);
-    const start = w.pos;
-    try {
-      writeSpan(w, span);
-    } catch (err) {
-      w.pos = start;
-      throw err;
-    }
-    // `buf` is read after writing: a span that outgrew the arena moved it (earlier spans keep the old buffer).
-    return { origin, buf: w.buf, start, end: w.pos, span: undefined };
-  }
-
-  request(spans: readonly EncodedSpan[]): Uint8Array {
-    const w = this.writer;
-    w.reset();
-    try {
-      for (const { resource, scopes } of group(spans)) {
-        const rs = w.startMessage(1); // ExportTraceServiceRequest.resource_spans = 1
-        const res = w.startMessage(1); // ResourceSpans.resource = 1
-        writeAttributes(w, 1, resource.attributes); // Resource.attributes = 1 (dropped count = 2 is always 0)
-        w.endMessage(res);
-        for (const { scope, spans: scopeSpans } of scopes) {
-          const ss = w.startMessage(2); // ResourceSpans.scope_spans = 2
-          const sc = w.startMessage(1); // ScopeSpans.scope = 1 → InstrumentationScope
-          w.stringField(1, scope.name); // name
-          w.stringField(2, scope.version); // version
-          writeAttributes(w, 3, scopeAttributes(scope)); // attributes
-          w.endMessage(sc);
-          writeRuns(w, scopeSpans); // ScopeSpans.spans = 2, already encoded
-          w.stringField(3, scope.schemaUrl); // ScopeSpans.schema_url = 3
-          w.endMessage(ss);
-        }
-        w.stringField(3, resource.schemaUrl); // ResourceSpans.schema_url = 3
-        w.endMessage(rs);
-      }
-      return w.finish();
-    } finally {
-      if (w.buf.length > MAX_RETAINED_BUFFER) this.writer = new ProtobufWriter();
-    }
-  }
-}
-
-/** Copies encoded spans into `w`, one copy per run of spans that lie next to each other in the same buffer. */
-function writeRuns(w: ProtobufWriter, spans: readonly EncodedSpan[]): void {
-  let buf: Uint8Array = EMPTY;
+/**
+ * Copies encoded spans into `w`, one copy per run of spans that lie next to each other in the same buffer;
+ * `skip` bytes of the first span are left out (the JSON separator before the first span of an array).
+ */
+function writeRuns(w: ByteWriter, spans: readonly EncodedSpan[], skip: number): void {
+  let buf: Uint8Array | undefined;
   let start = 0;
   let end = 0;
   for (const span of spans) {
@@ -171,45 +123,140 @@ function writeRuns(w: ProtobufWriter, spans: readonly EncodedSpan[]): void {
       end = span.end;
       continue;
     }
-    if (end > start) w.raw(buf, start, end);
-    ({ buf, start, end } = span);
+    if (buf) w.raw(buf, start, end);
+    buf = span.buf;
+    start = span === spans[0] ? span.start + skip : span.start;
+    end = span.end;
   }
-  if (end > start) w.raw(buf, start, end);
+  if (buf) w.raw(buf, start, end);
 }
 
-/**
- * OTLP/JSON (`Content-Type: application/json`); the request is the JSON text, written as UTF-8 by the transport.
- *
- * Unlike protobuf, JSON spans are encoded when their batch is sent: one `JSON.stringify` of the whole request
- * costs far less than one per span plus joining the texts (1.3× the route's CPU, measured with bench/ab.mjs),
- * which outweighs keeping the spans alive until then.
- */
-export class JsonBatchEncoder implements SpanBatchEncoder {
+/** Encodes each ended span into a shared buffer (the arena); subclasses write the span and the request. */
+abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
   private readonly origins = new Origins();
+  /** Where ended spans are written; its buffer is replaced (never reused) when nearly full. */
+  private arena: W;
+  protected writer: W;
+
+  constructor(private readonly newWriter: (size?: number) => W) {
+    this.arena = newWriter(ARENA_SIZE);
+    this.writer = newWriter();
+  }
+
+  protected abstract writeSpan(w: W, span: ReadableSpan): void;
+  protected abstract writeRequest(w: W, groups: ResourceGroup[]): void;
 
   encode(span: ReadableSpan): EncodedSpan {
-    return { origin: this.origins.of(span), buf: EMPTY, start: 0, end: 0, span };
+    const origin = this.origins.of(span);
+    let w = this.arena;
+    if (w.buf.length - w.pos < ARENA_SLACK) w = this.arena = this.newWriter(ARENA_SIZE);
+    const start = w.pos;
+    try {
+      this.writeSpan(w, span);
+    } catch (err) {
+      w.pos = start;
+      throw err;
+    }
+    // `buf` is read after writing: a span that outgrew the arena moved it (earlier spans keep the old buffer).
+    return { origin, buf: w.buf, start, end: w.pos };
   }
 
-  request(spans: readonly EncodedSpan[]): string {
-    const resourceSpans = group(spans).map(({ resource, scopes }) => ({
-      resource: { attributes: jsonAttributes(resource.attributes), droppedAttributesCount: 0 },
-      scopeSpans: scopes.map(({ scope, spans: scopeSpans }) => {
-        const attributes = scopeAttributes(scope);
-        return {
-          scope: {
-            name: scope.name,
-            version: orUndefined(scope.version),
-            attributes: attributes ? jsonAttributes(attributes) : undefined,
-          },
-          spans: scopeSpans.map((encoded) => jsonSpan(encoded.span as ReadableSpan)),
-          schemaUrl: orUndefined(scope.schemaUrl),
-        };
-      }),
-      schemaUrl: orUndefined(resource.schemaUrl),
-    }));
-    return JSON.stringify({ resourceSpans });
+  request(spans: readonly EncodedSpan[]): Uint8Array {
+    const w = this.writer;
+    w.reset();
+    try {
+      this.writeRequest(w, group(spans));
+      return w.finish();
+    } finally {
+      if (w.buf.length > MAX_RETAINED_BUFFER) this.writer = this.newWriter();
+    }
   }
+}
+
+/** Binary protobuf (`Content-Type: application/x-protobuf`). */
+export class ProtoBatchEncoder extends ArenaEncoder<ProtobufWriter> {
+  constructor() {
+    super((size) => new ProtobufWriter(size));
+  }
+
+  protected writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
+    writeSpan(w, span);
+  }
+
+  protected writeRequest(w: ProtobufWriter, groups: ResourceGroup[]): void {
+    for (const { resource, scopes } of groups) {
+      const rs = w.startMessage(1); // ExportTraceServiceRequest.resource_spans = 1
+      const res = w.startMessage(1); // ResourceSpans.resource = 1
+      writeAttributes(w, 1, resource.attributes); // Resource.attributes = 1 (dropped count = 2 is always 0)
+      w.endMessage(res);
+      for (const { scope, spans } of scopes) {
+        const ss = w.startMessage(2); // ResourceSpans.scope_spans = 2
+        const sc = w.startMessage(1); // ScopeSpans.scope = 1 → InstrumentationScope
+        w.stringField(1, scope.name); // name
+        w.stringField(2, scope.version); // version
+        writeAttributes(w, 3, scopeAttributes(scope)); // attributes
+        w.endMessage(sc);
+        writeRuns(w, spans, 0); // ScopeSpans.spans = 2, already encoded
+        w.stringField(3, scope.schemaUrl); // ScopeSpans.schema_url = 3
+        w.endMessage(ss);
+      }
+      w.stringField(3, resource.schemaUrl); // ResourceSpans.schema_url = 3
+      w.endMessage(rs);
+    }
+  }
+}
+
+/** OTLP/JSON (`Content-Type: application/json`), UTF-8. */
+export class JsonBatchEncoder extends ArenaEncoder<JsonWriter> {
+  constructor() {
+    super((size) => new JsonWriter(size));
+  }
+
+  /** `,` then the span: spans are stored with the separator that goes before them in the `spans` array. */
+  protected writeSpan(w: JsonWriter, span: ReadableSpan): void {
+    w.ascii(",");
+    writeJsonSpan(w, span);
+  }
+
+  protected writeRequest(w: JsonWriter, groups: ResourceGroup[]): void {
+    w.ascii('{"resourceSpans":[');
+    for (let r = 0; r < groups.length; r++) {
+      const { resource, scopes } = groups[r] as ResourceGroup;
+      w.ascii(r > 0 ? ',{"resource":{"attributes":' : '{"resource":{"attributes":');
+      writeJsonAttributes(w, resource.attributes);
+      w.ascii('},"scopeSpans":[');
+      for (let s = 0; s < scopes.length; s++) {
+        const { scope, spans } = scopes[s] as ScopeGroup;
+        w.ascii(s > 0 ? ',{"scope":{"name":' : '{"scope":{"name":');
+        w.string(scope.name);
+        if (scope.version) {
+          w.ascii(',"version":');
+          w.string(scope.version);
+        }
+        const attributes = scopeAttributes(scope);
+        if (attributes) {
+          w.ascii(',"attributes":');
+          writeJsonAttributes(w, attributes);
+        }
+        w.ascii('},"spans":[');
+        writeRuns(w, spans, 1);
+        w.ascii("]");
+        writeJsonSchemaUrl(w, scope.schemaUrl);
+        w.ascii("}");
+      }
+      w.ascii("]");
+      writeJsonSchemaUrl(w, resource.schemaUrl);
+      w.ascii("}");
+    }
+    w.ascii("]}");
+  }
+}
+
+/** `,"schemaUrl":"…"` when set (proto3 JSON leaves out empty strings). */
+function writeJsonSchemaUrl(w: JsonWriter, url: string | undefined): void {
+  if (!url) return;
+  w.ascii(',"schemaUrl":');
+  w.string(url);
 }
 
 /** Encodes spans as a binary-protobuf `ExportTraceServiceRequest` (for `Content-Type: application/x-protobuf`). */
@@ -218,8 +265,8 @@ export function encodeTraceRequestProto(spans: readonly ReadableSpan[]): Uint8Ar
   return encoder.request(spans.map((span) => encoder.encode(span)));
 }
 
-/** Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` (for `Content-Type: application/json`), as text. */
-export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): string {
+/** Encodes spans as an OTLP/JSON `ExportTraceServiceRequest` (for `Content-Type: application/json`), as UTF-8. */
+export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): Uint8Array {
   const encoder = new JsonBatchEncoder();
   return encoder.request(spans.map((span) => encoder.encode(span)));
 }

@@ -18,6 +18,7 @@
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { JsonWriter } from "./json-writer.js";
 import {
   ProtobufReader,
   ProtobufWriter,
@@ -177,12 +178,6 @@ export function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
 // ---------------------------------------------------------------------------------------------------------------
 // JSON
 
-type JsonAnyValue = Record<string, unknown>;
-interface JsonKeyValue {
-  key: string;
-  value: JsonAnyValue;
-}
-
 /** Exact decimal nanoseconds for an HrTime (no float rounding). */
 function nanosString(time: HrTime): string {
   const seconds = Math.trunc(time[0]) + Math.floor(time[1] / 1e9);
@@ -190,66 +185,124 @@ function nanosString(time: HrTime): string {
   return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, "0")}`;
 }
 
-function jsonAnyValue(v: unknown): JsonAnyValue {
+/** An int64 field: a quoted decimal string (proto3 JSON). */
+function writeJsonInt64(w: JsonWriter, key: string, digits: string): void {
+  w.ascii(`${key}"${digits}"`);
+}
+
+/** AnyValue as proto3 JSON: `{"stringValue":…}`, `{"intValue":"…"}`, …; null and unknown types are `{}`. */
+function writeJsonAnyValue(w: JsonWriter, v: unknown): void {
   switch (typeof v) {
     case "string":
-      return { stringValue: v };
+      w.ascii('{"stringValue":');
+      w.string(v);
+      w.ascii("}");
+      return;
     case "boolean":
-      return { boolValue: v };
+      w.ascii(v ? '{"boolValue":true}' : '{"boolValue":false}');
+      return;
     case "number":
-      if (isInt64(v)) return { intValue: String(v) };
+      if (isInt64(v)) writeJsonInt64(w, '{"intValue":', String(v));
       // proto3 JSON spells non-finite doubles as strings.
-      return { doubleValue: Number.isFinite(v) ? v : String(v) };
+      else if (Number.isFinite(v)) w.ascii(`{"doubleValue":${String(v)}`);
+      else w.ascii(`{"doubleValue":"${String(v)}"`);
+      w.ascii("}");
+      return;
     case "object":
-      if (Array.isArray(v)) return { arrayValue: { values: v.map(jsonAnyValue) } };
-      return {};
+      if (Array.isArray(v)) {
+        w.ascii('{"arrayValue":{"values":[');
+        for (let i = 0; i < v.length; i++) {
+          if (i > 0) w.ascii(",");
+          writeJsonAnyValue(w, v[i]);
+        }
+        w.ascii("]}}");
+        return;
+      }
+      w.ascii("{}");
+      return;
     default:
-      return {};
+      w.ascii("{}");
   }
 }
 
-export function jsonAttributes(attributes: Attributes | undefined): JsonKeyValue[] {
-  const out: JsonKeyValue[] = [];
-  if (attributes) for (const key in attributes) out.push({ key, value: jsonAnyValue(attributes[key]) });
-  return out;
+/** `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. */
+export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | undefined): void {
+  w.ascii("[");
+  let first = true;
+  if (attributes) {
+    for (const key in attributes) {
+      w.ascii(first ? '{"key":' : ',{"key":');
+      first = false;
+      w.string(key);
+      w.ascii(',"value":');
+      writeJsonAnyValue(w, attributes[key]);
+      w.ascii("}");
+    }
+  }
+  w.ascii("]");
 }
 
-/** Optional proto3 fields are set to `undefined`, which `JSON.stringify` omits (and keeps object shapes fixed). */
-export const orUndefined = (s: string | undefined): string | undefined => s || undefined;
-
-export function jsonSpan(span: ReadableSpan): Record<string, unknown> {
+/**
+ * One span as an OTLP/JSON object. Optional proto3 fields (trace state, parent span id, status message) are left
+ * out when empty, as `JSON.stringify` leaves out `undefined`.
+ */
+export function writeJsonSpan(w: JsonWriter, span: ReadableSpan): void {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
-  return {
-    traceId: ctx.traceId.toLowerCase(),
-    spanId: ctx.spanId.toLowerCase(),
-    traceState: orUndefined(ctx.traceState?.serialize()),
-    parentSpanId: orUndefined(parent?.spanId.toLowerCase()),
-    flags: spanFlags(ctx.traceFlags, parent?.isRemote),
-    name: span.name,
-    kind: span.kind + 1,
-    startTimeUnixNano: nanosString(span.startTime),
-    endTimeUnixNano: nanosString(span.endTime),
-    attributes: jsonAttributes(span.attributes),
-    droppedAttributesCount: span.droppedAttributesCount,
-    events: span.events.map((e) => ({
-      timeUnixNano: nanosString(e.time),
-      name: e.name,
-      attributes: jsonAttributes(e.attributes),
-      droppedAttributesCount: e.droppedAttributesCount ?? 0,
-    })),
-    droppedEventsCount: span.droppedEventsCount,
-    links: span.links.map((l) => ({
-      traceId: l.context.traceId.toLowerCase(),
-      spanId: l.context.spanId.toLowerCase(),
-      traceState: orUndefined(l.context.traceState?.serialize()),
-      attributes: jsonAttributes(l.attributes),
-      droppedAttributesCount: l.droppedAttributesCount ?? 0,
-      flags: spanFlags(l.context.traceFlags, l.context.isRemote),
-    })),
-    droppedLinksCount: span.droppedLinksCount,
-    status: { code: span.status.code, message: orUndefined(span.status.message) },
-  };
+  w.ascii('{"traceId":');
+  w.hex(ctx.traceId);
+  w.ascii(',"spanId":');
+  w.hex(ctx.spanId);
+  const traceState = ctx.traceState?.serialize();
+  if (traceState) {
+    w.ascii(',"traceState":');
+    w.string(traceState);
+  }
+  if (parent?.spanId) {
+    w.ascii(',"parentSpanId":');
+    w.hex(parent.spanId);
+  }
+  w.ascii(`,"flags":${spanFlags(ctx.traceFlags, parent?.isRemote)},"name":`);
+  w.string(span.name);
+  w.ascii(`,"kind":${span.kind + 1}`);
+  writeJsonInt64(w, ',"startTimeUnixNano":', nanosString(span.startTime));
+  writeJsonInt64(w, ',"endTimeUnixNano":', nanosString(span.endTime));
+  w.ascii(',"attributes":');
+  writeJsonAttributes(w, span.attributes);
+  w.ascii(`,"droppedAttributesCount":${span.droppedAttributesCount},"events":[`);
+  for (let i = 0; i < span.events.length; i++) {
+    const event = span.events[i] as (typeof span.events)[number];
+    writeJsonInt64(w, i > 0 ? ',{"timeUnixNano":' : '{"timeUnixNano":', nanosString(event.time));
+    w.ascii(',"name":');
+    w.string(event.name);
+    w.ascii(',"attributes":');
+    writeJsonAttributes(w, event.attributes);
+    w.ascii(`,"droppedAttributesCount":${event.droppedAttributesCount ?? 0}}`);
+  }
+  w.ascii(`],"droppedEventsCount":${span.droppedEventsCount},"links":[`);
+  for (let i = 0; i < span.links.length; i++) {
+    const link = span.links[i] as (typeof span.links)[number];
+    w.ascii(i > 0 ? ',{"traceId":' : '{"traceId":');
+    w.hex(link.context.traceId);
+    w.ascii(',"spanId":');
+    w.hex(link.context.spanId);
+    const linkState = link.context.traceState?.serialize();
+    if (linkState) {
+      w.ascii(',"traceState":');
+      w.string(linkState);
+    }
+    w.ascii(',"attributes":');
+    writeJsonAttributes(w, link.attributes);
+    w.ascii(
+      `,"droppedAttributesCount":${link.droppedAttributesCount ?? 0},"flags":${spanFlags(link.context.traceFlags, link.context.isRemote)}}`,
+    );
+  }
+  w.ascii(`],"droppedLinksCount":${span.droppedLinksCount},"status":{"code":${span.status.code}`);
+  if (span.status.message) {
+    w.ascii(',"message":');
+    w.string(span.status.message);
+  }
+  w.ascii("}}");
 }
 
 // ---------------------------------------------------------------------------------------------------------------

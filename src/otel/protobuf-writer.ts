@@ -15,6 +15,8 @@ export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_FIXED32 = 5;
 
+import { ByteWriter } from "./byte-writer.js";
+
 const TWO_32 = 4294967296;
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -35,49 +37,7 @@ export function varintSize(v: number): number {
 }
 
 /** A growable, reusable protobuf writer. `reset()` it between messages; `finish()` copies the bytes out. */
-export class ProtobufWriter {
-  buf: Uint8Array;
-  pos = 0;
-
-  constructor(initialSize = 64 * 1024) {
-    this.buf = new Uint8Array(initialSize);
-  }
-
-  reset(): void {
-    this.pos = 0;
-  }
-
-  /** A copy of the bytes written so far (the internal buffer is reused). */
-  finish(): Uint8Array {
-    return this.buf.slice(0, this.pos);
-  }
-
-  /** Make room for `n` more bytes. */
-  ensure(n: number): void {
-    const need = this.pos + n;
-    if (need <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < need) size *= 2;
-    const next = new Uint8Array(size);
-    next.set(this.buf.subarray(0, this.pos));
-    this.buf = next;
-  }
-
-  /** Copies bytes already encoded elsewhere (`src[start, end)`) as they are. */
-  raw(src: Uint8Array, start: number, end: number): void {
-    const n = end - start;
-    this.ensure(n);
-    this.buf.set(src.subarray(start, end), this.pos);
-    this.pos += n;
-  }
-
-  /** Copies a whole byte string (such as a cached field). */
-  bytes(src: Uint8Array): void {
-    this.ensure(src.length);
-    this.buf.set(src, this.pos);
-    this.pos += src.length;
-  }
-
+export class ProtobufWriter extends ByteWriter {
   /** Unsigned 32-bit varint (tags, lengths, enums, uint32 counts). */
   varint(v: number): void {
     this.ensure(5);

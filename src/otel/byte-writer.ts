@@ -1,0 +1,49 @@
+/** The byte buffer under tracewire's own encoders (protobuf-writer.ts, json-writer.ts). No dependencies. */
+
+/**
+ * A growable, reusable byte buffer: what the protobuf and JSON writers share. `reset()` it between messages;
+ * `finish()` copies the bytes out.
+ */
+export class ByteWriter {
+  buf: Uint8Array;
+  pos = 0;
+
+  constructor(initialSize = 64 * 1024) {
+    this.buf = new Uint8Array(initialSize);
+  }
+
+  reset(): void {
+    this.pos = 0;
+  }
+
+  /** A copy of the bytes written so far (the internal buffer is reused). */
+  finish(): Uint8Array {
+    return this.buf.slice(0, this.pos);
+  }
+
+  /** Make room for `n` more bytes. */
+  ensure(n: number): void {
+    const need = this.pos + n;
+    if (need <= this.buf.length) return;
+    let size = this.buf.length * 2;
+    while (size < need) size *= 2;
+    const next = new Uint8Array(size);
+    next.set(this.buf.subarray(0, this.pos));
+    this.buf = next;
+  }
+
+  /** Copies bytes already encoded elsewhere (`src[start, end)`) as they are. */
+  raw(src: Uint8Array, start: number, end: number): void {
+    const n = end - start;
+    this.ensure(n);
+    this.buf.set(src.subarray(start, end), this.pos);
+    this.pos += n;
+  }
+
+  /** Copies a whole byte string (such as a cached field). */
+  bytes(src: Uint8Array): void {
+    this.ensure(src.length);
+    this.buf.set(src, this.pos);
+    this.pos += src.length;
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * A JSON text writer for the OTLP/JSON encoder: writes UTF-8 straight into a reusable buffer, as `JSON.stringify`
+ * would spell each value (same escapes, lone surrogates as `\udxxx`, numbers as `String(n)`), so spans can be
+ * encoded one by one as they end without building objects or strings for them. No dependencies.
+ */
+import { ByteWriter } from "./byte-writer.js";
+
+const encoder = new TextEncoder();
+const HEX_DIGITS = "0123456789abcdef";
+/** Strings longer than this go through `JSON.stringify` + `encodeInto` (native, faster for long text). */
+const HAND_LOOP_MAX = 64;
+
+export class JsonWriter extends ByteWriter {
+  /** Text known to be ASCII and valid JSON at this point (punctuation, keys, numbers). */
+  ascii(s: string): void {
+    const n = s.length;
+    this.ensure(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < n; i++) buf[pos++] = s.charCodeAt(i);
+    this.pos = pos;
+  }
+
+  /** A finite number, as `JSON.stringify` writes it. */
+  number(n: number): void {
+    this.ascii(String(n));
+  }
+
+  /** A JSON string literal (with quotes). */
+  string(s: string): void {
+    const len = s.length;
+    if (len > HAND_LOOP_MAX) {
+      const json = JSON.stringify(s);
+      this.ensure(json.length * 3);
+      this.pos += encoder.encodeInto(json, this.buf.subarray(this.pos)).written;
+      return;
+    }
+    this.ensure(len * 6 + 2); // worst case: every unit escaped as \uXXXX
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = 0x22;
+    for (let i = 0; i < len; i++) {
+      const c = s.charCodeAt(i);
+      if (c >= 0x20 && c < 0x7f) {
+        if (c === 0x22 || c === 0x5c) buf[pos++] = 0x5c;
+        buf[pos++] = c;
+      } else if (c < 0x20 || (c >= 0xd800 && c <= 0xdfff)) {
+        const d = i + 1 < len ? s.charCodeAt(i + 1) : 0;
+        if (c <= 0xdbff && c >= 0xd800 && d >= 0xdc00 && d <= 0xdfff) {
+          const cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+          buf[pos++] = 0xf0 | (cp >> 18);
+          buf[pos++] = 0x80 | ((cp >> 12) & 0x3f);
+          buf[pos++] = 0x80 | ((cp >> 6) & 0x3f);
+          buf[pos++] = 0x80 | (cp & 0x3f);
+          i++;
+        } else {
+          pos = writeEscape(buf, pos, c);
+        }
+      } else if (c < 0x80) {
+        buf[pos++] = c; // 0x7f (DEL) is not escaped by JSON.stringify
+      } else if (c < 0x800) {
+        buf[pos++] = 0xc0 | (c >> 6);
+        buf[pos++] = 0x80 | (c & 0x3f);
+      } else {
+        buf[pos++] = 0xe0 | (c >> 12);
+        buf[pos++] = 0x80 | ((c >> 6) & 0x3f);
+        buf[pos++] = 0x80 | (c & 0x3f);
+      }
+    }
+    buf[pos++] = 0x22;
+    this.pos = pos;
+  }
+
+  /** A trace or span id as a quoted lower-case hex string (anything but a hex digit is written as `0`). */
+  hex(id: string): void {
+    const n = id.length;
+    this.ensure(n + 2);
+    const buf = this.buf;
+    let pos = this.pos;
+    buf[pos++] = 0x22;
+    for (let i = 0; i < n; i++) {
+      const c = id.charCodeAt(i);
+      if (c >= 0x30 && c <= 0x39) buf[pos++] = c;
+      else if ((c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46)) buf[pos++] = c | 0x20;
+      else buf[pos++] = 0x30;
+    }
+    buf[pos++] = 0x22;
+    this.pos = pos;
+  }
+}
+
+const SHORT_ESCAPES: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };
+
+/** A control character or lone surrogate, escaped as JSON.stringify does (`\n`, or `\u` + 4 lower-case hex digits). */
+function writeEscape(buf: Uint8Array, pos: number, c: number): number {
+  buf[pos++] = 0x5c;
+  const short = SHORT_ESCAPES[c];
+  if (short !== undefined) {
+    buf[pos++] = short;
+    return pos;
+  }
+  buf[pos++] = 0x75;
+  for (let shift = 12; shift >= 0; shift -= 4) buf[pos++] = HEX_DIGITS.charCodeAt((c >> shift) & 0xf);
+  return pos;
+}
