@@ -10,8 +10,27 @@ const HEX_DIGITS = "0123456789abcdef";
 /** Strings longer than this go through `JSON.stringify` + `encodeInto` (native, faster for long text). */
 const HAND_LOOP_MAX = 64;
 
+/**
+ * Fixed JSON text (punctuation and keys), encoded once. Writing these bytes is far cheaper than reading the
+ * characters of a string each time, and than building strings with template literals per span.
+ */
+export function literal(text: string): Uint8Array {
+  if (!/^[\x20-\x7e]*$/.test(text)) throw new Error(`JSON literal must be printable ASCII: ${text}`);
+  return encoder.encode(text);
+}
+
 export class JsonWriter extends ByteWriter {
-  /** Text known to be ASCII and valid JSON at this point (punctuation, keys, numbers). */
+  /** Bytes of a {@link literal}: most are a few bytes, for which a plain loop beats `set()`. */
+  literal(bytes: Uint8Array): void {
+    const n = bytes.length;
+    this.ensure(n);
+    const buf = this.buf;
+    let pos = this.pos;
+    for (let i = 0; i < n; i++) buf[pos++] = bytes[i] as number;
+    this.pos = pos;
+  }
+
+  /** Text known to be ASCII and valid JSON at this point. */
   ascii(s: string): void {
     const n = s.length;
     this.ensure(n);
@@ -21,9 +40,36 @@ export class JsonWriter extends ByteWriter {
     this.pos = pos;
   }
 
-  /** A finite number, as `JSON.stringify` writes it. */
+  /** A finite number, as `JSON.stringify` writes it (integers digit by digit, without a string). */
   number(n: number): void {
-    this.ascii(String(n));
+    if (Number.isSafeInteger(n)) {
+      if (n < 0) {
+        this.ensure(1);
+        this.buf[this.pos++] = 0x2d; // "-"; -0 is not below 0 and is written "0", as JSON.stringify does
+        n = -n;
+      }
+      this.digits(n, 0);
+    } else {
+      this.ascii(String(n));
+    }
+  }
+
+  /**
+   * The decimal digits of a non-negative safe integer, left-padded with zeros to `width` digits (0: no padding).
+   */
+  digits(n: number, width: number): void {
+    let len = 1;
+    for (let t = n; t >= 10; t = Math.floor(t / 10)) len++;
+    if (len < width) len = width;
+    this.ensure(len);
+    const buf = this.buf;
+    const end = this.pos + len;
+    let pos = end;
+    do {
+      buf[--pos] = 0x30 + (n % 10);
+      n = Math.floor(n / 10);
+    } while (pos > this.pos);
+    this.pos = end;
   }
 
   /** A JSON string literal (with quotes). */

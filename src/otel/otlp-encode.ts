@@ -18,7 +18,7 @@
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import type { JsonWriter } from "./json-writer.js";
+import { JsonWriter, literal } from "./json-writer.js";
 import {
   ProtobufReader,
   ProtobufWriter,
@@ -178,68 +178,140 @@ export function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
 // ---------------------------------------------------------------------------------------------------------------
 // JSON
 
-/** Exact decimal nanoseconds for an HrTime (no float rounding). */
-function nanosString(time: HrTime): string {
+const L = {
+  stringValue: literal('{"stringValue":'),
+  boolTrue: literal('{"boolValue":true}'),
+  boolFalse: literal('{"boolValue":false}'),
+  intValue: literal('{"intValue":"'),
+  doubleValue: literal('{"doubleValue":'),
+  arrayValue: literal('{"arrayValue":{"values":['),
+  arrayEnd: literal("]}}"),
+  empty: literal("{}"),
+  close: literal("}"),
+  quoteClose: literal('"}'),
+  comma: literal(","),
+  open: literal("["),
+  end: literal("]"),
+  key: literal('{"key":'),
+  value: literal(',"value":'),
+  traceId: literal('{"traceId":'),
+  nextTraceId: literal(',{"traceId":'),
+  spanId: literal(',"spanId":'),
+  traceState: literal(',"traceState":'),
+  parentSpanId: literal(',"parentSpanId":'),
+  flags: literal(',"flags":'),
+  name: literal(',"name":'),
+  kind: literal(',"kind":'),
+  start: literal(',"startTimeUnixNano":'),
+  end_: literal(',"endTimeUnixNano":'),
+  attributes: literal(',"attributes":'),
+  droppedAttributes: literal(',"droppedAttributesCount":'),
+  events: literal(',"events":['),
+  time: literal('{"timeUnixNano":'),
+  nextTime: literal(',{"timeUnixNano":'),
+  droppedEvents: literal('],"droppedEventsCount":'),
+  links: literal(',"links":['),
+  droppedLinks: literal('],"droppedLinksCount":'),
+  status: literal(',"status":{"code":'),
+  message: literal(',"message":'),
+  spanEnd: literal("}}"),
+};
+
+/** Exact decimal nanoseconds of an HrTime (no float rounding), as a quoted int64. */
+function writeJsonNanos(w: JsonWriter, time: HrTime): void {
   const seconds = Math.trunc(time[0]) + Math.floor(time[1] / 1e9);
   const nanos = Math.trunc(time[1] % 1e9);
-  return seconds === 0 ? String(nanos) : `${seconds}${String(nanos).padStart(9, "0")}`;
-}
-
-/** An int64 field: a quoted decimal string (proto3 JSON). */
-function writeJsonInt64(w: JsonWriter, key: string, digits: string): void {
-  w.ascii(`${key}"${digits}"`);
+  w.ascii('"');
+  if (seconds === 0) w.digits(nanos, 0);
+  else {
+    w.digits(seconds, 0);
+    w.digits(nanos, 9);
+  }
+  w.ascii('"');
 }
 
 /** AnyValue as proto3 JSON: `{"stringValue":…}`, `{"intValue":"…"}`, …; null and unknown types are `{}`. */
 function writeJsonAnyValue(w: JsonWriter, v: unknown): void {
   switch (typeof v) {
     case "string":
-      w.ascii('{"stringValue":');
+      w.literal(L.stringValue);
       w.string(v);
-      w.ascii("}");
+      w.literal(L.close);
       return;
     case "boolean":
-      w.ascii(v ? '{"boolValue":true}' : '{"boolValue":false}');
+      w.literal(v ? L.boolTrue : L.boolFalse);
       return;
     case "number":
-      if (isInt64(v)) writeJsonInt64(w, '{"intValue":', String(v));
-      // proto3 JSON spells non-finite doubles as strings.
-      else if (Number.isFinite(v)) w.ascii(`{"doubleValue":${String(v)}`);
-      else w.ascii(`{"doubleValue":"${String(v)}"`);
-      w.ascii("}");
+      if (isInt64(v)) {
+        // int64 is a quoted decimal string in proto3 JSON.
+        w.literal(L.intValue);
+        w.number(v);
+        w.literal(L.quoteClose);
+      } else if (Number.isFinite(v)) {
+        w.literal(L.doubleValue);
+        w.number(v);
+        w.literal(L.close);
+      } else {
+        // proto3 JSON spells non-finite doubles as strings.
+        w.literal(L.doubleValue);
+        w.string(String(v));
+        w.literal(L.close);
+      }
       return;
     case "object":
       if (Array.isArray(v)) {
-        w.ascii('{"arrayValue":{"values":[');
+        w.literal(L.arrayValue);
         for (let i = 0; i < v.length; i++) {
-          if (i > 0) w.ascii(",");
+          if (i > 0) w.literal(L.comma);
           writeJsonAnyValue(w, v[i]);
         }
-        w.ascii("]}}");
+        w.literal(L.arrayEnd);
         return;
       }
-      w.ascii("{}");
+      w.literal(L.empty);
       return;
     default:
-      w.ascii("{}");
+      w.literal(L.empty);
   }
+}
+
+/** `{"key":"…","value":` by attribute key, encoded once (bounded like `keyFields`). */
+const jsonKeys = new Map<string, Uint8Array>();
+const jsonKeyWriter = new JsonWriter(512);
+
+function writeJsonKey(w: JsonWriter, key: string): void {
+  let bytes = jsonKeys.get(key);
+  if (bytes === undefined) {
+    if (jsonKeys.size >= MAX_CACHED_KEYS || key.length > 128) {
+      w.literal(L.key);
+      w.string(key);
+      w.literal(L.value);
+      return;
+    }
+    jsonKeyWriter.reset();
+    jsonKeyWriter.literal(L.key);
+    jsonKeyWriter.string(key);
+    jsonKeyWriter.literal(L.value);
+    bytes = jsonKeyWriter.finish();
+    jsonKeys.set(key, bytes);
+  }
+  w.bytes(bytes);
 }
 
 /** `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. */
 export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | undefined): void {
-  w.ascii("[");
+  w.literal(L.open);
   let first = true;
   if (attributes) {
     for (const key in attributes) {
-      w.ascii(first ? '{"key":' : ',{"key":');
+      if (!first) w.literal(L.comma);
       first = false;
-      w.string(key);
-      w.ascii(',"value":');
+      writeJsonKey(w, key);
       writeJsonAnyValue(w, attributes[key]);
-      w.ascii("}");
+      w.literal(L.close);
     }
   }
-  w.ascii("]");
+  w.literal(L.end);
 }
 
 /**
@@ -249,60 +321,77 @@ export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | unde
 export function writeJsonSpan(w: JsonWriter, span: ReadableSpan): void {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
-  w.ascii('{"traceId":');
+  w.literal(L.traceId);
   w.hex(ctx.traceId);
-  w.ascii(',"spanId":');
+  w.literal(L.spanId);
   w.hex(ctx.spanId);
   const traceState = ctx.traceState?.serialize();
   if (traceState) {
-    w.ascii(',"traceState":');
+    w.literal(L.traceState);
     w.string(traceState);
   }
   if (parent?.spanId) {
-    w.ascii(',"parentSpanId":');
+    w.literal(L.parentSpanId);
     w.hex(parent.spanId);
   }
-  w.ascii(`,"flags":${spanFlags(ctx.traceFlags, parent?.isRemote)},"name":`);
+  w.literal(L.flags);
+  w.number(spanFlags(ctx.traceFlags, parent?.isRemote));
+  w.literal(L.name);
   w.string(span.name);
-  w.ascii(`,"kind":${span.kind + 1}`);
-  writeJsonInt64(w, ',"startTimeUnixNano":', nanosString(span.startTime));
-  writeJsonInt64(w, ',"endTimeUnixNano":', nanosString(span.endTime));
-  w.ascii(',"attributes":');
+  w.literal(L.kind);
+  w.number(span.kind + 1);
+  w.literal(L.start);
+  writeJsonNanos(w, span.startTime);
+  w.literal(L.end_);
+  writeJsonNanos(w, span.endTime);
+  w.literal(L.attributes);
   writeJsonAttributes(w, span.attributes);
-  w.ascii(`,"droppedAttributesCount":${span.droppedAttributesCount},"events":[`);
+  w.literal(L.droppedAttributes);
+  w.number(span.droppedAttributesCount);
+  w.literal(L.events);
   for (let i = 0; i < span.events.length; i++) {
     const event = span.events[i] as (typeof span.events)[number];
-    writeJsonInt64(w, i > 0 ? ',{"timeUnixNano":' : '{"timeUnixNano":', nanosString(event.time));
-    w.ascii(',"name":');
+    w.literal(i > 0 ? L.nextTime : L.time);
+    writeJsonNanos(w, event.time);
+    w.literal(L.name);
     w.string(event.name);
-    w.ascii(',"attributes":');
+    w.literal(L.attributes);
     writeJsonAttributes(w, event.attributes);
-    w.ascii(`,"droppedAttributesCount":${event.droppedAttributesCount ?? 0}}`);
+    w.literal(L.droppedAttributes);
+    w.number(event.droppedAttributesCount ?? 0);
+    w.literal(L.close);
   }
-  w.ascii(`],"droppedEventsCount":${span.droppedEventsCount},"links":[`);
+  w.literal(L.droppedEvents);
+  w.number(span.droppedEventsCount);
+  w.literal(L.links);
   for (let i = 0; i < span.links.length; i++) {
     const link = span.links[i] as (typeof span.links)[number];
-    w.ascii(i > 0 ? ',{"traceId":' : '{"traceId":');
+    w.literal(i > 0 ? L.nextTraceId : L.traceId);
     w.hex(link.context.traceId);
-    w.ascii(',"spanId":');
+    w.literal(L.spanId);
     w.hex(link.context.spanId);
     const linkState = link.context.traceState?.serialize();
     if (linkState) {
-      w.ascii(',"traceState":');
+      w.literal(L.traceState);
       w.string(linkState);
     }
-    w.ascii(',"attributes":');
+    w.literal(L.attributes);
     writeJsonAttributes(w, link.attributes);
-    w.ascii(
-      `,"droppedAttributesCount":${link.droppedAttributesCount ?? 0},"flags":${spanFlags(link.context.traceFlags, link.context.isRemote)}}`,
-    );
+    w.literal(L.droppedAttributes);
+    w.number(link.droppedAttributesCount ?? 0);
+    w.literal(L.flags);
+    w.number(spanFlags(link.context.traceFlags, link.context.isRemote));
+    w.literal(L.close);
   }
-  w.ascii(`],"droppedLinksCount":${span.droppedLinksCount},"status":{"code":${span.status.code}`);
+  w.literal(L.droppedLinks);
+  w.number(span.droppedLinksCount);
+  w.literal(L.status);
+  w.number(span.status.code);
   if (span.status.message) {
-    w.ascii(',"message":');
+    w.literal(L.message);
     w.string(span.status.message);
   }
-  w.ascii("}}");
+  w.literal(L.spanEnd);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
