@@ -172,7 +172,14 @@ await sink.stop();
 
 const cpu = (tag) => median(samples.get(tag).map((s) => s.cpuPerSpan));
 if (ONLY) {
-  for (const { tag } of variants) console.log(`${tag}: ${fmt.num(cpu(tag))} µs/span (median)`);
+  const overFloor = (tag) =>
+    samples.has("floor") ? samples.get(tag).map((s, i) => s.cpuPerSpan - samples.get("floor")[i].cpuPerSpan) : [];
+  for (const { tag } of variants) {
+    const vsOtel = samples.has("otel-bsp-json")
+      ? `, OTel BSP+JSON over floor ÷ this over floor (paired) ${fmt.num(median(overFloor("otel-bsp-json").map((o, i) => o / overFloor(tag)[i])))}`
+      : "";
+    console.log(`${tag}: ${fmt.num(cpu(tag))} µs/span (median)${samples.has("floor") ? `, ${fmt.num(median(overFloor(tag)))} over floor` : ""}${vsOtel}`);
+  }
   process.exit(0);
 }
 const wall = (tag) => median(samples.get(tag).map((s) => s.wallMs));

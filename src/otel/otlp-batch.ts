@@ -33,18 +33,35 @@ export interface EncodedSpan {
   readonly buf: Uint8Array;
   readonly start: number;
   readonly end: number;
+  /** The arena `buf` belongs to, until the span is released (see `SpanBatchEncoder.release`). */
+  arena: Arena | undefined;
+}
+
+/** A buffer spans are encoded into, and how many of its spans are not released yet. */
+export interface Arena {
+  pending: number;
 }
 
 /** Encodes spans as they end, and assembles requests from them. One per exporter. */
 export interface SpanBatchEncoder {
   encode(span: ReadableSpan): EncodedSpan;
-  /** The `ExportTraceServiceRequest` body. */
-  request(spans: readonly EncodedSpan[]): Uint8Array;
+  /**
+   * The `ExportTraceServiceRequest` body. With `reuse`, a view of the encoder's own buffer, valid until the next
+   * such call (no copy); without, a buffer of its own.
+   */
+  request(spans: readonly EncodedSpan[], reuse?: boolean): Uint8Array;
+  /** Spans that will never be sent again (sent, or refused for good): their buffers may be reused. Idempotent. */
+  release(spans: readonly EncodedSpan[]): void;
 }
 
 /** Encoded spans share buffers of this size; a new one starts when less than `ARENA_SLACK` bytes are left. */
 const ARENA_SIZE = 64 * 1024;
 const ARENA_SLACK = 4 * 1024;
+/**
+ * Arenas whose spans were all sent are kept for reuse, up to this many (4 MiB): a steady flow of spans then
+ * allocates no new buffers, and fresh 64 KiB buffers (external memory) were what drove V8 to extra full GCs.
+ */
+const MAX_SPARE_ARENAS = 64;
 /** Request buffers that grew past this are not kept for the next request. */
 const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 
@@ -131,15 +148,23 @@ function writeRuns(w: ByteWriter, spans: readonly EncodedSpan[], skip: number): 
   if (buf) w.raw(buf, start, end);
 }
 
-/** Encodes each ended span into a shared buffer (the arena); subclasses write the span and the request. */
+interface WriterArena<W extends ByteWriter> extends Arena {
+  writer: W;
+}
+
+/**
+ * Encodes each ended span into a shared buffer (an arena); subclasses write the span and the request. An arena is
+ * reused once every span in it is released, and never before: until then its spans still point into it.
+ */
 abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
   private readonly origins = new Origins();
-  /** Where ended spans are written; its buffer is replaced (never reused) when nearly full. */
-  private arena: W;
+  /** Where ended spans are written now. */
+  private arena: WriterArena<W>;
+  private readonly spare: WriterArena<W>[] = [];
   protected writer: W;
 
   constructor(private readonly newWriter: (size?: number) => W) {
-    this.arena = newWriter(ARENA_SIZE);
+    this.arena = { writer: newWriter(ARENA_SIZE), pending: 0 };
     this.writer = newWriter();
   }
 
@@ -148,8 +173,13 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
 
   encode(span: ReadableSpan): EncodedSpan {
     const origin = this.origins.of(span);
-    let w = this.arena;
-    if (w.buf.length - w.pos < ARENA_SLACK) w = this.arena = this.newWriter(ARENA_SIZE);
+    let arena = this.arena;
+    if (arena.writer.buf.length - arena.writer.pos < ARENA_SLACK) {
+      this.keep(arena);
+      arena = this.arena = this.spare.pop() ?? { writer: this.newWriter(ARENA_SIZE), pending: 0 };
+      arena.writer.reset();
+    }
+    const w = arena.writer;
     const start = w.pos;
     try {
       this.writeSpan(w, span);
@@ -157,19 +187,34 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
       w.pos = start;
       throw err;
     }
+    arena.pending++;
     // `buf` is read after writing: a span that outgrew the arena moved it (earlier spans keep the old buffer).
-    return { origin, buf: w.buf, start, end: w.pos };
+    return { origin, buf: w.buf, start, end: w.pos, arena };
   }
 
-  request(spans: readonly EncodedSpan[]): Uint8Array {
-    const w = this.writer;
-    w.reset();
-    try {
-      this.writeRequest(w, group(spans));
-      return w.finish();
-    } finally {
-      if (w.buf.length > MAX_RETAINED_BUFFER) this.writer = this.newWriter();
+  release(spans: readonly EncodedSpan[]): void {
+    for (const span of spans) {
+      const arena = span.arena as WriterArena<W> | undefined;
+      if (arena === undefined) continue;
+      span.arena = undefined;
+      if (--arena.pending === 0 && arena !== this.arena) this.keep(arena);
     }
+  }
+
+  /** Keeps a no longer current arena for reuse if none of its spans is pending (and it did not grow huge). */
+  private keep(arena: WriterArena<W>): void {
+    if (arena.pending === 0 && this.spare.length < MAX_SPARE_ARENAS && arena.writer.buf.length <= 2 * ARENA_SIZE) {
+      this.spare.push(arena);
+    }
+  }
+
+  request(spans: readonly EncodedSpan[], reuse = false): Uint8Array {
+    const w = reuse ? this.writer : this.newWriter();
+    w.reset();
+    this.writeRequest(w, group(spans));
+    const body = w.buf.subarray(0, w.pos);
+    if (reuse && w.buf.length > MAX_RETAINED_BUFFER) this.writer = this.newWriter();
+    return body;
   }
 }
 

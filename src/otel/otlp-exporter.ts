@@ -49,6 +49,7 @@ export class OtlpTraceExporter implements SpanExporter {
   private readonly pending = new Set<Promise<unknown>>();
   /** Spans per request; halved by each 413 (the service's body limit), never raised again. */
   private maxSpansPerRequest = Number.POSITIVE_INFINITY;
+  private requestsInFlight = 0;
 
   /**
    * Usually built by {@link createOtlpExporter} or the processor, which resolve `config` from options and the
@@ -104,6 +105,7 @@ export class OtlpTraceExporter implements SpanExporter {
         continue;
       }
       if (result !== "done") return { ...result, done };
+      this.encoder.release(chunk);
       done += chunk.length;
     }
     return { done, retry: false };
@@ -115,8 +117,12 @@ export class OtlpTraceExporter implements SpanExporter {
     signal: AbortSignal | undefined,
   ): Promise<"done" | "too-large" | Omit<ExportOutcome, "done">> {
     const json = this.config.protocol === "http/json";
+    // The encoder's own request buffer is reused when no other request is using it (the processor sends one batch
+    // at a time; `export()` may be called concurrently).
+    const reuse = this.requestsInFlight === 0;
+    this.requestsInFlight++;
     try {
-      const body = this.encoder.request(spans);
+      const body = this.encoder.request(spans, reuse);
       const res = await this.transport.buffered({
         method: "POST",
         path: "",
@@ -139,6 +145,8 @@ export class OtlpTraceExporter implements SpanExporter {
       this.events?.failed?.(err);
       const { retry, retryAfterMs } = retryOutcome(0, err);
       return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
+    } finally {
+      this.requestsInFlight--;
     }
   }
 
