@@ -91,37 +91,72 @@ function writeAnyValue(w: ProtobufWriter, v: unknown): void {
 }
 
 /**
- * Encoded `KeyValue.key` fields (tag, length, UTF-8) by attribute key. Instrumentations use a small fixed set of
- * keys, so each is encoded once; the cache stops growing at `MAX_CACHED_KEYS` (later keys are encoded each time).
+ * What is cached per attribute key: its encoded `KeyValue.key` field, the value it had last time (a primitive of
+ * bounded size), and — once that value repeats — the whole encoded `KeyValue` body for it. Instrumentations use a
+ * small fixed set of keys, and many values repeat span after span (operation, provider, model, server address), so
+ * most attributes become one copy of cached bytes; values that change every time (ids, token counts) only pay a
+ * comparison. The cache stops growing at `MAX_CACHED_KEYS` keys (later keys are encoded each time).
  */
-const keyFields = new Map<string, Uint8Array>();
+interface KeyEntry {
+  key: Uint8Array;
+  value: unknown;
+  pair: Uint8Array | undefined;
+}
+const keyEntries = new Map<string, KeyEntry>();
 const MAX_CACHED_KEYS = 1024;
-const keyWriter = new ProtobufWriter(512);
+const MAX_CACHED_KEY_LENGTH = 128;
+const MAX_CACHED_VALUE_LENGTH = 256;
+/** The value of an entry that matches nothing (objects and long strings are never held). */
+const NO_VALUE = Symbol("no value");
+const scratch = new ProtobufWriter(1024);
 
-function writeKey(w: ProtobufWriter, key: string): void {
-  let bytes = keyFields.get(key);
-  if (bytes === undefined) {
-    if (keyFields.size >= MAX_CACHED_KEYS || key.length > 128) {
-      w.stringField(1, key);
-      return;
-    }
-    keyWriter.reset();
-    keyWriter.stringField(1, key);
-    bytes = keyWriter.finish();
-    keyFields.set(key, bytes);
+function keyEntry(key: string): KeyEntry | undefined {
+  let entry = keyEntries.get(key);
+  if (entry === undefined) {
+    if (keyEntries.size >= MAX_CACHED_KEYS || key.length > MAX_CACHED_KEY_LENGTH) return undefined;
+    scratch.reset();
+    scratch.stringField(1, key);
+    entry = { key: scratch.finish(), value: NO_VALUE, pair: undefined };
+    keyEntries.set(key, entry);
   }
-  w.bytes(bytes);
+  return entry;
+}
+
+/** KeyValue.value = 2 → AnyValue. */
+function writeValueField(w: ProtobufWriter, v: unknown): void {
+  const value = w.startMessage(2);
+  writeAnyValue(w, v);
+  w.endMessage(value);
 }
 
 /** `repeated KeyValue` at `field`; KeyValue: key=1, value=2. */
 export function writeAttributes(w: ProtobufWriter, field: number, attributes: Attributes | undefined): void {
   if (!attributes) return;
   for (const key in attributes) {
+    const v = attributes[key];
+    const entry = keyEntry(key);
+    if (entry !== undefined && entry.value === v) {
+      // Seen with this very value last time: the whole KeyValue is cached bytes (encoded on the first repeat).
+      if (entry.pair === undefined) {
+        scratch.reset();
+        scratch.bytes(entry.key);
+        writeValueField(scratch, v);
+        entry.pair = scratch.finish();
+      }
+      w.tag(field, WIRE_LEN);
+      w.varint(entry.pair.length);
+      w.bytes(entry.pair);
+      continue;
+    }
     const kv = w.startMessage(field);
-    writeKey(w, key);
-    const value = w.startMessage(2);
-    writeAnyValue(w, attributes[key]);
-    w.endMessage(value);
+    if (entry === undefined) w.stringField(1, key);
+    else {
+      w.bytes(entry.key);
+      entry.value =
+        typeof v === "object" || (typeof v === "string" && v.length > MAX_CACHED_VALUE_LENGTH) ? NO_VALUE : v;
+      entry.pair = undefined;
+    }
+    writeValueField(w, v);
     w.endMessage(kv);
   }
 }

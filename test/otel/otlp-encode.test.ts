@@ -345,6 +345,28 @@ describe.each(encoders)("encodeTraceRequest ($label)", ({ contentType, encode })
     }
   });
 
+  it("keeps values apart when a key repeats with the same, alternating and differently typed values", () => {
+    // The protobuf encoder caches a key's last value and, once it repeats, the whole encoded pair.
+    const values: unknown[] = ["chat", "chat", "chat", 0, -0, 0, 1, "1", true, 1, 1.5, 1.5, "chat", "embed", "chat"];
+    const { provider, spans } = makeProvider({ "gen_ai.operation.name": "resource-level" });
+    const tracer = provider.getTracer("repeat");
+    values.forEach((value, i) => {
+      const span = tracer.startSpan(`s-${i}`, { attributes: { "gen_ai.operation.name": value as string, i } });
+      span.addEvent("e", { "gen_ai.operation.name": value as string });
+      span.end();
+    });
+    const [rs] = decodeTraceRequest(encode(spans()), contentType).resourceSpans;
+    expect(rs!.resource.attributes).toEqual({ "gen_ai.operation.name": "resource-level" });
+    const out = rs!.scopeSpans[0]!.spans;
+    expect(out.map((s) => s.attributes["gen_ai.operation.name"])).toEqual(
+      values.map((v) => (Object.is(v, -0) ? 0 : v)),
+    );
+    expect(out.map((s) => s.events[0]!.attributes["gen_ai.operation.name"])).toEqual(
+      values.map((v) => (Object.is(v, -0) ? 0 : v)),
+    );
+    expect(out.map((s) => s.attributes.i)).toEqual(values.map((_, i) => i));
+  });
+
   it("encodes an empty batch", () => {
     expect(decodeTraceRequest(encode([]), contentType)).toEqual({ resourceSpans: [] });
   });
