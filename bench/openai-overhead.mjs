@@ -41,7 +41,7 @@ import { init } from "tracewire";
 import { wrapOpenAI } from "tracewire/openai";
 import { arg, cpuMicros, fmt, median, report, startServer, startSink, table } from "./lib.mjs";
 
-/** The `undici` package's version (tracewire's HTTP client), for the note on the global dispatcher. */
+/** The `undici` package's version (tracewire's own HTTP client), for the note on who sends what. */
 const undiciVersion = createRequire(import.meta.url)("undici/package.json").version;
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
@@ -356,9 +356,11 @@ ${fmt.num(TARGET, 1)}.
 
 ${sections.join("\n\n")}
 
-Every variant runs in a process that imported tracewire, and importing it installs the \`undici\` package's \`Agent\` as
-the global dispatcher (undici's own module initialisation, under the symbol Node's \`fetch\` reads): the \`openai\`
-client's \`fetch\` goes through undici ${undiciVersion} in all four variants, not through Node's bundled copy.
+Every variant runs in a process that imported tracewire, which leaves Node's global fetch dispatcher alone (its
+transport deep-imports the \`undici\` package's \`Pool\` and request API rather than undici's index, which would
+install its \`Agent\` as the global dispatcher; test/http/side-effects.test.ts checks this): the \`openai\` client's
+\`fetch\` goes through Node's bundled undici ${process.versions.undici} in all four variants, and tracewire's exports
+to the sink through the \`undici\` package ${undiciVersion}.
 
 Chat server: ${fmt.int(served.requests)} requests, ${fmt.int(served.streams)} streamed, ${fmt.int(served.usageChunks)} with the usage chunk.
 Internal warnings logged: ${warnings}. Bench wall time ${elapsed.toFixed(1)} s.`;
