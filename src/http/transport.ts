@@ -1,5 +1,5 @@
 import { promisify } from "node:util";
-import { gzip as gzipCallback } from "node:zlib";
+import { gzip as gzipCallback, gzipSync } from "node:zlib";
 import type { Pool } from "undici";
 import undiciRequest from "undici/lib/api/api-request.js";
 // See src/types/undici-pool.d.ts: the deep import keeps undici from taking over the global fetch dispatcher.
@@ -78,6 +78,8 @@ export interface TransportOptions {
 
 /** Bodies smaller than this are not worth compressing. */
 export const GZIP_MIN_BYTES = 1024;
+/** Bodies up to this size are compressed synchronously (~0.5 ms at most), larger ones on the thread pool. */
+const GZIP_SYNC_MAX_BYTES = 512 * 1024;
 
 /** A response whose status was < 400; `body` is still to be read. */
 export interface OpenResponse {
@@ -250,9 +252,12 @@ export class HttpTransport {
       if (request.contentType) headers["content-type"] = request.contentType;
     }
     const wantGzip = request.gzip ?? this.options.gzip;
-    if (body !== undefined && wantGzip && Buffer.byteLength(body) >= GZIP_MIN_BYTES) {
+    const size = body === undefined ? 0 : Buffer.byteLength(body);
+    if (body !== undefined && wantGzip && size >= GZIP_MIN_BYTES) {
       // Level 1: about half the CPU of the default level for ~10% larger telemetry bodies (bench/RESULTS.md).
-      body = await gzip(body, { level: 1 });
+      // Up to GZIP_SYNC_MAX_BYTES on this thread: the thread-pool round trips of async zlib cost about as much CPU
+      // again as compressing (bench/NOTES.md), and a body this size blocks the event loop for well under 1 ms.
+      body = size <= GZIP_SYNC_MAX_BYTES ? gzipSync(body, { level: 1 }) : await gzip(body, { level: 1 });
       headers["content-encoding"] = "gzip";
     }
     return { body, headers };
