@@ -110,6 +110,11 @@ const MAX_CACHED_VALUE_LENGTH = 256;
 const NO_VALUE = Symbol("no value");
 const scratch = new ProtobufWriter(1024);
 
+/** What an entry may remember of a value: primitives of bounded size (objects and long strings are never held). */
+function cacheableValue(v: unknown): unknown {
+  return typeof v === "object" || (typeof v === "string" && v.length > MAX_CACHED_VALUE_LENGTH) ? NO_VALUE : v;
+}
+
 function keyEntry(key: string): KeyEntry | undefined {
   let entry = keyEntries.get(key);
   if (entry === undefined) {
@@ -152,8 +157,7 @@ export function writeAttributes(w: ProtobufWriter, field: number, attributes: At
     if (entry === undefined) w.stringField(1, key);
     else {
       w.bytes(entry.key);
-      entry.value =
-        typeof v === "object" || (typeof v === "string" && v.length > MAX_CACHED_VALUE_LENGTH) ? NO_VALUE : v;
+      entry.value = cacheableValue(v);
       entry.pair = undefined;
     }
     writeValueField(w, v);
@@ -310,27 +314,25 @@ function writeJsonAnyValue(w: JsonWriter, v: unknown): void {
   }
 }
 
-/** `{"key":"…","value":` by attribute key, encoded once (bounded like `keyFields`). */
-const jsonKeys = new Map<string, Uint8Array>();
-const jsonKeyWriter = new JsonWriter(512);
+/**
+ * The JSON counterpart of `keyEntries`: per key, `{"key":"…","value":` encoded once, the last value, and once it
+ * repeats the whole `{"key":…,"value":{…}}` object.
+ */
+const jsonKeyEntries = new Map<string, KeyEntry>();
+const jsonScratch = new JsonWriter(1024);
 
-function writeJsonKey(w: JsonWriter, key: string): void {
-  let bytes = jsonKeys.get(key);
-  if (bytes === undefined) {
-    if (jsonKeys.size >= MAX_CACHED_KEYS || key.length > 128) {
-      w.literal(L.key);
-      w.string(key);
-      w.literal(L.value);
-      return;
-    }
-    jsonKeyWriter.reset();
-    jsonKeyWriter.literal(L.key);
-    jsonKeyWriter.string(key);
-    jsonKeyWriter.literal(L.value);
-    bytes = jsonKeyWriter.finish();
-    jsonKeys.set(key, bytes);
+function jsonKeyEntry(key: string): KeyEntry | undefined {
+  let entry = jsonKeyEntries.get(key);
+  if (entry === undefined) {
+    if (jsonKeyEntries.size >= MAX_CACHED_KEYS || key.length > MAX_CACHED_KEY_LENGTH) return undefined;
+    jsonScratch.reset();
+    jsonScratch.literal(L.key);
+    jsonScratch.string(key);
+    jsonScratch.literal(L.value);
+    entry = { key: jsonScratch.finish(), value: NO_VALUE, pair: undefined };
+    jsonKeyEntries.set(key, entry);
   }
-  w.bytes(bytes);
+  return entry;
 }
 
 /** `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. */
@@ -341,8 +343,29 @@ export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | unde
     for (const key in attributes) {
       if (!first) w.literal(L.comma);
       first = false;
-      writeJsonKey(w, key);
-      writeJsonAnyValue(w, attributes[key]);
+      const v = attributes[key];
+      const entry = jsonKeyEntry(key);
+      if (entry !== undefined && entry.value === v) {
+        if (entry.pair === undefined) {
+          jsonScratch.reset();
+          jsonScratch.bytes(entry.key);
+          writeJsonAnyValue(jsonScratch, v);
+          jsonScratch.literal(L.close);
+          entry.pair = jsonScratch.finish();
+        }
+        w.bytes(entry.pair);
+        continue;
+      }
+      if (entry === undefined) {
+        w.literal(L.key);
+        w.string(key);
+        w.literal(L.value);
+      } else {
+        w.bytes(entry.key);
+        entry.value = cacheableValue(v);
+        entry.pair = undefined;
+      }
+      writeJsonAnyValue(w, v);
       w.literal(L.close);
     }
   }
