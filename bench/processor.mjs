@@ -178,7 +178,9 @@ if (ONLY) {
     const vsOtel = samples.has("otel-bsp-json")
       ? `, OTel BSP+JSON over floor ÷ this over floor (paired) ${fmt.num(median(overFloor("otel-bsp-json").map((o, i) => o / overFloor(tag)[i])))}`
       : "";
-    console.log(`${tag}: ${fmt.num(cpu(tag))} µs/span (median)${samples.has("floor") ? `, ${fmt.num(median(overFloor(tag)))} over floor` : ""}${vsOtel}`);
+    console.log(
+      `${tag}: ${fmt.num(cpu(tag))} µs/span (median)${samples.has("floor") ? `, ${fmt.num(median(overFloor(tag)))} over floor` : ""}${vsOtel}`,
+    );
   }
   process.exit(0);
 }
