@@ -15,7 +15,8 @@ import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { ByteWriter } from "./byte-writer.js";
 import { JsonWriter } from "./json-writer.js";
-import { scopeAttributes, writeAttributes, writeJsonAttributes, writeJsonSpan, writeSpan } from "./otlp-encode.js";
+import { scopeAttributes, writeAttributes, writeSpan } from "./otlp-encode.js";
+import { writeJsonAttributes, writeJsonSpan } from "./otlp-json.js";
 import { ProtobufWriter } from "./protobuf-writer.js";
 
 /** The resource and instrumentation scope a span was recorded under. */

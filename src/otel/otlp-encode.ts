@@ -1,7 +1,7 @@
 /**
- * Our own OTLP trace encoding (no `@opentelemetry/otlp-transformer`): one span as a binary-protobuf `Span` or an
- * OTLP/JSON span object, resource and scope attributes, and decoding of the `ExportTraceServiceResponse` a 200
- * answer may carry. `otlp-batch.ts` encodes spans with these as they end and assembles the request around them.
+ * Our own OTLP trace encoding (no `@opentelemetry/otlp-transformer`): one span as a binary-protobuf `Span`,
+ * resource and scope attributes, and decoding of the `ExportTraceServiceResponse` a 200 answer may carry (OTLP/JSON
+ * spans: otlp-json.ts). `otlp-batch.ts` encodes spans with these as they end and assembles the request around them.
  *
  * Field numbers below are those of opentelemetry-proto: `collector/trace/v1/trace_service.proto`,
  * `trace/v1/trace.proto`, `common/v1/common.proto`, `resource/v1/resource.proto`.
@@ -12,13 +12,11 @@
  *   0x200 SPAN_FLAGS_CONTEXT_IS_REMOTE_MASK when the parent (for a span) or the linked context (for a link) is
  *   remote.
  * - A JS number that is an integer in int64 range is an `int_value`; any other number is a `double_value`.
- * - JSON: ids are lower-case hex, enums are integers, and every int64 (timestamps *and* `intValue`) is a decimal
- *   string, the canonical proto3 JSON form (receivers must accept it; OTel JS sends `intValue` as a number).
  */
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { JsonWriter, literal } from "./json-writer.js";
+import { AttributeCache } from "./attribute-cache.js";
 import {
   ProtobufReader,
   ProtobufWriter,
@@ -40,11 +38,11 @@ export function scopeAttributes(scope: InstrumentationScope): Attributes | undef
 }
 
 /** Span/Link `flags` (fixed32): trace flags plus the "has is-remote" / "is remote" bits. */
-function spanFlags(traceFlags: number, remote: boolean | undefined): number {
+export function spanFlags(traceFlags: number, remote: boolean | undefined): number {
   return (traceFlags & 0xff) | HAS_IS_REMOTE | (remote ? IS_REMOTE : 0);
 }
 
-function isInt64(v: number): boolean {
+export function isInt64(v: number): boolean {
   return Number.isInteger(v) && v >= -INT64_LIMIT && v < INT64_LIMIT;
 }
 
@@ -90,42 +88,21 @@ function writeAnyValue(w: ProtobufWriter, v: unknown): void {
   }
 }
 
-/**
- * What is cached per attribute key: its encoded `KeyValue.key` field, the value it had last time (a primitive of
- * bounded size), and — once that value repeats — the whole encoded `KeyValue` body for it. Instrumentations use a
- * small fixed set of keys, and many values repeat span after span (operation, provider, model, server address), so
- * most attributes become one copy of cached bytes; values that change every time (ids, token counts) only pay a
- * comparison. The cache stops growing at `MAX_CACHED_KEYS` keys (later keys are encoded each time).
- */
-interface KeyEntry {
-  key: Uint8Array;
-  value: unknown;
-  pair: Uint8Array | undefined;
-}
-const keyEntries = new Map<string, KeyEntry>();
-const MAX_CACHED_KEYS = 1024;
-const MAX_CACHED_KEY_LENGTH = 128;
-const MAX_CACHED_VALUE_LENGTH = 256;
-/** The value of an entry that matches nothing (objects and long strings are never held). */
-const NO_VALUE = Symbol("no value");
 const scratch = new ProtobufWriter(1024);
-
-/** What an entry may remember of a value: primitives of bounded size (objects and long strings are never held). */
-function cacheableValue(v: unknown): unknown {
-  return typeof v === "object" || (typeof v === "string" && v.length > MAX_CACHED_VALUE_LENGTH) ? NO_VALUE : v;
-}
-
-function keyEntry(key: string): KeyEntry | undefined {
-  let entry = keyEntries.get(key);
-  if (entry === undefined) {
-    if (keyEntries.size >= MAX_CACHED_KEYS || key.length > MAX_CACHED_KEY_LENGTH) return undefined;
+/** Encoded `KeyValue` bodies (key=1, value=2) of repeating attributes; see attribute-cache.ts. */
+const attributeCache = new AttributeCache(
+  (key) => {
     scratch.reset();
     scratch.stringField(1, key);
-    entry = { key: scratch.finish(), value: NO_VALUE, pair: undefined };
-    keyEntries.set(key, entry);
-  }
-  return entry;
-}
+    return scratch.finish();
+  },
+  (entry, value) => {
+    scratch.reset();
+    scratch.bytes(entry.key);
+    writeValueField(scratch, value);
+    return scratch.finish();
+  },
+);
 
 /** KeyValue.value = 2 → AnyValue. */
 function writeValueField(w: ProtobufWriter, v: unknown): void {
@@ -139,27 +116,17 @@ export function writeAttributes(w: ProtobufWriter, field: number, attributes: At
   if (!attributes) return;
   for (const key in attributes) {
     const v = attributes[key];
-    const entry = keyEntry(key);
-    if (entry !== undefined && entry.value === v) {
-      // Seen with this very value last time: the whole KeyValue is cached bytes (encoded on the first repeat).
-      if (entry.pair === undefined) {
-        scratch.reset();
-        scratch.bytes(entry.key);
-        writeValueField(scratch, v);
-        entry.pair = scratch.finish();
-      }
+    const entry = attributeCache.entry(key);
+    const pair = entry && attributeCache.pair(entry, v);
+    if (pair) {
       w.tag(field, WIRE_LEN);
-      w.varint(entry.pair.length);
-      w.bytes(entry.pair);
+      w.varint(pair.length);
+      w.bytes(pair);
       continue;
     }
     const kv = w.startMessage(field);
-    if (entry === undefined) w.stringField(1, key);
-    else {
-      w.bytes(entry.key);
-      entry.value = cacheableValue(v);
-      entry.pair = undefined;
-    }
+    if (entry) w.bytes(entry.key);
+    else w.stringField(1, key);
     writeValueField(w, v);
     w.endMessage(kv);
   }
@@ -212,244 +179,6 @@ export function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
   w.tag(16, WIRE_FIXED32); // flags
   w.fixed32(spanFlags(ctx.traceFlags, span.parentSpanContext?.isRemote));
   w.endMessage(start);
-}
-
-// ---------------------------------------------------------------------------------------------------------------
-// JSON
-
-const L = {
-  stringValue: literal('{"stringValue":'),
-  boolTrue: literal('{"boolValue":true}'),
-  boolFalse: literal('{"boolValue":false}'),
-  intValue: literal('{"intValue":"'),
-  doubleValue: literal('{"doubleValue":'),
-  arrayValue: literal('{"arrayValue":{"values":['),
-  arrayEnd: literal("]}}"),
-  empty: literal("{}"),
-  close: literal("}"),
-  quoteClose: literal('"}'),
-  comma: literal(","),
-  open: literal("["),
-  end: literal("]"),
-  key: literal('{"key":'),
-  value: literal(',"value":'),
-  traceId: literal('{"traceId":'),
-  nextTraceId: literal(',{"traceId":'),
-  spanId: literal(',"spanId":'),
-  traceState: literal(',"traceState":'),
-  parentSpanId: literal(',"parentSpanId":'),
-  flags: literal(',"flags":'),
-  name: literal(',"name":'),
-  kind: literal(',"kind":'),
-  start: literal(',"startTimeUnixNano":'),
-  end_: literal(',"endTimeUnixNano":'),
-  attributes: literal(',"attributes":'),
-  droppedAttributes: literal(',"droppedAttributesCount":'),
-  events: literal(',"events":['),
-  time: literal('{"timeUnixNano":'),
-  nextTime: literal(',{"timeUnixNano":'),
-  droppedEvents: literal('],"droppedEventsCount":'),
-  links: literal(',"links":['),
-  droppedLinks: literal('],"droppedLinksCount":'),
-  status: literal(',"status":{"code":'),
-  message: literal(',"message":'),
-  spanEnd: literal("}}"),
-};
-
-/** Exact decimal nanoseconds of an HrTime (no float rounding), as a quoted int64. */
-function writeJsonNanos(w: JsonWriter, time: HrTime): void {
-  const seconds = Math.trunc(time[0]) + Math.floor(time[1] / 1e9);
-  const nanos = Math.trunc(time[1] % 1e9);
-  w.ascii('"');
-  if (seconds === 0) w.digits(nanos, 0);
-  else {
-    w.digits(seconds, 0);
-    w.digits(nanos, 9);
-  }
-  w.ascii('"');
-}
-
-/** AnyValue as proto3 JSON: `{"stringValue":…}`, `{"intValue":"…"}`, …; null and unknown types are `{}`. */
-function writeJsonAnyValue(w: JsonWriter, v: unknown): void {
-  switch (typeof v) {
-    case "string":
-      w.literal(L.stringValue);
-      w.string(v);
-      w.literal(L.close);
-      return;
-    case "boolean":
-      w.literal(v ? L.boolTrue : L.boolFalse);
-      return;
-    case "number":
-      if (isInt64(v)) {
-        // int64 is a quoted decimal string in proto3 JSON.
-        w.literal(L.intValue);
-        w.number(v);
-        w.literal(L.quoteClose);
-      } else if (Number.isFinite(v)) {
-        w.literal(L.doubleValue);
-        w.number(v);
-        w.literal(L.close);
-      } else {
-        // proto3 JSON spells non-finite doubles as strings.
-        w.literal(L.doubleValue);
-        w.string(String(v));
-        w.literal(L.close);
-      }
-      return;
-    case "object":
-      if (Array.isArray(v)) {
-        w.literal(L.arrayValue);
-        for (let i = 0; i < v.length; i++) {
-          if (i > 0) w.literal(L.comma);
-          writeJsonAnyValue(w, v[i]);
-        }
-        w.literal(L.arrayEnd);
-        return;
-      }
-      w.literal(L.empty);
-      return;
-    default:
-      w.literal(L.empty);
-  }
-}
-
-/**
- * The JSON counterpart of `keyEntries`: per key, `{"key":"…","value":` encoded once, the last value, and once it
- * repeats the whole `{"key":…,"value":{…}}` object.
- */
-const jsonKeyEntries = new Map<string, KeyEntry>();
-const jsonScratch = new JsonWriter(1024);
-
-function jsonKeyEntry(key: string): KeyEntry | undefined {
-  let entry = jsonKeyEntries.get(key);
-  if (entry === undefined) {
-    if (jsonKeyEntries.size >= MAX_CACHED_KEYS || key.length > MAX_CACHED_KEY_LENGTH) return undefined;
-    jsonScratch.reset();
-    jsonScratch.literal(L.key);
-    jsonScratch.string(key);
-    jsonScratch.literal(L.value);
-    entry = { key: jsonScratch.finish(), value: NO_VALUE, pair: undefined };
-    jsonKeyEntries.set(key, entry);
-  }
-  return entry;
-}
-
-/** `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. */
-export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | undefined): void {
-  w.literal(L.open);
-  let first = true;
-  if (attributes) {
-    for (const key in attributes) {
-      if (!first) w.literal(L.comma);
-      first = false;
-      const v = attributes[key];
-      const entry = jsonKeyEntry(key);
-      if (entry !== undefined && entry.value === v) {
-        if (entry.pair === undefined) {
-          jsonScratch.reset();
-          jsonScratch.bytes(entry.key);
-          writeJsonAnyValue(jsonScratch, v);
-          jsonScratch.literal(L.close);
-          entry.pair = jsonScratch.finish();
-        }
-        w.bytes(entry.pair);
-        continue;
-      }
-      if (entry === undefined) {
-        w.literal(L.key);
-        w.string(key);
-        w.literal(L.value);
-      } else {
-        w.bytes(entry.key);
-        entry.value = cacheableValue(v);
-        entry.pair = undefined;
-      }
-      writeJsonAnyValue(w, v);
-      w.literal(L.close);
-    }
-  }
-  w.literal(L.end);
-}
-
-/**
- * One span as an OTLP/JSON object. Optional proto3 fields (trace state, parent span id, status message) are left
- * out when empty, as `JSON.stringify` leaves out `undefined`.
- */
-export function writeJsonSpan(w: JsonWriter, span: ReadableSpan): void {
-  const ctx = span.spanContext();
-  const parent = span.parentSpanContext;
-  w.literal(L.traceId);
-  w.hex(ctx.traceId);
-  w.literal(L.spanId);
-  w.hex(ctx.spanId);
-  const traceState = ctx.traceState?.serialize();
-  if (traceState) {
-    w.literal(L.traceState);
-    w.string(traceState);
-  }
-  if (parent?.spanId) {
-    w.literal(L.parentSpanId);
-    w.hex(parent.spanId);
-  }
-  w.literal(L.flags);
-  w.number(spanFlags(ctx.traceFlags, parent?.isRemote));
-  w.literal(L.name);
-  w.string(span.name);
-  w.literal(L.kind);
-  w.number(span.kind + 1);
-  w.literal(L.start);
-  writeJsonNanos(w, span.startTime);
-  w.literal(L.end_);
-  writeJsonNanos(w, span.endTime);
-  w.literal(L.attributes);
-  writeJsonAttributes(w, span.attributes);
-  w.literal(L.droppedAttributes);
-  w.number(span.droppedAttributesCount);
-  w.literal(L.events);
-  for (let i = 0; i < span.events.length; i++) {
-    const event = span.events[i] as (typeof span.events)[number];
-    w.literal(i > 0 ? L.nextTime : L.time);
-    writeJsonNanos(w, event.time);
-    w.literal(L.name);
-    w.string(event.name);
-    w.literal(L.attributes);
-    writeJsonAttributes(w, event.attributes);
-    w.literal(L.droppedAttributes);
-    w.number(event.droppedAttributesCount ?? 0);
-    w.literal(L.close);
-  }
-  w.literal(L.droppedEvents);
-  w.number(span.droppedEventsCount);
-  w.literal(L.links);
-  for (let i = 0; i < span.links.length; i++) {
-    const link = span.links[i] as (typeof span.links)[number];
-    w.literal(i > 0 ? L.nextTraceId : L.traceId);
-    w.hex(link.context.traceId);
-    w.literal(L.spanId);
-    w.hex(link.context.spanId);
-    const linkState = link.context.traceState?.serialize();
-    if (linkState) {
-      w.literal(L.traceState);
-      w.string(linkState);
-    }
-    w.literal(L.attributes);
-    writeJsonAttributes(w, link.attributes);
-    w.literal(L.droppedAttributes);
-    w.number(link.droppedAttributesCount ?? 0);
-    w.literal(L.flags);
-    w.number(spanFlags(link.context.traceFlags, link.context.isRemote));
-    w.literal(L.close);
-  }
-  w.literal(L.droppedLinks);
-  w.number(span.droppedLinksCount);
-  w.literal(L.status);
-  w.number(span.status.code);
-  if (span.status.message) {
-    w.literal(L.message);
-    w.string(span.status.message);
-  }
-  w.literal(L.spanEnd);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

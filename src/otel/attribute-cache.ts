@@ -1,0 +1,59 @@
+/**
+ * A per-key cache for attribute encoding, shared by the protobuf and JSON encoders. For each attribute key it keeps
+ * the key's encoded form, the value the key had last time (a primitive of bounded size), and — once that value
+ * repeats — the whole encoded key/value pair. Instrumentations use a small fixed set of keys, and many values repeat
+ * span after span (operation, provider, model, server address), so most attributes become one copy of cached bytes;
+ * values that change every time (ids, token counts) only pay a comparison. Bounded: at most `MAX_KEYS` keys (later
+ * keys are not cached) and no key or string value longer than the limits below is held.
+ */
+
+/** What is cached for one attribute key. */
+export interface KeyEntry {
+  /** The key, encoded (protobuf: the `KeyValue.key` field; JSON: `{"key":"…","value":`). */
+  readonly key: Uint8Array;
+  /** The value last seen for this key, or `NO_VALUE`. */
+  value: unknown;
+  /** The whole encoded pair for `value`, once it has repeated. */
+  pair: Uint8Array | undefined;
+}
+
+const MAX_KEYS = 1024;
+const MAX_KEY_LENGTH = 128;
+const MAX_VALUE_LENGTH = 256;
+/** A last value that matches nothing: objects (arrays) and long strings are never held. */
+const NO_VALUE = Symbol("no value");
+
+export class AttributeCache {
+  private readonly entries = new Map<string, KeyEntry>();
+
+  constructor(
+    private readonly encodeKey: (key: string) => Uint8Array,
+    private readonly encodePair: (entry: KeyEntry, value: unknown) => Uint8Array,
+  ) {}
+
+  /** The entry of `key`; undefined when the key is not cached (too long, or the cache is full). */
+  entry(key: string): KeyEntry | undefined {
+    let entry = this.entries.get(key);
+    if (entry === undefined) {
+      if (this.entries.size >= MAX_KEYS || key.length > MAX_KEY_LENGTH) return undefined;
+      entry = { key: this.encodeKey(key), value: NO_VALUE, pair: undefined };
+      this.entries.set(key, entry);
+    }
+    return entry;
+  }
+
+  /**
+   * The encoded pair when `value` is the entry's last value (encoded on its first repeat); otherwise remembers
+   * `value` as the last one and returns undefined (the caller encodes the pair itself).
+   */
+  pair(entry: KeyEntry, value: unknown): Uint8Array | undefined {
+    if (entry.value === value) {
+      entry.pair ??= this.encodePair(entry, value);
+      return entry.pair;
+    }
+    entry.value =
+      typeof value === "object" || (typeof value === "string" && value.length > MAX_VALUE_LENGTH) ? NO_VALUE : value;
+    entry.pair = undefined;
+    return undefined;
+  }
+}
