@@ -47,3 +47,16 @@ export class ByteWriter {
     this.pos += src.length;
   }
 }
+
+/**
+ * Writes the 4-byte UTF-8 form of a surrogate pair (`high` 0xD800–0xDBFF, `low` 0xDC00–0xDFFF) at `pos`; returns
+ * the position after it.
+ */
+export function writeSurrogatePair(buf: Uint8Array, pos: number, high: number, low: number): number {
+  const cp = ((high - 0xd800) << 10) + (low - 0xdc00) + 0x10000;
+  buf[pos] = 0xf0 | (cp >> 18);
+  buf[pos + 1] = 0x80 | ((cp >> 12) & 0x3f);
+  buf[pos + 2] = 0x80 | ((cp >> 6) & 0x3f);
+  buf[pos + 3] = 0x80 | (cp & 0x3f);
+  return pos + 4;
+}

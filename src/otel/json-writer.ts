@@ -3,7 +3,7 @@
  * would spell each value (same escapes, lone surrogates as `\udxxx`, numbers as `String(n)`), so spans can be
  * encoded one by one as they end without building objects or strings for them. No dependencies.
  */
-import { ByteWriter } from "./byte-writer.js";
+import { ByteWriter, writeSurrogatePair } from "./byte-writer.js";
 
 const encoder = new TextEncoder();
 const HEX_DIGITS = "0123456789abcdef";
@@ -93,11 +93,7 @@ export class JsonWriter extends ByteWriter {
       } else if (c < 0x20 || (c >= 0xd800 && c <= 0xdfff)) {
         const d = i + 1 < len ? s.charCodeAt(i + 1) : 0;
         if (c <= 0xdbff && c >= 0xd800 && d >= 0xdc00 && d <= 0xdfff) {
-          const cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
-          buf[pos++] = 0xf0 | (cp >> 18);
-          buf[pos++] = 0x80 | ((cp >> 12) & 0x3f);
-          buf[pos++] = 0x80 | ((cp >> 6) & 0x3f);
-          buf[pos++] = 0x80 | (cp & 0x3f);
+          pos = writeSurrogatePair(buf, pos, c, d);
           i++;
         } else {
           pos = writeEscape(buf, pos, c);

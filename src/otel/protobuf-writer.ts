@@ -15,7 +15,7 @@ export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_FIXED32 = 5;
 
-import { ByteWriter } from "./byte-writer.js";
+import { ByteWriter, writeSurrogatePair } from "./byte-writer.js";
 
 const TWO_32 = 4294967296;
 const encoder = new TextEncoder();
@@ -164,11 +164,7 @@ export class ProtobufWriter extends ByteWriter {
         if (c >= 0xd800 && c <= 0xdfff) {
           const d = i + 1 < s.length ? s.charCodeAt(i + 1) : 0;
           if (c <= 0xdbff && d >= 0xdc00 && d <= 0xdfff) {
-            const cp = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
-            buf[pos++] = 0xf0 | (cp >> 18);
-            buf[pos++] = 0x80 | ((cp >> 12) & 0x3f);
-            buf[pos++] = 0x80 | ((cp >> 6) & 0x3f);
-            buf[pos++] = 0x80 | (cp & 0x3f);
+            pos = writeSurrogatePair(buf, pos, c, d);
             i++;
             continue;
           }
