@@ -2,7 +2,7 @@
  * The native-calls route's sender: turns an ordered batch of call starts, call ends and call-scoped requests
  * (feedback, renames) into `POST /call/upsert_batch` requests and single requests, in order.
  *
- * - Each item is JSON-encoded once, when it is first sent; retries and splits reuse the text.
+ * - Each item was JSON-encoded once, when it was queued; retries and splits reuse the text.
  * - Requests stay under a byte budget; a 413 halves the request (and the budget) until it fits.
  * - An item the service rejects as invalid (400/422) is found by bisection and dropped alone; its batch-mates go.
  * - A 404 from `/call/upsert_batch` switches to `/call/start` + `/call/end` for the rest of the process.
@@ -26,16 +26,36 @@ export interface CallRequest {
 }
 
 /**
- * One item of the calls route, in the order it must reach the service. Records are built in `onStart` / `onEnd`, not
- * at export time: holding the spans in the queue instead measured ~20% more CPU per call (they outlive the young
- * generation; bench/RESULTS.md), for work that is small either way.
+ * A call start or end, encoded when it was queued: `req` is the JSON text of `{"start": record}` or
+ * `{"end": record}`, which is both a `/call/upsert_batch` item's `req` and a `/call/start` / `/call/end` body.
+ * Encoding in `onStart` / `onEnd` lets the record objects die young instead of being promoted with the queue
+ * (15% less CPU per call on the calls route, bench/NOTES.md); holding the spans themselves instead measured ~20%
+ * more.
  */
-export type CallItem =
-  | { kind: "start"; record: CallStart; json?: string }
-  | { kind: "end"; record: CallEnd; json?: string }
-  | CallRequest;
+export interface CallRecordItem {
+  kind: "start" | "end";
+  /** The call's id (for diagnostics). */
+  id: string;
+  req: string;
+}
 
-type CallRecordItem = Extract<CallItem, { kind: "start" | "end" }>;
+/** One item of the calls route, in the order it must reach the service. */
+export type CallItem = CallRecordItem | CallRequest;
+
+/**
+ * Encodes a call start or end record into a queue item, or returns the error that makes it unencodable (a BigInt
+ * or a cycle in a hand-built record): such a record is refused alone when queued, never blocking the queue.
+ */
+export function callRecordItem(kind: "start", record: CallStart): CallRecordItem | Error;
+export function callRecordItem(kind: "end", record: CallEnd): CallRecordItem | Error;
+export function callRecordItem(kind: "start" | "end", record: CallStart | CallEnd): CallRecordItem | Error {
+  try {
+    const req = kind === "start" ? JSON.stringify({ start: record }) : JSON.stringify({ end: record });
+    return { kind, id: record.id ?? "", req: req as string };
+  } catch (err) {
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
 
 /** Results reported back to the processor for counting and logging. */
 export interface CallsExportEvents {
@@ -48,23 +68,9 @@ const BATCH_PREFIX = '{"batch":[';
 const BATCH_SUFFIX = "]}";
 const MIN_BUDGET = 64 * 1024;
 
+/** The item as an element of `/call/upsert_batch`'s `batch`. */
 function batchItemJson(item: CallRecordItem): string {
-  if (item.json === undefined) {
-    item.json =
-      item.kind === "start"
-        ? JSON.stringify({ mode: "start", req: { start: item.record } })
-        : JSON.stringify({ mode: "end", req: { end: item.record } });
-  }
-  return item.json;
-}
-
-/** The item's batch JSON, or the error that made it unencodable (a BigInt or a cycle in a hand-built record). */
-function encode(item: CallRecordItem): string | Error {
-  try {
-    return batchItemJson(item);
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
-  }
+  return `{"mode":"${item.kind}","req":${item.req}}`;
 }
 
 type Verdict = "ok" | "invalid" | "too-large" | "not-found" | "retry";
@@ -107,20 +113,11 @@ export class CallsExporter {
       while (end < batch.length) {
         const item = batch[end]!;
         if (item.kind === "request") break;
-        const json = encode(item);
-        if (json instanceof Error) {
-          if (end > done) break; // send what precedes it first, in order
-          // Retrying cannot make it encodable: drop it alone rather than block the queue behind it.
-          this.events.rejected([item], json);
-          end = ++done;
-          continue;
-        }
-        const size = json.length + 1;
+        const size = item.req.length + 25; // `{"mode":"start","req":` … `},`
         if (end > done && bytes + size > this.budget) break;
         bytes += size;
         end++;
       }
-      if (end === done) continue;
       const result = await this.sendRecords(batch.slice(done, end) as CallRecordItem[], signal);
       done += result.done;
       if (result.retry) return { ...result, done };
@@ -181,9 +178,14 @@ export class CallsExporter {
   private async sendSingles(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      const json = item.kind === "start" ? { start: item.record } : { end: item.record };
       try {
-        await this.transport.json({ method: "POST", path: `/call/${item.kind}`, json, signal });
+        await this.transport.json({
+          method: "POST",
+          path: `/call/${item.kind}`,
+          body: item.req,
+          contentType: "application/json",
+          signal,
+        });
         this.events.sent(1);
       } catch (err) {
         const verdict = classify(err);

@@ -16,7 +16,7 @@ import { ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
-import { type CallItem, CallsExporter } from "./calls-exporter.js";
+import { type CallItem, type CallRecordItem, CallsExporter, callRecordItem } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import { ExportQueue, type QueueStats } from "./export-queue.js";
@@ -85,13 +85,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     });
     const callsExporter = new CallsExporter(this.transport, this.options.maxBatchBytes, {
       sent: (n) => this.calls.countSent(n),
-      rejected: (items, error) => {
-        this.calls.countRejected(items.length);
-        this.diagnostics.warn(
-          "calls-rejected",
-          `The tracing service rejected ${items.length} call item(s): ${error.message}`,
-        );
-      },
+      rejected: (items, error) =>
+        this.rejectCalls(items.length, `The tracing service rejected ${items.length} call item(s): ${error.message}`),
       failed: (error) =>
         this.diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
     });
@@ -143,8 +138,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const route = this.routeOf(span);
       const data = callStartData(parentContext);
       if (route === "calls") {
-        const start = toCallStart(span, data, this.project);
-        setSpanRoute(span, this.calls.offer({ kind: "start", record: start }) ? "calls" : "none");
+        const start = callRecordItem("start", toCallStart(span, data, this.project));
+        setSpanRoute(span, this.offerCall(start) ? "calls" : "none");
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) span.setAttributes(portableStartAttributes(data));
@@ -163,10 +158,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
-        if (
-          route === "calls" &&
-          !this.calls.offer({ kind: "start", record: toCallStart(span, undefined, this.project) })
-        )
+        if (route === "calls" && !this.offerCall(callRecordItem("start", toCallStart(span, undefined, this.project))))
           return;
       }
       // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
@@ -174,7 +166,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         if (this.otlp.admit()) this.otlp.offer(this.otlpExporter.encode(span));
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.calls.offer({ kind: "end", record: toCallEnd(span, callEndData(span), this.project) }, true);
+        this.offerCall(callRecordItem("end", toCallEnd(span, callEndData(span), this.project)), true);
       }
     } catch (err) {
       this.internalError("onEnd", err);
@@ -235,6 +227,20 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** Whether nothing is queued or in flight. */
   get idle(): boolean {
     return this.calls.idle && this.otlp.idle;
+  }
+
+  /** Queues an encoded call record; a record that could not be encoded is refused alone (counted, logged once). */
+  private offerCall(item: CallRecordItem | Error, force = false): boolean {
+    if (item instanceof Error) {
+      this.rejectCalls(1, `A call record could not be encoded and was dropped: ${item.message}`);
+      return false;
+    }
+    return this.calls.offer(item, force);
+  }
+
+  private rejectCalls(count: number, message: string): void {
+    this.calls.countRejected(count);
+    this.diagnostics.warn("calls-rejected", message);
   }
 
   /** The user's `route` hook, else the export mode. A hook that throws counts as an internal error and keeps the default. */

@@ -1,12 +1,11 @@
 /**
- * The calls sender on its own, against the strict double: an item JSON cannot encode is dropped alone and the
- * items around it still go, in order (no record built by the public API is unencodable today; this guards the
- * queue against one ever blocking it).
+ * The calls sender on its own, against the strict double: a record JSON cannot encode is refused when it is made
+ * into a queue item (so it can never block the queue), and the items around it still go, in order.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallEnd, CallStart } from "../../src/api/types/calls.js";
 import type { HttpTransport } from "../../src/http/transport.js";
-import { type CallItem, CallsExporter } from "../../src/otel/calls-exporter.js";
+import { type CallItem, CallsExporter, callRecordItem } from "../../src/otel/calls-exporter.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { plainTransport } from "../support/transport.js";
 
@@ -21,9 +20,8 @@ afterAll(async () => {
   await double.close();
 });
 
-const start = (id: string, inputs: Record<string, unknown> = {}): CallItem => ({
-  kind: "start",
-  record: {
+const startRecord = (id: string, inputs: Record<string, unknown> = {}): CallStart =>
+  ({
     project_id: "acme/demo",
     id,
     trace_id: "t".repeat(32),
@@ -31,26 +29,37 @@ const start = (id: string, inputs: Record<string, unknown> = {}): CallItem => ({
     started_at: "2026-01-01T00:00:00.000Z",
     attributes: {},
     inputs,
-  } as CallStart,
-});
-const end = (id: string): CallItem => ({
-  kind: "end",
-  record: { project_id: "acme/demo", id, ended_at: "2026-01-01T00:00:01.000Z", summary: {} } as CallEnd,
-});
+  }) as CallStart;
+const endRecord = (id: string): CallEnd =>
+  ({ project_id: "acme/demo", id, ended_at: "2026-01-01T00:00:01.000Z", summary: {} }) as CallEnd;
 
-it("drops an unencodable item alone and sends its neighbours in order", async () => {
-  const rejected: string[] = [];
+function item(made: CallItem | Error): CallItem {
+  if (made instanceof Error) throw made;
+  return made;
+}
+
+it("refuses an unencodable record alone; its neighbours go in order", async () => {
+  const bad = callRecordItem("start", startRecord("bad", { budget: 10n }));
+  expect(bad).toBeInstanceOf(TypeError);
+  expect((bad as Error).message).toMatch(/BigInt/);
+
   let sent = 0;
   const exporter = new CallsExporter(transport, 1 << 20, {
     sent: (n) => {
       sent += n;
     },
-    rejected: (items, error) => rejected.push(`${(items[0] as { record: { id: string } }).record.id}: ${error.name}`),
+    rejected: () => {
+      throw new Error("nothing in this batch is invalid");
+    },
     failed: () => {},
   });
-  const batch = [start("a"), start("bad", { budget: 10n }), end("a"), start("b"), end("b")];
-  await expect(exporter.export(batch, AbortSignal.timeout(5000))).resolves.toEqual({ done: 5, retry: false });
-  expect(rejected).toEqual(["bad: TypeError"]);
+  const batch = [
+    item(callRecordItem("start", startRecord("a"))),
+    item(callRecordItem("end", endRecord("a"))),
+    item(callRecordItem("start", startRecord("b"))),
+    item(callRecordItem("end", endRecord("b"))),
+  ];
+  await expect(exporter.export(batch, AbortSignal.timeout(5000))).resolves.toEqual({ done: 4, retry: false });
   expect(sent).toBe(4);
   expect(double.call("a").starts).toBe(1);
   expect(double.call("a").ends).toBe(1);
