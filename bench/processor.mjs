@@ -16,7 +16,7 @@
  * `process.cpuUsage()` covers every thread of the process (gzip runs on libuv's pool), so the CPU counted is all
  * the work the app's process pays.
  *
- * Run: node --expose-gc bench/processor.mjs [--spans=20000] [--rounds=11] [--only=floor,tw-otlp-proto]
+ * Run: node --expose-gc bench/processor.mjs [--spans=20000] [--rounds=21] [--only=floor,tw-otlp-proto]
  * (`--only` is for profiling one variant, e.g. with `node --cpu-prof`; it prints medians only.)
  */
 import { trace } from "@opentelemetry/api";
@@ -28,7 +28,7 @@ import { arg, cpuMicros, fmt, median, produce, report, startSink, table, waitUnt
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
 const N = Number(arg("spans", "20000"));
-const ROUNDS = Number(arg("rounds", "11"));
+const ROUNDS = Number(arg("rounds", "21"));
 const WARMUP = 1;
 const CHUNK = 500;
 const BATCH = 512;
