@@ -83,8 +83,8 @@ ${table(["import", "ms (median)", "÷ sdk-trace-base", "process wall ms"], rows)
 
 A process that imports nothing: ${fmt.num(wallMs(""), 0)} ms wall (Node start-up). \`tracewire\` and
 \`tracewire/otel\` load \`@opentelemetry/sdk-trace-base\` themselves (the processor is an SDK span processor), so
-their ratio is the SDK plus tracewire's own code; \`tracewire/api\` is the service clients (undici) and
-\`tracewire/openai\` the OpenAI wrapper. \`undici\` is measured alone for scale: \`tracewire\` and \`tracewire/otel\`
-load it eagerly (the processor's transport), which is most of their difference from the SDK alone.`;
+their ratio is the SDK plus tracewire's own code; \`tracewire/api\` is the service clients and
+\`tracewire/openai\` the OpenAI wrapper. \`undici\` (tracewire's HTTP client) is measured alone for scale: no subpath
+loads it at import; the first request does.`;
 
 report({ title: "Cold import time", markdown, checks });

@@ -1,9 +1,6 @@
 import { promisify } from "node:util";
 import { gzip as gzipCallback, gzipSync } from "node:zlib";
 import type { Pool } from "undici";
-import undiciRequest from "undici/lib/api/api-request.js";
-// See src/types/undici-pool.d.ts: the deep import keeps undici from taking over the global fetch dispatcher.
-import PoolClass from "undici/lib/dispatcher/pool.js";
 import {
   AbortError,
   type ApiError,
@@ -25,6 +22,23 @@ import {
 } from "./retry.js";
 
 const gzip = promisify(gzipCallback);
+
+type UndiciRequest = typeof import("undici/lib/api/api-request.js").default;
+type PoolConstructor = typeof import("undici/lib/dispatcher/pool.js").default;
+let undici: Promise<{ Pool: PoolConstructor; request: UndiciRequest }> | undefined;
+
+/**
+ * undici's `Pool` and request API, loaded by the first request rather than when tracewire is imported: undici is
+ * most of tracewire's cold import time (bench/RESULTS.md), and an app that never sends (tracing off, a CLI that
+ * exits first) never pays for it. The deep paths (see src/types/undici-pool.d.ts) keep undici from taking over the
+ * app's global `fetch` dispatcher.
+ */
+function loadUndici(): Promise<{ Pool: PoolConstructor; request: UndiciRequest }> {
+  undici ??= Promise.all([import("undici/lib/dispatcher/pool.js"), import("undici/lib/api/api-request.js")]).then(
+    ([pool, api]) => ({ Pool: pool.default, request: api.default }),
+  );
+  return undici;
+}
 
 /** Query values; arrays repeat the key (`?ids=a&ids=b`), `undefined` is left out. */
 export type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
@@ -177,21 +191,32 @@ function parseMaybeJson(text: string): unknown {
 export class HttpTransport {
   readonly origin: string;
   private readonly basePath: string;
-  private readonly pool: Pool;
   private readonly options: TransportOptions;
+  /** The connection pool and request API, once the first request has loaded undici (see {@link loadUndici}). */
+  private connection: Promise<{ pool: Pool; request: UndiciRequest }> | undefined;
+  private closed = false;
 
   constructor(options: TransportOptions) {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
     this.options = options;
-    this.pool = new PoolClass(this.origin, {
-      connections: options.maxConnections,
-      connect: { timeout: options.connectTimeoutMs },
-      headersTimeout: options.timeoutMs,
-      bodyTimeout: options.bodyTimeoutMs,
-      keepAliveTimeout: 4_000,
+  }
+
+  private connect(): Promise<{ pool: Pool; request: UndiciRequest }> {
+    this.connection ??= loadUndici().then(async ({ Pool: PoolClass, request }) => {
+      const pool = new PoolClass(this.origin, {
+        connections: this.options.maxConnections,
+        connect: { timeout: this.options.connectTimeoutMs },
+        headersTimeout: this.options.timeoutMs,
+        bodyTimeout: this.options.bodyTimeoutMs,
+        keepAliveTimeout: 4_000,
+      });
+      // Closed before its first request: requests fail as on any closed pool.
+      if (this.closed) await pool.close();
+      return { pool, request };
     });
+    return this.connection;
   }
 
   /** Sends a request and parses the JSON answer (`undefined` for an empty body). */
@@ -236,7 +261,8 @@ export class HttpTransport {
 
   /** Closes idle sockets; in-flight requests finish first. */
   async close(): Promise<void> {
-    await this.pool.close();
+    this.closed = true;
+    if (this.connection) await (await this.connection).pool.close();
   }
 
   private async encodeBody(
@@ -283,6 +309,7 @@ export class HttpTransport {
     const policy = request.retry ? { ...this.options.retry, ...request.retry } : this.options.retry;
     const { body, headers: bodyHeaders } = await this.encodeBody(request);
     const headers = this.buildHeaders(request, bodyHeaders);
+    const { pool, request: send } = await this.connect();
 
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
@@ -304,7 +331,7 @@ export class HttpTransport {
         let outcome: AttemptOutcome;
         let failure: ApiError;
         try {
-          const res = await undiciRequest.call(this.pool, {
+          const res = await send.call(pool, {
             path,
             method: request.method,
             headers,

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
 import { expect, it } from "vitest";
 
-it("importing every entry leaves the global fetch dispatcher alone, and the client still makes requests", () => {
+it("importing every entry leaves the global fetch dispatcher alone and loads undici only with the first request", () => {
   // Inside the repository's node_modules, so the external packages resolve from the bundle.
   const root = fileURLToPath(new URL("../..", import.meta.url));
   const dir = mkdtempSync(join(root, "node_modules", ".tracewire-side-effects-"));
@@ -45,6 +45,10 @@ it("importing every entry leaves the global fetch dispatcher alone, and the clie
         `const before = globalThis[symbol];`,
         `const { root, otel, api } = await import("./lib.mjs");`,
         `const untouched = globalThis[symbol] === before;`,
+        // undici itself is loaded by the first request, not at import (cold start).
+        `const { createRequire } = await import("node:module");`,
+        `const undiciLoaded = () => Object.keys(createRequire(import.meta.url).cache).some((f) => /[\\/]undici[\\/]/.test(f));`,
+        `const undiciAtImport = undiciLoaded();`,
         // A real request too: the deep imports must still give a working client.
         `const { createServer } = await import("node:http");`,
         `const server = createServer((req, res) => { res.writeHead(200, { "content-type": "application/json" }); res.end('{"ok":true}'); });`,
@@ -53,13 +57,15 @@ it("importing every entry leaves the global fetch dispatcher alone, and the clie
         `const answer = await client.service.health();`,
         `await client.close();`,
         `server.close();`,
-        `console.log(JSON.stringify({ before: before === undefined ? "unset" : "set", untouched, answer, loaded: typeof root.init + typeof otel.TracewireSpanProcessor }));`,
+        `console.log(JSON.stringify({ before: before === undefined ? "unset" : "set", untouched, undiciAtImport, undiciAfterRequest: undiciLoaded(), answer, loaded: typeof root.init + typeof otel.TracewireSpanProcessor }));`,
       ].join("\n"),
     );
     const printed = execFileSync(process.execPath, [script], { cwd: root }).toString();
     expect(JSON.parse(printed)).toEqual({
       before: "unset",
       untouched: true,
+      undiciAtImport: false,
+      undiciAfterRequest: true,
       answer: { ok: true },
       loaded: "functionfunction",
     });
