@@ -40,8 +40,15 @@ export class JsonWriter extends ByteWriter {
     this.pos = pos;
   }
 
-  /** A finite number, as `JSON.stringify` writes it (integers digit by digit, without a string). */
+  /**
+   * A number as `JSON.stringify` writes it (integers digit by digit, without a string); anything that is not a finite
+   * number — a span field a caller filled with the wrong type — is `null`, never invalid JSON.
+   */
   number(n: number): void {
+    if (typeof n !== "number" || !Number.isFinite(n)) {
+      this.ascii("null");
+      return;
+    }
     if (Number.isSafeInteger(n)) {
       if (n < 0) {
         this.ensure(1);
@@ -72,8 +79,9 @@ export class JsonWriter extends ByteWriter {
     this.pos = end;
   }
 
-  /** A JSON string literal (with quotes). */
+  /** A JSON string literal (with quotes); a value that is not a string is written as `String(value)`. */
   string(s: string): void {
+    if (typeof s !== "string") s = String(s);
     const len = s.length;
     if (len > HAND_LOOP_MAX) {
       const json = JSON.stringify(s);
@@ -115,6 +123,7 @@ export class JsonWriter extends ByteWriter {
 
   /** A trace or span id as a quoted lower-case hex string (anything but a hex digit is written as `0`). */
   hex(id: string): void {
+    if (typeof id !== "string") id = "";
     const n = id.length;
     this.ensure(n + 2);
     const buf = this.buf;

@@ -270,7 +270,7 @@ export class JsonBatchEncoder extends ArenaEncoder<JsonWriter> {
       const { resource, scopes } = groups[r] as ResourceGroup;
       w.ascii(r > 0 ? ',{"resource":{"attributes":' : '{"resource":{"attributes":');
       writeJsonAttributes(w, resource.attributes);
-      w.ascii('},"scopeSpans":[');
+      w.ascii(',"droppedAttributesCount":0},"scopeSpans":[');
       for (let s = 0; s < scopes.length; s++) {
         const { scope, spans } = scopes[s] as ScopeGroup;
         w.ascii(s > 0 ? ',{"scope":{"name":' : '{"scope":{"name":');

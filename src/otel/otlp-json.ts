@@ -50,12 +50,16 @@ const L = {
   spanEnd: literal("}}"),
 };
 
-/** Exact decimal nanoseconds of an HrTime (no float rounding), as a quoted int64. */
+/**
+ * Exact decimal nanoseconds of an HrTime (no float rounding), as a quoted int64. A time that is not a valid
+ * non-negative HrTime (an invalid `Date` passed to `span.end()`, say) is written as `"0"`.
+ */
 function writeJsonNanos(w: JsonWriter, time: HrTime): void {
-  const seconds = Math.trunc(time[0]) + Math.floor(time[1] / 1e9);
-  const nanos = Math.trunc(time[1] % 1e9);
+  const seconds = Math.trunc(time?.[0]) + Math.floor(time?.[1] / 1e9);
+  const nanos = Math.trunc(time?.[1] % 1e9);
   w.ascii('"');
-  if (seconds === 0) w.digits(nanos, 0);
+  if (!(seconds >= 0 && nanos >= 0 && Number.isSafeInteger(seconds))) w.ascii("0");
+  else if (seconds === 0) w.digits(nanos, 0);
   else {
     w.digits(seconds, 0);
     w.digits(nanos, 9);
@@ -180,7 +184,7 @@ export function writeJsonSpan(w: JsonWriter, span: ReadableSpan): void {
   w.literal(L.name);
   w.string(span.name);
   w.literal(L.kind);
-  w.number(span.kind + 1);
+  w.number(span.kind + 1); // a kind that is not a number is null (proto3 JSON: the default)
   w.literal(L.start);
   writeJsonNanos(w, span.startTime);
   w.literal(L.end_);

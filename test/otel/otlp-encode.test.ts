@@ -372,6 +372,33 @@ describe.each(encoders)("encodeTraceRequest ($label)", ({ contentType, encode })
   });
 });
 
+describe("encodeTraceRequestJson with span fields of the wrong type", () => {
+  it("still writes valid JSON: bad numbers become null, bad times 0, and the other spans are intact", () => {
+    const { provider, spans } = makeProvider({ "service.name": "typos" });
+    const tracer = provider.getTracer("typos");
+    tracer.startSpan("before").end();
+    const badStatus = tracer.startSpan("bad-status");
+    badStatus.setStatus({ code: undefined as never });
+    badStatus.end();
+    tracer.startSpan("bad-kind", { kind: "x" as never }).end();
+    tracer.startSpan("bad-end").end(new Date("not a date"));
+    tracer.startSpan("before-1970", { startTime: [-5, 0] }).end([-4, 0]);
+    tracer.startSpan("after").end();
+    const text = Buffer.from(encodeTraceRequestJson(spans())).toString("utf8");
+    const raw = JSON.parse(text); // throws if the writer ever produced invalid JSON
+    const byName = new Map<string, Record<string, unknown>>(
+      raw.resourceSpans[0].scopeSpans[0].spans.map((s: { name: string }) => [s.name, s]),
+    );
+    expect([...byName.keys()]).toEqual(["before", "bad-status", "bad-kind", "bad-end", "before-1970", "after"]);
+    expect(byName.get("bad-status")!.status).toEqual({ code: null });
+    expect(byName.get("bad-kind")!.kind).toBeNull();
+    expect(byName.get("bad-end")!.endTimeUnixNano).toBe("0");
+    expect(byName.get("before-1970")!.startTimeUnixNano).toBe("0");
+    expect(byName.get("after")!.status).toEqual({ code: 0 });
+    expect(raw.resourceSpans[0].resource.droppedAttributesCount).toBe(0);
+  });
+});
+
 describe("encodeTraceRequestJson wire form", () => {
   const scene = buildScene();
   const raw = JSON.parse(Buffer.from(encodeTraceRequestJson(scene.spans)).toString("utf8"));
