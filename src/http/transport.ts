@@ -86,14 +86,18 @@ export interface TransportOptions {
   bodyTimeoutMs: number;
   /** gzip request bodies of at least {@link GZIP_MIN_BYTES}. */
   gzip: boolean;
+  /**
+   * Compress bodies up to this many bytes on the calling thread instead of the thread pool (default 0: never).
+   * For background exports only: it saves the thread-pool round trips, which cost about as much CPU again as
+   * compressing, at the price of blocking the event loop while it runs.
+   */
+  gzipSyncMaxBytes?: number;
   /** Sockets kept per origin. */
   maxConnections: number;
 }
 
 /** Bodies smaller than this are not worth compressing. */
 export const GZIP_MIN_BYTES = 1024;
-/** Bodies up to this size are compressed synchronously (~0.5 ms at most), larger ones on the thread pool. */
-const GZIP_SYNC_MAX_BYTES = 512 * 1024;
 
 /** A response whose status was < 400; `body` is still to be read. */
 export interface OpenResponse {
@@ -281,9 +285,8 @@ export class HttpTransport {
     const size = body === undefined ? 0 : Buffer.byteLength(body);
     if (body !== undefined && wantGzip && size >= GZIP_MIN_BYTES) {
       // Level 1: about half the CPU of the default level for ~10% larger telemetry bodies (bench/RESULTS.md).
-      // Up to GZIP_SYNC_MAX_BYTES on this thread: the thread-pool round trips of async zlib cost about as much CPU
-      // again as compressing (bench/NOTES.md), and a body this size blocks the event loop for well under 1 ms.
-      body = size <= GZIP_SYNC_MAX_BYTES ? gzipSync(body, { level: 1 }) : await gzip(body, { level: 1 });
+      const sync = size <= (this.options.gzipSyncMaxBytes ?? 0);
+      body = sync ? gzipSync(body, { level: 1 }) : await gzip(body, { level: 1 });
       headers["content-encoding"] = "gzip";
     }
     return { body, headers };

@@ -4,7 +4,8 @@
  * repeats — the whole encoded key/value pair. Instrumentations use a small fixed set of keys, and many values repeat
  * span after span (operation, provider, model, server address), so most attributes become one copy of cached bytes;
  * values that change every time (ids, token counts) only pay a comparison. Bounded: at most `MAX_KEYS` keys (later
- * keys are not cached) and no key or string value longer than the limits below is held.
+ * keys are not cached) and no key or string value longer than the limits below is held (nor the string a kept value
+ * was sliced from).
  */
 
 /** What is cached for one attribute key. */
@@ -51,9 +52,19 @@ export class AttributeCache {
       entry.pair ??= this.encodePair(entry, value);
       return entry.pair;
     }
-    entry.value =
-      typeof value === "object" || (typeof value === "string" && value.length > MAX_VALUE_LENGTH) ? NO_VALUE : value;
+    entry.value = remembered(value);
     entry.pair = undefined;
     return undefined;
   }
+}
+
+/**
+ * What an entry may keep of a value. A string longer than 12 characters is copied: it may be a slice of a far
+ * larger string (an SDK-truncated prompt, a `substring`), which V8 keeps whole for as long as the slice lives.
+ * (" " + s).slice(1) makes V8 flatten a copy of just these characters.
+ */
+function remembered(value: unknown): unknown {
+  if (typeof value === "object") return NO_VALUE;
+  if (typeof value !== "string" || value.length <= 12) return value;
+  return value.length > MAX_VALUE_LENGTH ? NO_VALUE : ` ${value}`.slice(1);
 }
