@@ -1,12 +1,14 @@
 /**
  * A bounded, ordered export queue: the one mechanism behind both routes of the span processor.
  *
- * - `offer()` is all the caller's path pays: an array push and, at most, arming a timer. No I/O, no encoding.
+ * - `offer()` is all the queue adds to the caller's path: an array push and, at most, arming a timer. No I/O.
  * - One export runs at a time, so the service sees items in the order they were offered (a call's start before
  *   its end, feedback after the start it refers to).
  * - An export reports how many items from the front it finished (sent, or dropped as invalid); when it asks for a
  *   retry, the rest stay at the front and go again after a backoff, so an outage loses nothing that fits. A
  *   service's `Retry-After` wins over the backoff, and a flush does not cut it short either.
+ * - At shutdown, an export still in flight is aborted and awaited (briefly), so each item is counted once, as sent or
+ *   as dropped.
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
  *   was accepted), so no call is left open by our own bookkeeping.
  */
@@ -58,6 +60,8 @@ export interface QueueStats {
   retries: number;
 }
 
+/** How long shutdown waits for an aborted export still in flight to return. */
+const IN_FLIGHT_WAIT_MS = 1000;
 /** Longest `Retry-After` the queue honours (a longer one is taken as this): an hour. */
 const MAX_RETRY_AFTER_MS = 3_600_000;
 
@@ -75,6 +79,8 @@ export class ExportQueue<T> {
   private closed = false;
   private readonly waiters: { target: number; resolve: () => void }[] = [];
   private readonly abort = new AbortController();
+  /** The export in flight, if any. */
+  private current: Promise<ExportOutcome> | undefined;
   readonly stats: QueueStats = { queued: 0, sent: 0, dropped: 0, rejected: 0, retries: 0 };
 
   constructor(
@@ -96,6 +102,12 @@ export class ExportQueue<T> {
     this.stats.dropped++;
     this.onDrop(1, this.dropReason(), []);
     return false;
+  }
+
+  /** Counts and reports one item dropped before it could be offered (say, it could not be built). */
+  drop(reason: string): void {
+    this.stats.dropped++;
+    this.onDrop(1, reason, []);
   }
 
   /** Queues an item. Returns false (and counts a drop) when full or closed, unless `force` and not closed. */
@@ -153,14 +165,25 @@ export class ExportQueue<T> {
     this.closed = true;
     this.abort.abort();
     if (this.timer) clearTimeout(this.timer);
-    const left = this.items;
-    if (left.length > 0) {
-      this.items = [];
-      this.stats.dropped += left.length;
-      this.stats.queued = 0;
-      this.onDrop(left.length, "they could not be sent before shutdown", left);
-      this.complete(left.length);
+    // An export still in flight is aborted above; wait (briefly) for it to say what it finished, so its items are
+    // counted once — as sent, or as dropped below — never as both.
+    if (this.current) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([this.current, new Promise((resolve) => (timer = setTimeout(resolve, IN_FLIGHT_WAIT_MS)))]);
+      clearTimeout(timer);
     }
+    this.dropAll("they could not be sent before shutdown");
+  }
+
+  /** Drops (and counts) everything queued. */
+  private dropAll(reason: string): void {
+    const left = this.items;
+    if (left.length === 0) return;
+    this.items = [];
+    this.stats.dropped += left.length;
+    this.stats.queued = 0;
+    this.onDrop(left.length, reason, left);
+    this.complete(left.length);
   }
 
   /** Whether anything is waiting or in flight (used by the exit hook to decide whether to flush). */
@@ -193,15 +216,22 @@ export class ExportQueue<T> {
     let outcome: ExportOutcome;
     try {
       const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
-      outcome = await this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
+      this.current = this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
+      outcome = await this.current;
     } catch {
       outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient
     }
+    this.current = undefined;
     this.exporting = false;
     const done = Math.min(Math.max(outcome.done, 0), batch.length);
     this.items.splice(0, done);
     this.stats.queued = this.items.length;
     this.complete(done);
+    if (this.closed) {
+      // Shut down while this batch was in flight: what it did not finish is not sent again.
+      this.dropAll("they could not be sent before shutdown");
+      return;
+    }
 
     if (outcome.retry && done < batch.length) {
       this.stats.retries++;

@@ -33,7 +33,7 @@ export interface OtlpExporterConfig {
 export interface OtlpExportEvents {
   sent(count: number): void;
   partialSuccess(result: ExportPartialSuccess): void;
-  rejected(count: number, error: ApiError): void;
+  rejected(count: number, error: Error): void;
   failed(error: unknown): void;
 }
 
@@ -82,18 +82,31 @@ export class OtlpTraceExporter implements SpanExporter {
     });
   }
 
-  /** Encodes one ended span for {@link send} (in the configured protocol). May throw on a malformed span. */
+  /**
+   * Encodes and sends one batch of ended spans. Never throws: the outcome says whether to retry. A 413 halves the
+   * number of spans per request (for the rest of the process) and sends the same spans again in smaller requests —
+   * resending within the size the service accepts, not repeating a refused request; a single span that is still too
+   * large is refused alone.
+   */
+  async send(spans: ReadableSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
+    if (!Array.isArray(spans)) return { done: 0, retry: false };
+    let encoded: EncodedSpan[];
+    try {
+      encoded = spans.map((span) => this.encoder.encode(span));
+    } catch (err) {
+      this.events?.rejected?.(spans.length, err instanceof Error ? err : new Error(String(err)));
+      return { done: spans.length, retry: false };
+    }
+    return this.sendEncoded(encoded, signal);
+  }
+
+  /** @internal For the processor, which encodes each span when it ends. May throw on a malformed span. */
   encode(span: ReadableSpan): EncodedSpan {
     return this.encoder.encode(span);
   }
 
-  /**
-   * Sends one batch of encoded spans. Never throws: the outcome says whether to retry. A 413 halves the number of
-   * spans per request (for the rest of the process) and sends the same spans again in smaller requests — resending
-   * within the size the service accepts, not repeating a refused request; a single span that is still too large
-   * is refused alone.
-   */
-  async send(spans: EncodedSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
+  /** @internal {@link send} for spans already encoded with {@link encode}. */
+  async sendEncoded(spans: EncodedSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
     if (!Array.isArray(spans) || spans.length === 0) return { done: 0, retry: false };
     let done = 0;
     while (done < spans.length) {
@@ -134,6 +147,8 @@ export class OtlpTraceExporter implements SpanExporter {
         ...(signal ? { signal } : {}),
       });
       const partial = decodeExportResponse(res.body, res.headers["content-type"]);
+      // A service's count is clamped to this request, so the counters stay exact whatever it says.
+      if (partial) partial.rejectedSpans = Math.min(Math.max(Math.trunc(partial.rejectedSpans) || 0, 0), spans.length);
       if (partial) this.events?.partialSuccess?.(partial);
       this.events?.sent?.(spans.length - (partial?.rejectedSpans ?? 0));
       return "done";
@@ -143,6 +158,11 @@ export class OtlpTraceExporter implements SpanExporter {
       if (status !== undefined && !OTLP_RETRY_STATUSES.includes(status)) {
         // 400, 401, 413 for one span, 500…: the OTLP spec forbids resending the same data.
         this.events?.rejected?.(spans.length, err as ApiError);
+        return "done";
+      }
+      if (!(err instanceof ApiError)) {
+        // Not the network or the service (a bug on our side): resending would fail the same way forever.
+        this.events?.rejected?.(spans.length, err instanceof Error ? err : new Error(String(err)));
         return "done";
       }
       this.events?.failed?.(err);
@@ -169,14 +189,7 @@ export class OtlpTraceExporter implements SpanExporter {
       resultCallback({ code: ExportResultCode.FAILED, error });
       return;
     }
-    let encoded: EncodedSpan[];
-    try {
-      encoded = spans.map((span) => this.encoder.encode(span));
-    } catch (error) {
-      resultCallback({ code: ExportResultCode.FAILED, error: error as Error });
-      return;
-    }
-    const promise = this.send(encoded).then((outcome) => {
+    const promise = this.send(spans).then((outcome) => {
       const ok = !outcome.retry;
       resultCallback(
         ok

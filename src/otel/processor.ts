@@ -6,8 +6,9 @@
  *   natively through `/call/upsert_batch` with real JSON inputs and outputs;
  * - `otlp`: the ended span, sent as standard OTLP to `/otel/v1/traces`.
  *
- * The caller's path pays only for building a small record and an array push; encoding and I/O happen later, off
- * the caller's stack. Nothing here throws into user code: internal failures are counted and logged once.
+ * The caller's path pays for encoding the one item (a call record as JSON text, an ended span as OTLP bytes in a
+ * shared buffer; see otlp-batch.ts for why then) and an array push; requests, compression and I/O happen later,
+ * off the caller's stack. Nothing here throws into user code: internal failures are counted and logged once.
  */
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
@@ -117,7 +118,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
     });
     this.otlp = new ExportQueue<EncodedSpan>(
-      (batch, signal) => this.otlpExporter.send(batch, signal),
+      (batch, signal) => this.otlpExporter.sendEncoded(batch, signal),
       queueOptions,
       (count, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${count} span(s) because ${reason}.`),
     );
@@ -162,8 +163,16 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
           return;
       }
       // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
-      if (route === "otlp") {
-        if (this.otlp.admit()) this.otlp.offer(this.otlpExporter.encode(span));
+      if (route === "otlp" && this.otlp.admit()) {
+        let encoded: EncodedSpan;
+        try {
+          encoded = this.otlpExporter.encode(span);
+        } catch (err) {
+          this.otlp.drop(`it could not be encoded (${describeError(err)})`);
+          this.internalError("encode", err);
+          return;
+        }
+        this.otlp.offer(encoded);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
         this.offerCall(callRecordItem("end", toCallEnd(span, callEndData(span), this.project)), true);
