@@ -2,17 +2,19 @@
  * The native-calls route's sender: turns an ordered batch of call starts, call ends and call-scoped requests
  * (feedback, renames) into `POST /call/upsert_batch` requests and single requests, in order.
  *
- * - Each item was JSON-encoded once, when it was queued; retries and splits reuse the text.
+ * - Each record was JSON-encoded once, when it was queued (call-encode.ts); retries and splits reuse the bytes.
  * - Requests stay under a byte budget; a 413 halves the request (and the budget) until it fits.
  * - An item the service rejects as invalid (400/422) is found by bisection and dropped alone; its batch-mates go.
  * - A 404 from `/call/upsert_batch` switches to `/call/start` + `/call/end` for the rest of the process.
  * - Retryable failures stop the export at the failed item; the queue retries from there, keeping order.
  */
 
-import type { CallEnd, CallStart } from "../api/types/calls.js";
 import { ApiError, NotFoundError, RequestTooLargeError } from "../errors.js";
 import type { HttpTransport } from "../http/transport.js";
+import { releaseSlices } from "./arena.js";
+import type { CallRecordItem } from "./call-encode.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
+import { JsonWriter, literal } from "./json-writer.js";
 
 /** A call-scoped request that must follow the call's start (feedback, a rename). */
 export interface CallRequest {
@@ -25,37 +27,8 @@ export interface CallRequest {
   settle: (error: unknown, result?: unknown) => void;
 }
 
-/**
- * A call start or end, encoded when it was queued: `req` is the JSON text of `{"start": record}` or
- * `{"end": record}`, which is both a `/call/upsert_batch` item's `req` and a `/call/start` / `/call/end` body.
- * Encoding in `onStart` / `onEnd` lets the record objects die young instead of being promoted with the queue
- * (15% less CPU per call on the calls route, bench/NOTES.md); holding the spans themselves instead measured ~20%
- * more.
- */
-export interface CallRecordItem {
-  kind: "start" | "end";
-  /** The call's id (for diagnostics). */
-  id: string;
-  req: string;
-}
-
-/** One item of the calls route, in the order it must reach the service. */
+/** One item of the calls route, in the order it must reach the service (records: call-encode.ts). */
 export type CallItem = CallRecordItem | CallRequest;
-
-/**
- * Encodes a call start or end record into a queue item, or returns the error that makes it unencodable (a BigInt
- * or a cycle in a hand-built record): such a record is refused alone when queued, never blocking the queue.
- */
-export function callRecordItem(kind: "start", record: CallStart): CallRecordItem | Error;
-export function callRecordItem(kind: "end", record: CallEnd): CallRecordItem | Error;
-export function callRecordItem(kind: "start" | "end", record: CallStart | CallEnd): CallRecordItem | Error {
-  try {
-    const req = kind === "start" ? JSON.stringify({ start: record }) : JSON.stringify({ end: record });
-    return { kind, id: record.id ?? "", req: req as string };
-  } catch (err) {
-    return err instanceof Error ? err : new Error(String(err));
-  }
-}
 
 /** Results reported back to the processor for counting and logging. */
 export interface CallsExportEvents {
@@ -64,14 +37,20 @@ export interface CallsExportEvents {
   failed(error: unknown): void;
 }
 
-const BATCH_PREFIX = '{"batch":[';
-const BATCH_SUFFIX = "]}";
+const BATCH_PREFIX = literal('{"batch":[');
+const BATCH_SUFFIX = literal("]}");
+const MODE_START = literal('{"mode":"start","req":');
+const MODE_END = literal('{"mode":"end","req":');
+const COMMA = literal(",");
+const CLOSE = literal("}");
+/** Bytes a batch item adds around its record: `{"mode":"start","req":` … `},`. */
+const ITEM_OVERHEAD = 25;
 const MIN_BUDGET = 64 * 1024;
+/** A request buffer that grew past this is not kept for the next request. */
+const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 
-/** The item as an element of `/call/upsert_batch`'s `batch`. */
-function batchItemJson(item: CallRecordItem): string {
-  return `{"mode":"${item.kind}","req":${item.req}}`;
-}
+/** The record's bytes, as a view (valid until the item is released). */
+const recordBytes = (item: CallRecordItem): Uint8Array => item.buf.subarray(item.start, item.end);
 
 type Verdict = "ok" | "invalid" | "too-large" | "not-found" | "retry";
 
@@ -88,6 +67,7 @@ function classify(err: unknown): Verdict {
 export class CallsExporter {
   private singleMode = false;
   private budget: number;
+  private writer = new JsonWriter();
 
   constructor(
     private readonly transport: HttpTransport,
@@ -99,6 +79,13 @@ export class CallsExporter {
 
   /** Exports `batch` in order; see the module comment for the rules. Never throws. */
   async export(batch: CallItem[], signal: AbortSignal): Promise<ExportOutcome> {
+    const outcome = await this.exportInOrder(batch, signal);
+    // What is finished (sent, or refused for good) is never sent again: its encoding buffers may be reused.
+    releaseSlices(batch.slice(0, outcome.done));
+    return outcome;
+  }
+
+  private async exportInOrder(batch: CallItem[], signal: AbortSignal): Promise<ExportOutcome> {
     let done = 0;
     while (done < batch.length) {
       const head = batch[done]!;
@@ -113,7 +100,7 @@ export class CallsExporter {
       while (end < batch.length) {
         const item = batch[end]!;
         if (item.kind === "request") break;
-        const size = item.req.length + 25; // `{"mode":"start","req":` … `},`
+        const size = item.end - item.start + ITEM_OVERHEAD;
         if (end > done && bytes + size > this.budget) break;
         bytes += size;
         end++;
@@ -127,7 +114,7 @@ export class CallsExporter {
 
   private async sendRecords(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
     if (this.singleMode) return this.sendSingles(items, signal);
-    const body = BATCH_PREFIX + items.map(batchItemJson).join(",") + BATCH_SUFFIX;
+    const body = this.batchBody(items);
     let verdict: Verdict = "ok";
     let error: unknown;
     try {
@@ -153,11 +140,32 @@ export class CallsExporter {
         this.events.failed(error);
         return retryOutcome(0, error);
       case "too-large":
-        this.budget = Math.max(MIN_BUDGET, Math.floor(body.length / 2));
+        this.budget = Math.max(MIN_BUDGET, Math.floor(body.byteLength / 2));
         return items.length === 1 ? this.reject(items, error as ApiError) : this.bisect(items, signal);
       case "invalid":
         return items.length === 1 ? this.reject(items, error as ApiError) : this.bisect(items, signal);
     }
+  }
+
+  /**
+   * `{"batch":[…]}` around the items' records, in the exporter's own buffer: valid until the next call (requests
+   * are sent one at a time, each awaited before the next is built).
+   */
+  private batchBody(items: CallRecordItem[]): Uint8Array {
+    const w = this.writer;
+    w.reset();
+    w.literal(BATCH_PREFIX);
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (i > 0) w.literal(COMMA);
+      w.literal(item.kind === "start" ? MODE_START : MODE_END);
+      w.raw(item.buf, item.start, item.end);
+      w.literal(CLOSE);
+    }
+    w.literal(BATCH_SUFFIX);
+    const body = w.buf.subarray(0, w.pos);
+    if (w.buf.length > MAX_RETAINED_BUFFER) this.writer = new JsonWriter();
+    return body;
   }
 
   /** Sends the two halves in order; stops at the first half that needs a retry. */
@@ -182,7 +190,7 @@ export class CallsExporter {
         await this.transport.json({
           method: "POST",
           path: `/call/${item.kind}`,
-          body: item.req,
+          body: recordBytes(item),
           contentType: "application/json",
           signal,
         });

@@ -121,6 +121,12 @@ export class JsonWriter extends ByteWriter {
     this.pos = pos;
   }
 
+  /** Text that is already valid JSON (what `JSON.stringify` returned), as UTF-8. */
+  json(text: string): void {
+    this.ensure(text.length * 3);
+    this.pos += encoder.encodeInto(text, this.buf.subarray(this.pos)).written;
+  }
+
   /** A trace or span id as a quoted lower-case hex string (anything but a hex digit is written as `0`). */
   hex(id: string): void {
     if (typeof id !== "string") id = "";

@@ -2,10 +2,9 @@
  * OTLP requests assembled from spans encoded as they ended.
  *
  * The OTLP route encodes each span in `onEnd` (its protobuf `Span` message, or its OTLP/JSON object as UTF-8) into
- * a shared buffer and queues only a reference to those bytes. Holding the spans themselves until their batch is
- * sent kept every span's objects (attributes, ids, times, events) alive across several young-generation
- * collections, and promoting them was the largest single cost of the route (bench/NOTES.md); encoded, a span is
- * one slice of a buffer shared with the spans around it.
+ * an arena (arena.ts) and queues only that slice. Holding the spans themselves until their batch is sent kept every
+ * span's objects (attributes, ids, times, events) alive across several young-generation collections, and promoting
+ * them was the largest single cost of the route (bench/NOTES.md).
  *
  * At export, spans are grouped by resource (object identity) and instrumentation scope (name, version, schemaUrl)
  * and the `ExportTraceServiceRequest` is written around the encoded spans, copied as they are.
@@ -13,6 +12,7 @@
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { ArenaPool, type Slice } from "./arena.js";
 import type { ByteWriter } from "./byte-writer.js";
 import { JsonWriter } from "./json-writer.js";
 import { scopeAttributes, writeAttributes, writeSpan } from "./otlp-encode.js";
@@ -26,21 +26,11 @@ export interface SpanOrigin {
 }
 
 /**
- * One ended span, encoded: the bytes `buf[start, end)`, in a buffer shared with spans encoded around it. Protobuf:
+ * One ended span, encoded: the bytes `buf[start, end)`, in an arena shared with spans encoded around it. Protobuf:
  * its `ScopeSpans.spans` field (tag, length and `Span` message). JSON: `,` and its span object.
  */
-export interface EncodedSpan {
+export interface EncodedSpan extends Slice {
   readonly origin: SpanOrigin;
-  readonly buf: Uint8Array;
-  readonly start: number;
-  readonly end: number;
-  /** The arena `buf` belongs to, until the span is released (see `SpanBatchEncoder.release`). */
-  arena: Arena | undefined;
-}
-
-/** A buffer spans are encoded into, and how many of its spans are not released yet. */
-export interface Arena {
-  pending: number;
 }
 
 /** Encodes spans as they end, and assembles requests from them. One per exporter. */
@@ -51,18 +41,8 @@ export interface SpanBatchEncoder {
    * such call (no copy); without, a buffer of its own.
    */
   request(spans: readonly EncodedSpan[], reuse?: boolean): Uint8Array;
-  /** Spans that will never be sent again (sent, or refused for good): their buffers may be reused. Idempotent. */
-  release(spans: readonly EncodedSpan[]): void;
 }
 
-/** Encoded spans share buffers of this size; a new one starts when less than `ARENA_SLACK` bytes are left. */
-const ARENA_SIZE = 64 * 1024;
-const ARENA_SLACK = 4 * 1024;
-/**
- * Arenas whose spans were all sent are kept for reuse, up to this many (4 MiB): a steady flow of spans then
- * allocates no new buffers, and fresh 64 KiB buffers (external memory) were what drove V8 to extra full GCs.
- */
-const MAX_SPARE_ARENAS = 64;
 /** Request buffers that grew past this are not kept for the next request. */
 const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 
@@ -132,7 +112,7 @@ function group(spans: readonly EncodedSpan[]): ResourceGroup[] {
  * Copies encoded spans into `w`, one copy per run of spans that lie next to each other in the same buffer;
  * `skip` bytes of the first span are left out (the JSON separator before the first span of an array).
  */
-function writeRuns(w: ByteWriter, spans: readonly EncodedSpan[], skip: number): void {
+export function writeRuns(w: ByteWriter, spans: readonly Slice[], skip: number): void {
   let buf: Uint8Array | undefined;
   let start = 0;
   let end = 0;
@@ -149,23 +129,14 @@ function writeRuns(w: ByteWriter, spans: readonly EncodedSpan[], skip: number): 
   if (buf) w.raw(buf, start, end);
 }
 
-interface WriterArena<W extends ByteWriter> extends Arena {
-  writer: W;
-}
-
-/**
- * Encodes each ended span into a shared buffer (an arena); subclasses write the span and the request. An arena is
- * reused once every span in it is released, and never before: until then its spans still point into it.
- */
+/** Encodes each ended span into an arena (see arena.ts); subclasses write the span and the request. */
 abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
   private readonly origins = new Origins();
-  /** Where ended spans are written now. */
-  private arena: WriterArena<W>;
-  private readonly spare: WriterArena<W>[] = [];
+  private readonly arenas: ArenaPool<W>;
   protected writer: W;
 
   constructor(private readonly newWriter: (size?: number) => W) {
-    this.arena = { writer: newWriter(ARENA_SIZE), pending: 0 };
+    this.arenas = new ArenaPool(newWriter);
     this.writer = newWriter();
   }
 
@@ -174,13 +145,7 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
 
   encode(span: ReadableSpan): EncodedSpan {
     const origin = this.origins.of(span);
-    let arena = this.arena;
-    if (arena.writer.buf.length - arena.writer.pos < ARENA_SLACK) {
-      this.keep(arena);
-      arena = this.arena = this.spare.pop() ?? { writer: this.newWriter(ARENA_SIZE), pending: 0 };
-      arena.writer.reset();
-    }
-    const w = arena.writer;
+    const w = this.arenas.writer();
     const start = w.pos;
     try {
       this.writeSpan(w, span);
@@ -188,25 +153,7 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
       w.pos = start;
       throw err;
     }
-    arena.pending++;
-    // `buf` is read after writing: a span that outgrew the arena moved it (earlier spans keep the old buffer).
-    return { origin, buf: w.buf, start, end: w.pos, arena };
-  }
-
-  release(spans: readonly EncodedSpan[]): void {
-    for (const span of spans) {
-      const arena = span.arena as WriterArena<W> | undefined;
-      if (arena === undefined) continue;
-      span.arena = undefined;
-      if (--arena.pending === 0 && arena !== this.arena) this.keep(arena);
-    }
-  }
-
-  /** Keeps a no longer current arena for reuse if none of its spans is pending (and it did not grow huge). */
-  private keep(arena: WriterArena<W>): void {
-    if (arena.pending === 0 && this.spare.length < MAX_SPARE_ARENAS && arena.writer.buf.length <= 2 * ARENA_SIZE) {
-      this.spare.push(arena);
-    }
+    return { origin, buf: w.buf, start, end: w.pos, arena: this.arenas.claim() };
   }
 
   request(spans: readonly EncodedSpan[], reuse = false): Uint8Array {

@@ -10,6 +10,7 @@ import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
+import { releaseSlices } from "./arena.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
 import { resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "./otlp-batch.js";
@@ -121,7 +122,7 @@ export class OtlpTraceExporter implements SpanExporter {
         continue;
       }
       if (result !== "done") return { ...result, done };
-      this.encoder.release(chunk);
+      releaseSlices(chunk);
       done += chunk.length;
     }
     return { done, retry: false };

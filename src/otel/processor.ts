@@ -17,7 +17,8 @@ import { ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
-import { type CallItem, type CallRecordItem, CallsExporter, callRecordItem } from "./calls-exporter.js";
+import { CallRecordEncoder, type CallRecordItem } from "./call-encode.js";
+import { type CallItem, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import { ExportQueue, type QueueStats } from "./export-queue.js";
@@ -31,7 +32,7 @@ import {
 import type { EncodedSpan } from "./otlp-batch.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
-import { portableStartAttributes, toCallEnd, toCallStart } from "./span-to-call.js";
+import { portableStartAttributes } from "./span-to-call.js";
 import { type ActiveProcessor, globalState } from "./state.js";
 
 /** Counters reported by `stats()`. */
@@ -51,6 +52,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   readonly diagnostics: Diagnostics;
   private readonly options: ResolvedProcessorOptions;
   private readonly calls: ExportQueue<CallItem>;
+  private readonly callRecords: CallRecordEncoder;
   private readonly otlp: ExportQueue<EncodedSpan>;
   private readonly transport: HttpTransport;
   private readonly otlpExporter: OtlpTraceExporter;
@@ -65,6 +67,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.options = resolveProcessorOptions(options);
     this.project = this.options.project;
     this.diagnostics = new Diagnostics(this.options.logger);
+    this.callRecords = new CallRecordEncoder(this.project);
     const queueOptions = {
       maxQueueSize: this.options.maxQueueSize,
       maxBatchSize: this.options.maxExportBatchSize,
@@ -139,8 +142,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const route = this.routeOf(span);
       const data = callStartData(parentContext);
       if (route === "calls") {
-        const start = callRecordItem("start", toCallStart(span, data, this.project));
-        setSpanRoute(span, this.offerCall(start) ? "calls" : "none");
+        setSpanRoute(span, this.offerCall(this.callRecords.start(span, data)) ? "calls" : "none");
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) span.setAttributes(portableStartAttributes(data));
@@ -159,8 +161,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
-        if (route === "calls" && !this.offerCall(callRecordItem("start", toCallStart(span, undefined, this.project))))
-          return;
+        if (route === "calls" && !this.offerCall(this.callRecords.start(span, undefined))) return;
       }
       // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
       if (route === "otlp" && this.otlp.admit()) {
@@ -175,7 +176,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.otlp.offer(encoded);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.offerCall(callRecordItem("end", toCallEnd(span, callEndData(span), this.project)), true);
+        this.offerCall(this.callRecords.end(span, callEndData(span)), true);
       }
     } catch (err) {
       this.internalError("onEnd", err);

@@ -1,12 +1,12 @@
 /**
- * Maps a span to the service's call start/end records (DESIGN §2.1): call id = span id, trace id = trace id,
- * parent id = parent span id, usage keyed by model from the GenAI attributes. The same mapping the service applies
- * to spans it receives over OTLP, so both routes build one tree.
+ * How a span maps to the service's call records (DESIGN §2.1): call id = span id, trace id = trace id, parent id =
+ * parent span id, ISO times, usage keyed by model from the GenAI attributes, the error text. The same mapping the
+ * service applies to spans it receives over OTLP, so both routes build one tree. call-encode.ts writes the records;
+ * the portable attributes carry a tracewire call's fields over OTLP.
  */
 import { type Attributes, type HrTime, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
-import type { JsonObject, LlmUsage } from "../api/types/common.js";
+import type { LlmUsage } from "../api/types/common.js";
 import {
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_MODEL,
@@ -91,39 +91,4 @@ export function portableStartAttributes(data: CallStartData): Attributes {
 /** The output attributes of a tracewire call sent over OTLP (see {@link portableStartAttributes}). */
 export function portableEndAttributes(output: unknown): Attributes {
   return { "output.value": JSON.stringify(output), "output.mime_type": "application/json" };
-}
-
-/** The call start record for a span (`data` is present for tracewire's own spans). */
-export function toCallStart(span: ReadableSpan, data: CallStartData | undefined, project: string): CallStart {
-  const context = span.spanContext();
-  const start: CallStart = {
-    project_id: project,
-    id: context.spanId,
-    trace_id: context.traceId,
-    op_name: data?.opName ?? span.name,
-    started_at: isoTime(span.startTime),
-    attributes: data ? data.attributes : ({ ...span.attributes } as JsonObject),
-    inputs: data ? data.inputs : {},
-  };
-  const parent = span.parentSpanContext?.spanId;
-  if (parent) start.parent_id = parent;
-  if (data?.displayName) start.display_name = data.displayName;
-  if (data?.threadId) {
-    start.thread_id = data.threadId;
-    const turn = data.turnId === "self" ? context.spanId : data.turnId;
-    if (turn) start.turn_id = turn;
-  }
-  return start;
-}
-
-/** The call end record for an ended span. */
-export function toCallEnd(span: ReadableSpan, output: { output?: unknown } | undefined, project: string): CallEnd {
-  const summary: CallSummary = {};
-  const usage = usageFromAttributes(span.attributes);
-  if (usage) summary.usage = usage;
-  const end: CallEnd = { project_id: project, id: span.spanContext().spanId, ended_at: isoTime(span.endTime), summary };
-  if (output && "output" in output) end.output = output.output;
-  const exception = exceptionOf(span);
-  if (exception !== undefined) end.exception = exception;
-  return end;
 }

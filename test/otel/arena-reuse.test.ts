@@ -45,3 +45,37 @@ describe.each(["http/protobuf", "http/json"] as const)("shared encoding buffers 
     expect(tracing.stats().otlp).toMatchObject({ sent: total, dropped: 0, queued: 0 });
   });
 });
+
+describe("shared encoding buffers (calls route)", () => {
+  it("delivers every call's start and end exactly once and intact while buffers are reused", async () => {
+    const tracing = ctx.start({ export: "calls" });
+    // One batch fails past the transport's own retries, so the queue sends it again later, after more calls were
+    // encoded: its buffers must stay untouched meanwhile.
+    ctx.double.fail("/call/upsert_batch", ...Array.from({ length: 4 }, () => ({ status: 503 })));
+    const tracer = trace.getTracer("arena-test");
+    const total = 1500;
+    const ids: string[] = [];
+    const calls = (from: number, to: number) => {
+      for (let i = from; i < to; i++) {
+        const span = tracer.startSpan(`call-${i}`, { attributes: { i, payload: payload(i) } });
+        ids.push(span.spanContext().spanId);
+        span.end();
+      }
+    };
+    calls(0, 300);
+    // The first batch is now failing; many more calls are encoded (into reused buffers) before it goes again.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    calls(300, total);
+    await tracing.flush();
+
+    for (const [i, id] of ids.entries()) {
+      const call = ctx.double.call(id);
+      expect(call).toMatchObject({ starts: 1, ends: 1 });
+      expect(call.start?.op_name).toBe(`call-${i}`);
+      expect(call.start?.attributes).toEqual({ i, payload: payload(i) });
+      expect(call.startSeq).toBeLessThan(call.endSeq!);
+    }
+    expect(ctx.double.statuses("/call/upsert_batch")).toContain(503);
+    expect(tracing.stats().calls).toMatchObject({ sent: 2 * total, dropped: 0, queued: 0 });
+  });
+});

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallEnd, CallStart } from "../../src/api/types/calls.js";
 import type { HttpTransport } from "../../src/http/transport.js";
-import { type CallItem, CallsExporter, callRecordItem } from "../../src/otel/calls-exporter.js";
+import { CallRecordEncoder } from "../../src/otel/call-encode.js";
+import { type CallItem, CallsExporter } from "../../src/otel/calls-exporter.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { plainTransport } from "../support/transport.js";
 
@@ -38,8 +39,10 @@ function item(made: CallItem | Error): CallItem {
   return made;
 }
 
+const records = new CallRecordEncoder("acme/demo");
+
 it("refuses an unencodable record alone; its neighbours go in order", async () => {
-  const bad = callRecordItem("start", startRecord("bad", { budget: 10n }));
+  const bad = records.record("start", startRecord("bad", { budget: 10n }));
   expect(bad).toBeInstanceOf(TypeError);
   expect((bad as Error).message).toMatch(/BigInt/);
 
@@ -54,10 +57,10 @@ it("refuses an unencodable record alone; its neighbours go in order", async () =
     failed: () => {},
   });
   const batch = [
-    item(callRecordItem("start", startRecord("a"))),
-    item(callRecordItem("end", endRecord("a"))),
-    item(callRecordItem("start", startRecord("b"))),
-    item(callRecordItem("end", endRecord("b"))),
+    item(records.record("start", startRecord("a"))),
+    item(records.record("end", endRecord("a"))),
+    item(records.record("start", startRecord("b"))),
+    item(records.record("end", endRecord("b"))),
   ];
   await expect(exporter.export(batch, AbortSignal.timeout(5000))).resolves.toEqual({ done: 4, retry: false });
   expect(sent).toBe(4);

@@ -1,0 +1,147 @@
+/**
+ * Call start and end records as the JSON the calls route sends, written into arenas (arena.ts) in `onStart` /
+ * `onEnd`: `{"start":{…}}` or `{"end":{…}}`, which is both a `/call/upsert_batch` item's `req` and the whole body of
+ * `/call/start` or `/call/end`. Encoding when the item is made lets the span's objects die young instead of being
+ * promoted with the queue, and writing the fixed fields directly skips building a record object per call and a
+ * generic `JSON.stringify` of it (bench/NOTES.md). Field for field the same records as span-to-call.ts describes.
+ */
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
+import { ArenaPool, type Slice } from "./arena.js";
+import { JsonWriter, literal } from "./json-writer.js";
+import type { CallEndData, CallStartData } from "./span-data.js";
+import { exceptionOf, isoTime, usageFromAttributes } from "./span-to-call.js";
+
+/** A call start or end, encoded: `{"start":…}` / `{"end":…}` in `buf[start, end)`. */
+export interface CallRecordItem extends Slice {
+  readonly kind: "start" | "end";
+  /** The call's id (for diagnostics). */
+  readonly id: string;
+}
+
+const L = {
+  start: literal('{"start":{"project_id":'),
+  end: literal('{"end":{"project_id":'),
+  id: literal(',"id":'),
+  traceId: literal(',"trace_id":'),
+  opName: literal(',"op_name":'),
+  startedAt: literal(',"started_at":'),
+  attributes: literal(',"attributes":'),
+  inputs: literal(',"inputs":'),
+  parentId: literal(',"parent_id":'),
+  displayName: literal(',"display_name":'),
+  threadId: literal(',"thread_id":'),
+  turnId: literal(',"turn_id":'),
+  endedAt: literal(',"ended_at":'),
+  summary: literal(',"summary":'),
+  output: literal(',"output":'),
+  exception: literal(',"exception":'),
+  close: literal("}}"),
+  emptyObject: literal("{}"),
+};
+
+export class CallRecordEncoder {
+  private readonly arenas = new ArenaPool((size) => new JsonWriter(size));
+  private readonly projectJson: string;
+
+  /** Encodes for `project` (`entity/project`). */
+  constructor(project: string) {
+    this.projectJson = JSON.stringify(project);
+  }
+
+  /**
+   * The start record of a span (`data` is present for tracewire's own spans), or the error that made it
+   * unencodable: such a record is refused alone, never blocking the queue.
+   */
+  start(span: ReadableSpan, data: CallStartData | undefined): CallRecordItem | Error {
+    const context = span.spanContext();
+    return this.encode("start", context.spanId, (w) => {
+      w.literal(L.start);
+      w.json(this.projectJson);
+      w.literal(L.id);
+      w.string(context.spanId);
+      w.literal(L.traceId);
+      w.string(context.traceId);
+      w.literal(L.opName);
+      w.string(data?.opName ?? span.name);
+      w.literal(L.startedAt);
+      w.string(isoTime(span.startTime));
+      w.literal(L.attributes);
+      w.json(JSON.stringify(data ? data.attributes : span.attributes));
+      w.literal(L.inputs);
+      if (data) w.json(JSON.stringify(data.inputs));
+      else w.literal(L.emptyObject);
+      const parent = span.parentSpanContext?.spanId;
+      if (parent) {
+        w.literal(L.parentId);
+        w.string(parent);
+      }
+      if (data?.displayName) {
+        w.literal(L.displayName);
+        w.string(data.displayName);
+      }
+      if (data?.threadId) {
+        w.literal(L.threadId);
+        w.string(data.threadId);
+        const turn = data.turnId === "self" ? context.spanId : data.turnId;
+        if (turn) {
+          w.literal(L.turnId);
+          w.string(turn);
+        }
+      }
+      w.literal(L.close);
+    });
+  }
+
+  /** The end record of an ended span, or the error that made it unencodable. */
+  end(span: ReadableSpan, data: CallEndData | undefined): CallRecordItem | Error {
+    const id = span.spanContext().spanId;
+    return this.encode("end", id, (w) => {
+      w.literal(L.end);
+      w.json(this.projectJson);
+      w.literal(L.id);
+      w.string(id);
+      w.literal(L.endedAt);
+      w.string(isoTime(span.endTime));
+      w.literal(L.summary);
+      const usage = usageFromAttributes(span.attributes);
+      if (usage) w.json(JSON.stringify({ usage } satisfies CallSummary));
+      else w.literal(L.emptyObject);
+      if (data && "output" in data) {
+        const output = JSON.stringify(data.output);
+        if (output !== undefined) {
+          w.literal(L.output);
+          w.json(output);
+        }
+      }
+      const exception = exceptionOf(span);
+      if (exception !== undefined) {
+        w.literal(L.exception);
+        w.string(exception);
+      }
+      w.literal(L.close);
+    });
+  }
+
+  /** A record built by hand (`{"start": record}` or `{"end": record}` as `JSON.stringify` writes it). */
+  record(kind: "start", record: CallStart): CallRecordItem | Error;
+  record(kind: "end", record: CallEnd): CallRecordItem | Error;
+  record(kind: "start" | "end", record: CallStart | CallEnd): CallRecordItem | Error {
+    return this.encode(kind, record.id ?? "", (w) => {
+      const text = kind === "start" ? JSON.stringify({ start: record }) : JSON.stringify({ end: record });
+      w.json(text);
+    });
+  }
+
+  private encode(kind: "start" | "end", id: string, write: (w: JsonWriter) => void): CallRecordItem | Error {
+    const w = this.arenas.writer();
+    const start = w.pos;
+    try {
+      write(w);
+    } catch (err) {
+      w.pos = start;
+      return err instanceof Error ? err : new Error(String(err));
+    }
+    return { kind, id, buf: w.buf, start, end: w.pos, arena: this.arenas.claim() };
+  }
+}
