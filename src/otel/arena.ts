@@ -15,7 +15,7 @@ const ARENA_SLACK = 4 * 1024;
  */
 const MAX_SPARE_ARENAS = 64;
 
-/** One arena: its writer, how many of its slices are not released yet, and the pool it goes back to. */
+/** An arena as its slices see it: how many of them are not released yet. */
 export interface Arena {
   pending: number;
 }
@@ -34,6 +34,7 @@ interface PooledArena<W extends ByteWriter> extends Arena {
   pool: ArenaPool<W>;
 }
 
+/** The arenas of one encoder: the one being written, and released ones waiting to be reused. */
 export class ArenaPool<W extends ByteWriter> {
   private current: PooledArena<W>;
   private readonly spare: PooledArena<W>[] = [];
