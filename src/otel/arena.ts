@@ -10,10 +10,12 @@ import type { ByteWriter } from "./byte-writer.js";
 const ARENA_SIZE = 64 * 1024;
 const ARENA_SLACK = 4 * 1024;
 /**
- * Arenas whose slices were all released are kept for reuse, up to this many (4 MiB): a steady flow of items then
- * allocates no new buffers; fresh 64 KiB buffers (external memory) drove V8 to extra full GCs.
+ * Arenas whose slices were all released are kept for reuse, up to this many (at most 8 MiB): a steady flow of items
+ * then allocates no new buffers; fresh 64 KiB buffers (external memory) drove V8 to extra full GCs.
  */
 const MAX_SPARE_ARENAS = 64;
+/** An arena that grew past this (for one large item) is neither written on further nor reused. */
+const MAX_REUSED_SIZE = 2 * ARENA_SIZE;
 
 /** An arena as its slices see it: how many of them are not released yet. */
 export interface Arena {
@@ -49,7 +51,10 @@ export class ArenaPool<W extends ByteWriter> {
    */
   writer(): W {
     const full = this.current;
-    if (full.writer.buf.length - full.writer.pos >= ARENA_SLACK) return full.writer;
+    const size = full.writer.buf.length;
+    // An arena that grew for one large item is retired at once, not written on until it fills: it would otherwise
+    // stay alive (and be reused) at that size long after the item was sent.
+    if (size - full.writer.pos >= ARENA_SLACK && size <= MAX_REUSED_SIZE) return full.writer;
     const next = this.spare.pop() ?? { writer: this.newWriter(ARENA_SIZE), pending: 0, pool: this };
     next.writer.reset();
     this.current = next;
@@ -72,7 +77,7 @@ export class ArenaPool<W extends ByteWriter> {
       arena !== this.current &&
       arena.pending === 0 &&
       this.spare.length < MAX_SPARE_ARENAS &&
-      arena.writer.buf.length <= 2 * ARENA_SIZE
+      arena.writer.buf.length <= MAX_REUSED_SIZE
     ) {
       this.spare.push(arena);
     }

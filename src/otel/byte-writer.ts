@@ -60,3 +60,11 @@ export function writeSurrogatePair(buf: Uint8Array, pos: number, high: number, l
   buf[pos + 3] = 0x80 | (cp & 0x3f);
   return pos + 4;
 }
+
+/**
+ * Room to reserve for `text` as UTF-8: 3 bytes per UTF-16 unit is always enough, but for long text (a 20 MB input)
+ * that would triple the buffer, so its exact length is counted instead.
+ */
+export function utf8Bound(text: string): number {
+  return text.length <= 4096 ? text.length * 3 : Buffer.byteLength(text, "utf8");
+}

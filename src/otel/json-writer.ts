@@ -3,7 +3,7 @@
  * would spell each value (same escapes, lone surrogates as `\udxxx`, numbers as `String(n)`), so spans can be
  * encoded one by one as they end without building objects or strings for them. No dependencies.
  */
-import { ByteWriter, writeSurrogatePair } from "./byte-writer.js";
+import { ByteWriter, utf8Bound, writeSurrogatePair } from "./byte-writer.js";
 
 const encoder = new TextEncoder();
 const HEX_DIGITS = "0123456789abcdef";
@@ -85,7 +85,7 @@ export class JsonWriter extends ByteWriter {
     const len = s.length;
     if (len > HAND_LOOP_MAX) {
       const json = JSON.stringify(s);
-      this.ensure(json.length * 3);
+      this.ensure(utf8Bound(json));
       this.pos += encoder.encodeInto(json, this.buf.subarray(this.pos)).written;
       return;
     }
@@ -123,7 +123,7 @@ export class JsonWriter extends ByteWriter {
 
   /** Text that is already valid JSON (what `JSON.stringify` returned), as UTF-8. */
   json(text: string): void {
-    this.ensure(text.length * 3);
+    this.ensure(utf8Bound(text));
     this.pos += encoder.encodeInto(text, this.buf.subarray(this.pos)).written;
   }
 

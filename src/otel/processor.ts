@@ -17,6 +17,7 @@ import { ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
+import { releaseSlices } from "./arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "./call-encode.js";
 import { type CallItem, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
@@ -245,7 +246,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       this.rejectCalls(1, `A call record could not be encoded and was dropped: ${item.message}`);
       return false;
     }
-    return this.calls.offer(item, force);
+    if (this.calls.offer(item, force)) return true;
+    releaseSlices([item]); // refused (queue full or shut down): never sent, its arena may be reused
+    return false;
   }
 
   private rejectCalls(count: number, message: string): void {

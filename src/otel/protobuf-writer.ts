@@ -15,7 +15,7 @@ export const WIRE_FIXED64 = 1;
 export const WIRE_LEN = 2;
 export const WIRE_FIXED32 = 5;
 
-import { ByteWriter, writeSurrogatePair } from "./byte-writer.js";
+import { ByteWriter, utf8Bound, writeSurrogatePair } from "./byte-writer.js";
 
 const TWO_32 = 4294967296;
 const encoder = new TextEncoder();
@@ -138,7 +138,7 @@ export class ProtobufWriter extends ByteWriter {
       this.buf[start] = this.pos - start - 1;
       return;
     }
-    const max = len * 3;
+    const max = utf8Bound(s);
     const lenSize = varintSize(max);
     this.ensure(lenSize + max);
     const at = this.pos + lenSize;
