@@ -1,14 +1,28 @@
 /**
  * Helpers for the local tracing service's tests: start it on a free port with a recording logger and a fresh
- * data folder, send raw requests, and drain async iterables.
+ * data folder, send raw requests, drain async iterables, and a traced LLM step for the scenarios they trace.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { trace } from "@opentelemetry/api";
+import { op } from "../../src/index.js";
 import { type DevServer, type DevServerOptions, startDevServer } from "../../src/server/index.js";
 import { findSqliteDriver, type SqliteDriverName } from "../../src/server/store/sqlite-driver.js";
 
 export const PROJECT = "acme/demo";
+
+/** An op standing in for an LLM call: a GenAI chat span with model and usage (12 in, 5 out), answering `prompt`. */
+export const llm = op(async function llm(prompt: string) {
+  trace.getActiveSpan()!.setAttributes({
+    "gen_ai.operation.name": "chat",
+    "gen_ai.request.model": "gpt-4o-mini",
+    "gen_ai.response.model": "gpt-4o-mini",
+    "gen_ai.usage.input_tokens": 12,
+    "gen_ai.usage.output_tokens": 5,
+  });
+  return `answer to ${prompt}`;
+});
 
 export interface TestService {
   server: DevServer;

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import type { CallSchema } from "../../src/api/types/calls.js";
 import { callOf, getCurrentCall, init, op, type TracewireHandle, withAttributes, withThread } from "../../src/index.js";
-import { availableDrivers, collect, PROJECT, startService, type TestService } from "./helpers.js";
+import { availableDrivers, collect, llm, PROJECT, startService, type TestService } from "./helpers.js";
 
 let service: TestService | undefined;
 let tracing: TracewireHandle | undefined;
@@ -22,17 +22,6 @@ afterEach(async () => {
   tracing = undefined;
   client = undefined;
   service = undefined;
-});
-
-const llm = op(async function llm(prompt: string) {
-  trace.getActiveSpan()!.setAttributes({
-    "gen_ai.operation.name": "chat",
-    "gen_ai.request.model": "gpt-4o-mini",
-    "gen_ai.response.model": "gpt-4o-mini",
-    "gen_ai.usage.input_tokens": 12,
-    "gen_ai.usage.output_tokens": 5,
-  });
-  return `answer to ${prompt}`;
 });
 
 const agent = op(

@@ -14,7 +14,7 @@ import { trace } from "@opentelemetry/api";
 import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callOf, init, op, type TracewireHandle } from "../../src/index.js";
-import { PROJECT, startService, type TestService } from "./helpers.js";
+import { llm, PROJECT, startService, type TestService } from "./helpers.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 const INSTALL = "apt-get update && apt-get install -y chromium";
@@ -24,14 +24,6 @@ if (!available && !required) {
   console.warn(`[viewer.test] skipped: ${CHROMIUM} not found. Install it with: ${INSTALL}`);
 }
 
-const llm = op(async function llm(prompt: string) {
-  trace.getActiveSpan()!.setAttributes({
-    "gen_ai.response.model": "gpt-4o-mini",
-    "gen_ai.usage.input_tokens": 12,
-    "gen_ai.usage.output_tokens": 5,
-  });
-  return `answer to ${prompt}`;
-});
 const agent = op(
   async function agent(question: string) {
     const answer = await llm(question);

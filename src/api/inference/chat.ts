@@ -1,8 +1,9 @@
 import { ValidationError } from "../../errors.js";
 import type { HttpTransport } from "../../http/transport.js";
-import { type ChatTracing, traceChatRequest } from "../../otel/genai-client.js";
-import { type CallOptions, withCall } from "../base.js";
-import { type ChatStream, openChatStream } from "../stream.js";
+import type { ChatTracing } from "../../otel/genai-client.js";
+import type { CallOptions } from "../base.js";
+import { sendChatCompletion } from "../chat-request.js";
+import type { ChatStream } from "../stream.js";
 import type {
   ChatCompletion,
   ChatCompletionChunk,
@@ -60,13 +61,10 @@ export class InferenceChatCompletions {
     options?: CallOptions,
   ): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> {
     checkRequest(params);
-    const send = (body: object): Promise<ChatStream<ChatCompletionChunk> | ChatCompletion> => {
-      const request = withCall({ method: "POST", path: "/chat/completions", json: body }, options);
-      return params.stream === true
-        ? openChatStream<ChatCompletionChunk>(this.transport, request)
-        : this.transport.json<ChatCompletion>(request);
-    };
-    const call = this.tracing?.start(OP_NAME, params as object as Record<string, unknown>, options?.signal);
-    return traceChatRequest(call, send, params as object as Record<string, unknown>);
+    return sendChatCompletion(
+      { transport: this.transport, tracing: this.tracing, path: "/chat/completions", opName: OP_NAME },
+      params,
+      options,
+    );
   }
 }
