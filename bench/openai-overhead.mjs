@@ -13,12 +13,15 @@
  *                  tracer is the provider `init()` registered, so the span goes through `TracewireSpanProcessor` on
  *                  the OTLP route (protobuf + gzip, the default) to the bench sink: what one bare span costs
  *                  *including* its export;
+ *   - `content`    not a target, a reference: the floor's span carrying by hand the data the wrapper records (the
+ *                  GenAI request attributes and the request as JSON at the start; the response attributes, usage and
+ *                  the answer as JSON at the end), same route. What recording that content costs without wrapping;
  *   - `wrapped`    `wrapOpenAI(client)` under the same `init()`: one GenAI `chat` span per call on the calls route
  *                  (start + end items, request and completion as JSON, usage; a stream's chunks are reassembled, and
  *                  `stream_options.include_usage` is added and its chunk hidden — the defaults).
  *
  * One `init()` (pointed at the sink) serves the whole run, so every block exports over the same warm connection.
- * The context manager is registered before `context`, `floor` and `wrapped` blocks and removed (`context.disable()`,
+ * The context manager is registered before `context`, `floor`, `content` and `wrapped` blocks and removed (`context.disable()`,
  * which also switches AsyncLocalStorage's promise hooks off) before `unwrapped` ones, outside the measured part.
  * Each block: `gc()`, then N calls (4 in flight), then `flush()` until the sink has acknowledged every item; the
  * CPU is `process.cpuUsage()` of this process (all threads) over that, divided by N. The chat server and the sink
@@ -81,20 +84,35 @@ const wrapped = wrapOpenAI(new OpenAI(clientOptions));
 /** Characters of text the app read, summed over every call. */
 let checksum = 0;
 
+/** A non-streaming call; returns the completion. */
 async function nonStreaming(client) {
   const completion = await client.chat.completions.create(PARAMS);
   checksum += completion.choices[0].message.content.length;
+  return completion;
 }
 
+/** A streamed call read to the end; returns what the app saw (id, model, text, finish reason). */
 async function streaming(client) {
   const stream = await client.chat.completions.create(STREAM_PARAMS);
   let chunks = 0;
+  let text = "";
+  let last;
   for await (const chunk of stream) {
     chunks++;
-    checksum += chunk.choices[0]?.delta?.content?.length ?? 0;
+    last = chunk;
+    const piece = chunk.choices[0]?.delta?.content;
+    if (piece) text += piece;
   }
+  checksum += text.length;
   // 50 content chunks + the finish chunk; the wrapper must hide the usage chunk it asked for.
   if (chunks !== CONTENT_CHUNKS + 1) throw new Error(`stream: ${chunks} chunks seen, expected ${CONTENT_CHUNKS + 1}`);
+  return {
+    id: last.id,
+    model: last.model,
+    choices: [
+      { index: 0, message: { role: "assistant", content: text }, finish_reason: last.choices[0].finish_reason },
+    ],
+  };
 }
 
 /** Runs `n` calls of `one`, `IN_FLIGHT` at a time. */
@@ -110,8 +128,14 @@ async function calls(n, one) {
 }
 
 const paths = [
-  { tag: "plain", title: "non-streaming call", calls: Number(arg("calls", "150")), run: nonStreaming },
-  { tag: "stream", title: `${CONTENT_CHUNKS}-chunk stream`, calls: Number(arg("stream-calls", "75")), run: streaming },
+  { tag: "plain", title: "non-streaming call", calls: Number(arg("calls", "150")), run: nonStreaming, params: PARAMS },
+  {
+    tag: "stream",
+    title: `${CONTENT_CHUNKS}-chunk stream`,
+    calls: Number(arg("stream-calls", "75")),
+    run: streaming,
+    params: STREAM_PARAMS,
+  },
 ].filter((p) => !ONLY_PATH || p.tag === ONLY_PATH);
 const maxCalls = Math.max(...paths.map((p) => p.calls));
 
@@ -165,6 +189,48 @@ const variants = {
           span.end();
         }
       }),
+    items: { otlp: 1 },
+  },
+  // Not a target: the floor's span carrying the data the wrapper records, set by hand (GenAI request attributes and
+  // the request as JSON at the start; response attributes and the answer as JSON at the end). What recording that
+  // content costs on its own, without any wrapping.
+  content: {
+    before: contextOn,
+    call: (path) => () =>
+      appTracer.startActiveSpan(
+        "chat gpt-4o-mini",
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "openai",
+            "gen_ai.request.model": path.params.model,
+            "gen_ai.request.temperature": path.params.temperature,
+            "gen_ai.request.max_tokens": path.params.max_tokens,
+            "server.address": "127.0.0.1",
+            "server.port": chat.port,
+            "input.value": JSON.stringify(path.params),
+          },
+        },
+        async (span) => {
+          try {
+            const answer = await path.run(unwrapped);
+            const attributes = {
+              "gen_ai.response.id": answer.id,
+              "gen_ai.response.model": answer.model,
+              "gen_ai.response.finish_reasons": [answer.choices[0].finish_reason],
+              "output.value": JSON.stringify(answer),
+            };
+            if (answer.usage) {
+              attributes["gen_ai.usage.input_tokens"] = answer.usage.prompt_tokens;
+              attributes["gen_ai.usage.output_tokens"] = answer.usage.completion_tokens;
+            }
+            span.setAttributes(attributes);
+          } finally {
+            span.end();
+          }
+        },
+      ),
     items: { otlp: 1 },
   },
   wrapped: { before: contextOn, call: (path) => () => path.run(wrapped), items: { calls: 2 } },
@@ -284,8 +350,17 @@ const labels = {
   unwrapped: "unwrapped `openai` client",
   context: "unwrapped + AsyncLocalStorage context manager on (no span)",
   floor: "bare-span floor: unwrapped + one `startActiveSpan`/`end`, OTLP route to the sink",
+  content: "reference: the floor's span carrying the same data by hand (GenAI attributes, request and answer as JSON)",
   wrapped: "**`wrapOpenAI(client)`, calls route to the sink**",
 };
+/** How the wrapper compares with the floor's span carrying the same data by hand (when that variant ran). */
+function contentLine(p, wrappedOver, wrappedOverCtx) {
+  if (!tags.includes("content")) return "";
+  const over = median(diffs(p, "content", "unwrapped"));
+  const overCtx = median(diffs(p, "content", "context"));
+  return `; the same span carrying the same data by hand adds ${fmt.num(over, 1)} µs over the unwrapped client (${fmt.num(overCtx, 1)} µs over the context manager): the wrapper costs ${fmt.ratio(wrappedOver / over)} of that (${fmt.ratio(wrappedOverCtx / overCtx)} without the context manager's share)`;
+}
+
 const sections = [];
 const checks = [];
 for (const path of paths) {
@@ -306,8 +381,14 @@ for (const path of paths) {
     tag === "unwrapped" ? "1.00×" : fmt.ratio(paired(p, tag, "unwrapped")),
     fmt.num(cpu(p, tag), 1),
     tag === "unwrapped" ? "—" : fmt.num(median(diffs(p, tag, "unwrapped")), 1),
-    tag === "floor" ? "1.00×" : tag === "wrapped" ? `**${fmt.ratio(ratio)}**` : "—",
-    tag === "floor" || tag === "wrapped" ? fmt.num(median(diffs(p, tag, "context")), 1) : "—",
+    tag === "floor"
+      ? "1.00×"
+      : tag === "wrapped"
+        ? `**${fmt.ratio(ratio)}**`
+        : tag === "content"
+          ? fmt.ratio(median(diffs(p, tag, "unwrapped")) / floorOver)
+          : "—",
+    tag === "floor" || tag === "wrapped" || tag === "content" ? fmt.num(median(diffs(p, tag, "context")), 1) : "—",
     wireOf(tag),
   ]);
   sections.push(`**${path.title}** (${fmt.int(path.calls)} calls per block)
@@ -327,7 +408,7 @@ ${table(
 
 Wrapper overhead ÷ floor overhead: **${fmt.ratio(ratio)}** (90% bootstrap interval over rounds ${fmt.num(low)}–${fmt.num(high)}).
 Without the context manager's share (which both pay): the wrapper adds ${fmt.num(wrappedOverCtx, 1)} µs, a bare span
-with its export ${fmt.num(floorOverCtx, 1)} µs (${fmt.ratio(wrappedOverCtx / floorOverCtx)}).`);
+with its export ${fmt.num(floorOverCtx, 1)} µs (${fmt.ratio(wrappedOverCtx / floorOverCtx)})${contentLine(p, wrappedOver, wrappedOverCtx)}.`);
   const borderline = low <= TARGET && high >= TARGET ? `; the interval spans ${fmt.num(TARGET, 1)}: borderline` : "";
   checks.push({
     name: `\`wrapOpenAI\` overhead ≤ ${fmt.num(TARGET, 1)}× the bare-span floor's (${path.title})`,
@@ -346,7 +427,9 @@ Request: a system and a user message (~330 characters), \`temperature\`, \`max_t
 **context manager** \`init()\` registers switched on (AsyncLocalStorage then tracks every promise; no span); the
 **bare-span floor** — the unwrapped client with each call inside one \`tracer.startActiveSpan()\`/\`span.end()\` of a
 plain app tracer, exported by \`TracewireSpanProcessor\` on the OTLP route (protobuf+gzip) to the bench sink, i.e.
-what one bare span costs including its export; and the **wrapped** client (\`wrapOpenAI\`; its spans go on the
+what one bare span costs including its export; for reference (no target), the same span carrying **by hand the data
+the wrapper records** (GenAI request attributes and the request as JSON when it starts, response attributes, usage and
+the answer as JSON when it ends); and the **wrapped** client (\`wrapOpenAI\`; its spans go on the
 calls route, request and completion as JSON). One \`init()\` for the run, pointed at the bench sink.
 ${ROUNDS} rounds of short interleaved blocks (variants in rotated order) after ${WARMUP} warm-up round,
 ${IN_FLIGHT} calls in flight. CPU = \`process.cpuUsage()\` of the calling process from the first call until the sink has
