@@ -89,29 +89,29 @@ interface Consumption {
   arrived: boolean;
 }
 
+/** Shadows the method `name` of one promise so that `note()` runs before each call of the original. */
+function noteCalls(promise: Obj, name: string, note: () => void): void {
+  const original = promise[name];
+  if (typeof original !== "function") return;
+  defineOwn(promise, name, function (this: unknown, ...args: unknown[]) {
+    note();
+    return Reflect.apply(original as AnyFunction, this, args);
+  });
+}
+
 /** Notes which way the caller reads the answer, on `promise` and every promise `_thenUnwrap` derives from it. */
 function shadowConsumers(promise: Obj, call: ChatCall, consumption: Consumption): void {
-  const parse = promise.parse;
-  if (typeof parse === "function") {
-    defineOwn(promise, "parse", function (this: unknown, ...args: unknown[]) {
-      if (!consumption.parse) {
-        consumption.parse = true;
-        call.untrack();
-      }
-      return Reflect.apply(parse as AnyFunction, this, args);
-    });
-  }
-  const asResponse = promise.asResponse;
-  if (typeof asResponse === "function") {
-    defineOwn(promise, "asResponse", function (this: unknown, ...args: unknown[]) {
-      if (!consumption.raw) {
-        consumption.raw = true;
-        call.untrack();
-        if (consumption.arrived && !consumption.parse) call.raw();
-      }
-      return Reflect.apply(asResponse as AnyFunction, this, args);
-    });
-  }
+  noteCalls(promise, "parse", () => {
+    if (consumption.parse) return;
+    consumption.parse = true;
+    call.untrack();
+  });
+  noteCalls(promise, "asResponse", () => {
+    if (consumption.raw) return;
+    consumption.raw = true;
+    call.untrack();
+    if (consumption.arrived && !consumption.parse) call.raw();
+  });
   const thenUnwrap = promise._thenUnwrap;
   if (typeof thenUnwrap === "function") {
     defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {

@@ -214,6 +214,17 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(response.bodyUsed).toBe(false);
   });
 
+  it("asResponse() taken only after the response arrived still ends the span, marked raw", async () => {
+    const promise = client.chat.completions.create({ model: MODEL, messages: MESSAGES });
+    // The SDK's own (untyped) field: once it settles, the response has arrived and nobody has consumed it yet.
+    await (promise as unknown as { responsePromise: Promise<unknown> }).responsePromise;
+    expect(session.double.spans).toHaveLength(0);
+    const response = await promise.asResponse();
+    const span = await onlySpan();
+    expect(span.attributes["tracewire.response.raw"]).toBe(true);
+    expect(response.bodyUsed).toBe(false);
+  });
+
   it("content attributes are opt-in: messages, output messages and tool definitions as semconv JSON", async () => {
     const traced = wrapOpenAI(makeClient(version, ctx.server), { contentAttributes: true });
     const history = [
