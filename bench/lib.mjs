@@ -117,6 +117,22 @@ export async function startServer(file) {
 /** Starts bench/sink.mjs (the loopback tracing service) in a child process. */
 export const startSink = () => startServer("./sink.mjs");
 
+/** A tracewire `logger` that prints to stderr and counts what it printed (`logger.count`). */
+export function countingLogger() {
+  const logger = {
+    count: 0,
+    warn: (m) => {
+      logger.count++;
+      console.error(m);
+    },
+    error: (m) => {
+      logger.count++;
+      console.error(m);
+    },
+  };
+  return logger;
+}
+
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = sorted.length >> 1;

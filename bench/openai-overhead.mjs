@@ -42,7 +42,7 @@ import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-ho
 import OpenAI from "openai";
 import { init } from "tracewire";
 import { wrapOpenAI } from "tracewire/openai";
-import { arg, cpuMicros, fmt, median, report, startServer, startSink, table } from "./lib.mjs";
+import { arg, countingLogger, cpuMicros, fmt, median, report, startServer, startSink, table } from "./lib.mjs";
 
 /** The `undici` package's version (tracewire's own HTTP client), for the note on who sends what. */
 const undiciVersion = createRequire(import.meta.url)("undici/package.json").version;
@@ -141,7 +141,7 @@ const maxCalls = Math.max(...paths.map((p) => p.calls));
 
 // ---- tracing: one init() for the run ---------------------------------------------------------------------------
 
-let warnings = 0;
+const logger = countingLogger();
 const handle = init({
   baseUrl: `http://127.0.0.1:${sink.port}/oa`,
   project: "bench/bench",
@@ -149,16 +149,7 @@ const handle = init({
   env: {},
   // Large enough that nothing is dropped (start + end item per wrapped call).
   maxQueueSize: 2 * maxCalls + 2048,
-  logger: {
-    warn: (m) => {
-      warnings++;
-      console.error(m);
-    },
-    error: (m) => {
-      warnings++;
-      console.error(m);
-    },
-  },
+  logger,
 });
 if (!handle.enabled) throw new Error("init() did not enable tracing");
 const appTracer = trace.getTracer("bench-app", "1.0.0");
@@ -446,6 +437,6 @@ install its \`Agent\` as the global dispatcher; test/http/side-effects.test.ts c
 to the sink through the \`undici\` package ${undiciVersion}.
 
 Chat server: ${fmt.int(served.requests)} requests, ${fmt.int(served.streams)} streamed, ${fmt.int(served.usageChunks)} with the usage chunk.
-Internal warnings logged: ${warnings}. Bench wall time ${elapsed.toFixed(1)} s.`;
+Internal warnings logged: ${logger.count}. Bench wall time ${elapsed.toFixed(1)} s.`;
 
 report({ title: "wrapOpenAI() overhead", markdown, checks });

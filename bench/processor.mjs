@@ -23,7 +23,7 @@ import { trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { TracewireSpanProcessor } from "tracewire/otel";
-import { arg, cpuMicros, fmt, median, produce, report, startSink, table, waitUntil } from "./lib.mjs";
+import { arg, countingLogger, cpuMicros, fmt, median, produce, report, startSink, table, waitUntil } from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
@@ -40,17 +40,7 @@ const TARGET_VS_OTEL = 2;
 
 const sink = await startSink();
 const base = (tag) => `http://127.0.0.1:${sink.port}/${tag}`;
-let logged = 0;
-const logger = {
-  warn: (m) => {
-    logged++;
-    console.error(m);
-  },
-  error: (m) => {
-    logged++;
-    console.error(m);
-  },
-};
+const logger = countingLogger();
 
 function tracewire(tag, options, itemsPerSpan, routeStats) {
   const processor = new TracewireSpanProcessor({
@@ -290,6 +280,6 @@ ${fmt.ratio(pairedOverFloor("otel-bsp-json", "tw-calls"))} (${fmt.ratio(paired("
 
 The calls route sends two items per span (start and end), so its "spans/s" are calls/s and its bytes are per call.
 No-tracing baseline: ${fmt.num(cpu("noop"), 3)} µs/span; the floor is ${fmt.ratio(floor / cpu("noop"))} that.
-Internal warnings logged during the run: ${logged}. Bench wall time ${elapsed.toFixed(1)} s.`;
+Internal warnings logged during the run: ${logger.count}. Bench wall time ${elapsed.toFixed(1)} s.`;
 
 report({ title: "Processor throughput", markdown, checks });
