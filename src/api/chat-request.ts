@@ -3,8 +3,9 @@
  * body, resolve to a `ChatStream` of chunks for `stream: true` or to the completion, traced as a GenAI chat span
  * when the client has tracing on. The clients differ only in their checks, path and op name.
  */
+
+import { type ChatTracing, traceChatRequest } from "../genai/client.js";
 import type { HttpTransport } from "../http/transport.js";
-import { type ChatTracing, traceChatRequest } from "../otel/genai-client.js";
 import { type CallOptions, withCall } from "./base.js";
 import { type ChatStream, openChatStream } from "./stream.js";
 import type { ChatCompletion, ChatCompletionChunk } from "./types/chat.js";

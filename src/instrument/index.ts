@@ -14,7 +14,7 @@ export {
   ATTR_TRACEWIRE_REQUEST_PRIORITY,
   ATTR_TRACEWIRE_RESPONSE_RAW,
   GEN_AI_PROVIDER,
-} from "../otel/genai-chat.js";
-export type { ChatTraceOptions } from "../otel/genai-options.js";
+} from "../genai/openai-chat.js";
+export type { ChatTraceOptions } from "../genai/options.js";
 export { VERSION } from "../version.js";
 export { type WrapOpenAIOptions, wrapOpenAI } from "./openai.js";

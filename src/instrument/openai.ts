@@ -27,11 +27,11 @@
 import { context } from "@opentelemetry/api";
 import { ENV, type Env } from "../config.js";
 import { ValidationError } from "../errors.js";
+import { ChatCall } from "../genai/chat-call.js";
+import { type ChatEndpoint, chatEndpoint, originOf } from "../genai/openai-chat.js";
+import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
+import { controllerSignal, defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { type ChatEndpoint, chatEndpoint, originOf } from "../otel/genai-chat.js";
-import { type ChatTraceOptions, resolveChatTraceOptions } from "../otel/genai-options.js";
-import { ChatCall } from "../otel/genai-span.js";
-import { controllerSignal, defineOwn } from "../otel/genai-stream-tap.js";
 import { globalState } from "../otel/state.js";
 
 /** Options of {@link wrapOpenAI}. */

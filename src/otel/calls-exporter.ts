@@ -11,10 +11,10 @@
 
 import { ApiError, NotFoundError, RequestTooLargeError } from "../errors.js";
 import type { HttpTransport } from "../http/transport.js";
-import { releaseSlices } from "./arena.js";
-import type { CallRecordItem } from "./call-encode.js";
+import { releaseSlices } from "../wire/arena.js";
+import type { CallRecordItem } from "../wire/call-encode.js";
+import { JsonWriter, literal } from "../wire/json-writer.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-import { JsonWriter, literal } from "./json-writer.js";
 
 /** A call-scoped request that must follow the call's start (feedback, a rename). */
 export interface CallRequest {

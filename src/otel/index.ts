@@ -3,6 +3,7 @@
  * SDK (NodeSDK, `@vercel/otel`), the OTLP exporter for use in your own pipeline, and the GenAI attribute names.
  */
 
+export * from "../semconv.js";
 export type { Logger } from "./diagnostics.js";
 export type { QueueStats } from "./export-queue.js";
 export type { SpanRoute, TracewireProcessorOptions } from "./options.js";
@@ -13,4 +14,3 @@ export {
   OtlpTraceExporter,
 } from "./otlp-exporter.js";
 export { TracewireSpanProcessor, type TracewireStats } from "./processor.js";
-export * from "./semconv.js";

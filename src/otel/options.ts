@@ -19,7 +19,20 @@ import {
 } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { Logger } from "./diagnostics.js";
-import type { OtlpExporterConfig } from "./otlp-exporter.js";
+
+/** Resolved settings of the OTLP exporter (see `resolveProcessorOptions` for where each comes from). */
+export interface OtlpExporterConfig {
+  /** Full traces URL, used as is. */
+  url: string;
+  apiKey: string | undefined;
+  /** `entity/project`, sent as the `project_id` header. */
+  project: string;
+  protocol: "http/protobuf" | "http/json";
+  compression: "gzip" | "none";
+  timeoutMs: number;
+  /** Extra headers (from `OTEL_EXPORTER_OTLP_TRACES_HEADERS` and options). */
+  headers: Record<string, string>;
+}
 
 /** Where a span goes: natively as a call, as OTLP, or nowhere. */
 export type SpanRoute = "calls" | "otlp";

@@ -10,25 +10,13 @@ import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
-import { releaseSlices } from "./arena.js";
+import { releaseSlices } from "../wire/arena.js";
+import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
+import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-import { resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
-import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "./otlp-batch.js";
-import { decodeExportResponse, type ExportPartialSuccess } from "./otlp-encode.js";
+import { type OtlpExporterConfig, resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
 
-/** Resolved settings of the OTLP exporter (see `resolveProcessorOptions` for where each comes from). */
-export interface OtlpExporterConfig {
-  /** Full traces URL, used as is. */
-  url: string;
-  apiKey: string | undefined;
-  /** `entity/project`, sent as the `project_id` header. */
-  project: string;
-  protocol: "http/protobuf" | "http/json";
-  compression: "gzip" | "none";
-  timeoutMs: number;
-  /** Extra headers (from `OTEL_EXPORTER_OTLP_TRACES_HEADERS` and options). */
-  headers: Record<string, string>;
-}
+export type { OtlpExporterConfig };
 
 /** What happened to a batch, for the processor's counters. */
 export interface OtlpExportEvents {

@@ -17,8 +17,10 @@ import { ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
-import { releaseSlices } from "./arena.js";
-import { CallRecordEncoder, type CallRecordItem } from "./call-encode.js";
+import { releaseSlices } from "../wire/arena.js";
+import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
+import type { EncodedSpan } from "../wire/otlp-batch.js";
+import { portableStartAttributes } from "../wire/span-to-call.js";
 import { type CallItem, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
@@ -30,10 +32,8 @@ import {
   type SpanRoute,
   type TracewireProcessorOptions,
 } from "./options.js";
-import type { EncodedSpan } from "./otlp-batch.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
-import { portableStartAttributes } from "./span-to-call.js";
 import { type ActiveProcessor, globalState } from "./state.js";
 
 /** Counters reported by `stats()`. */

@@ -7,26 +7,10 @@
  * - End data (the JSON output) is attached to the span object under a global symbol just before `span.end()`.
  */
 import { type Context, createContextKey } from "@opentelemetry/api";
-import type { JsonObject } from "../api/types/common.js";
 
-/** Start data of a tracewire call. */
-export interface CallStartData {
-  opName: string;
-  displayName?: string;
-  /** Serialised, redacted inputs. */
-  inputs: JsonObject;
-  /** Call attributes (from `withAttributes` and the op's own), as JSON. */
-  attributes: JsonObject;
-  threadId?: string;
-  /** The turn this call belongs to; `"self"` makes the call its own turn. */
-  turnId?: string;
-}
+import type { CallEndData, CallStartData } from "../wire/span-to-call.js";
 
-/** End data of a tracewire call. */
-export interface CallEndData {
-  /** Serialised, redacted output; absent when the call returned nothing worth keeping. */
-  output?: unknown;
-}
+export type { CallEndData, CallStartData };
 
 export const CALL_START_KEY = createContextKey("tracewire.call.start");
 const CALL_END = Symbol.for("tracewire.call.end");

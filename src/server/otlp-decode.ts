@@ -4,7 +4,7 @@
  * `trace/v1/trace.proto`, `common/v1/common.proto`, `resource/v1/resource.proto`). Only what the span → call
  * mapping reads is kept; links and dropped counts are skipped.
  */
-import { ProtobufReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "../otel/protobuf-writer.js";
+import { ProtobufReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "../wire/protobuf-writer.js";
 
 export type AttributeMap = Record<string, unknown>;
 

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallEnd, CallStart } from "../../src/api/types/calls.js";
 import type { HttpTransport } from "../../src/http/transport.js";
-import { CallRecordEncoder } from "../../src/otel/call-encode.js";
 import { type CallItem, CallsExporter } from "../../src/otel/calls-exporter.js";
+import { CallRecordEncoder } from "../../src/wire/call-encode.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { plainTransport } from "../support/transport.js";
 

@@ -1,6 +1,6 @@
 import { ValidationError } from "../../errors.js";
+import type { ChatTracing } from "../../genai/client.js";
 import type { HttpTransport } from "../../http/transport.js";
-import type { ChatTracing } from "../../otel/genai-client.js";
 import type { CallOptions } from "../base.js";
 import { sendChatCompletion } from "../chat-request.js";
 import type { ChatStream } from "../stream.js";

@@ -1,8 +1,8 @@
 import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, readProject, resolveTransport } from "../../config.js";
+import { ChatTracing } from "../../genai/client.js";
+import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
+import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
-import { GEN_AI_PROVIDER } from "../../otel/genai-chat.js";
-import { ChatTracing } from "../../otel/genai-client.js";
-import type { ChatTraceOptions } from "../../otel/genai-options.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
 import { InferenceChatCompletions } from "./chat.js";

@@ -1,5 +1,5 @@
 import { ValidationError } from "../../errors.js";
-import { decodeExportResponse } from "../../otel/otlp-encode.js";
+import { decodeExportResponse } from "../../wire/otlp-encode.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { OtelExportReq, OtelExportRes, OtlpContentType } from "../types/otel.js";
 import { EndpointFamily } from "./family.js";

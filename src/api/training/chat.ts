@@ -1,5 +1,5 @@
+import type { ChatTracing } from "../../genai/client.js";
 import type { HttpTransport } from "../../http/transport.js";
-import type { ChatTracing } from "../../otel/genai-client.js";
 import type { CallOptions } from "../base.js";
 import { sendChatCompletion } from "../chat-request.js";
 import type { ChatStream } from "../stream.js";

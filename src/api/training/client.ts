@@ -1,9 +1,9 @@
 import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, resolveTransport } from "../../config.js";
 import { InternalServerError, ProtocolError } from "../../errors.js";
+import { ChatTracing } from "../../genai/client.js";
+import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
+import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
-import { GEN_AI_PROVIDER } from "../../otel/genai-chat.js";
-import { ChatTracing } from "../../otel/genai-client.js";
-import type { ChatTraceOptions } from "../../otel/genai-options.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type { SystemCheckBody, SystemCheckResult } from "../types/training.js";

@@ -4,7 +4,7 @@
  * transaction. The project comes from the resource attributes `wandb.entity` + `wandb.project` when present, else
  * from the `project_id` header.
  */
-import { ProtobufWriter, WIRE_VARINT } from "../../otel/protobuf-writer.js";
+import { ProtobufWriter, WIRE_VARINT } from "../../wire/protobuf-writer.js";
 import { HttpError } from "../http.js";
 import { RejectedSpan, spanToCall } from "../otlp-calls.js";
 import { decodeTraceRequest, OtlpDecodeError, type OtlpSpan } from "../otlp-decode.js";

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { isoTime } from "../../src/otel/span-to-call.js";
+import { isoTime } from "../../src/wire/span-to-call.js";
 
 it("isoTime matches Date#toISOString for every millisecond shape, across second and year boundaries", () => {
   const cases: [number, number][] = [

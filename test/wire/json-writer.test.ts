@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { JsonWriter } from "../../src/otel/json-writer.js";
+import { JsonWriter } from "../../src/wire/json-writer.js";
 
 /** What `JSON.stringify` writes, as UTF-8 bytes (the reference the writer must match byte for byte). */
 const reference = (value: unknown): string => Buffer.from(JSON.stringify(value), "utf8").toString("hex");

@@ -6,15 +6,36 @@
  */
 import { type Attributes, type HrTime, SpanStatusCode } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import type { LlmUsage } from "../api/types/common.js";
+import type { JsonObject, LlmUsage } from "../api/types/common.js";
 import {
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_MODEL,
   ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-} from "./semconv.js";
-import type { CallStartData } from "./span-data.js";
+} from "../semconv.js";
+
+/**
+ * Start data of a tracewire call: what it knows beyond OTel attributes. It rides to the processor on the context
+ * (otel/span-data.ts) and becomes the call start record here and in call-encode.ts.
+ */
+export interface CallStartData {
+  opName: string;
+  displayName?: string;
+  /** Serialised, redacted inputs. */
+  inputs: JsonObject;
+  /** Call attributes (from `withAttributes` and the op's own), as JSON. */
+  attributes: JsonObject;
+  threadId?: string;
+  /** The turn this call belongs to; `"self"` makes the call its own turn. */
+  turnId?: string;
+}
+
+/** End data of a tracewire call. */
+export interface CallEndData {
+  /** Serialised, redacted output; absent when the call returned nothing worth keeping. */
+  output?: unknown;
+}
 
 let cachedSecond = -1;
 let cachedPrefix = "";

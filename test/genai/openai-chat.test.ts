@@ -3,10 +3,10 @@
  * provider detection for real hosts, chunk reassembly edge cases, content parts, error types.
  */
 import { describe, expect, it } from "vitest";
-import { chatEndpoint, chatRequestAttributes } from "../../src/otel/genai-chat.js";
-import { ChatChunkAccumulator } from "../../src/otel/genai-chunks.js";
-import { inputMessagesJson, outputMessagesJson } from "../../src/otel/genai-content.js";
-import { errorTypeOf, withoutTokenIds } from "../../src/otel/genai-response.js";
+import { chatEndpoint, chatRequestAttributes } from "../../src/genai/openai-chat.js";
+import { ChatChunkAccumulator } from "../../src/genai/openai-chunks.js";
+import { inputMessagesJson, outputMessagesJson } from "../../src/genai/openai-content.js";
+import { errorTypeOf, withoutTokenIds } from "../../src/genai/openai-response.js";
 
 describe("chatEndpoint", () => {
   const known = { inference: "https://inference.example.com", training: "http://127.0.0.1:8000" };

@@ -1,11 +1,9 @@
 /**
- * The answer side of the GenAI chat mapping (see genai-chat.ts for the request side): a completion (or a reassembled
+ * The answer side of the GenAI chat mapping (see openai-chat.ts for the request side): a completion (or a reassembled
  * stream) → `gen_ai.response.*`, `gen_ai.usage.*` and the OpenAI response attributes; a failure → `error.type`; and
  * the completion as recorded, without the engine's token id arrays.
  */
 import type { Attributes } from "@opentelemetry/api";
-import { ATTR_OPENAI_RESPONSE_SERVICE_TIER, ATTR_OPENAI_RESPONSE_SYSTEM_FINGERPRINT } from "./genai-chat.js";
-import { isNum, isObj } from "./guards.js";
 import {
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_ID,
@@ -14,7 +12,9 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
-} from "./semconv.js";
+} from "../semconv.js";
+import { isNum, isObj } from "./guards.js";
+import { ATTR_OPENAI_RESPONSE_SERVICE_TIER, ATTR_OPENAI_RESPONSE_SYSTEM_FINGERPRINT } from "./openai-chat.js";
 
 /**
  * Response and usage attributes of a completion (or of a reassembled stream). `gen_ai.usage.input_tokens` is

@@ -4,8 +4,8 @@
  * the already serialized and redacted payloads, never from the caller's raw objects.
  */
 import type { Attributes } from "@opentelemetry/api";
+import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_DEFINITIONS } from "../semconv.js";
 import { isObj, type Obj } from "./guards.js";
-import { ATTR_GEN_AI_INPUT_MESSAGES, ATTR_GEN_AI_OUTPUT_MESSAGES, ATTR_GEN_AI_TOOL_DEFINITIONS } from "./semconv.js";
 
 type Part = Obj;
 

@@ -6,11 +6,11 @@
 import { context } from "@opentelemetry/api";
 import type { Env } from "../config.js";
 import { ConfigError } from "../errors.js";
-import { type ChatEndpoint, chatEndpoint } from "./genai-chat.js";
-import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceOptions } from "./genai-options.js";
-import { ChatCall } from "./genai-span.js";
-import { controllerSignal } from "./genai-stream-tap.js";
+import { ChatCall } from "./chat-call.js";
 import { isObj, type Obj } from "./guards.js";
+import { type ChatEndpoint, chatEndpoint } from "./openai-chat.js";
+import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceOptions } from "./options.js";
+import { controllerSignal } from "./stream-tap.js";
 
 /**
  * Runs one request of tracewire's own clients under `call` (if any): the request runs inside the span's context;

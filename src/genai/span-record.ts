@@ -1,31 +1,31 @@
 /**
- * What a chat span records when it starts and when it ends, beyond its lifecycle (genai-span.ts): the call's start
+ * What a chat span records when it starts and when it ends, beyond its lifecycle (chat-call.ts): the call's start
  * data and request attributes, then the response attributes, the outcome, the call's output (the calls route, or
  * portable attributes on the OTLP route) and the opt-in content attributes. Inputs and output are serialized and
  * redacted once, by `preparePayload`, and only when something will record them.
  */
 import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
+import { describeError } from "../otel/diagnostics.js";
+import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
+import { globalState } from "../otel/state.js";
+import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from "../semconv.js";
 import { currentAttributes, currentThread } from "../tracing/context.js";
 import { preparePayload } from "../tracing/payload.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { TRACER_NAME, VERSION } from "../version.js";
-import { describeError } from "./diagnostics.js";
+import { portableEndAttributes } from "../wire/span-to-call.js";
+import { isObj, type Obj } from "./guards.js";
 import {
   ATTR_TRACEWIRE_CANCEL_REASON,
   ATTR_TRACEWIRE_CANCELLED,
   type ChatEndpoint,
   chatRequestAttributes,
   chatSpanName,
-} from "./genai-chat.js";
-import { inputContentAttributes, outputContentAttributes } from "./genai-content.js";
-import type { ResolvedChatTraceOptions } from "./genai-options.js";
-import { chatResponseAttributes, errorTypeOf, withoutTokenIds } from "./genai-response.js";
-import { isObj, type Obj } from "./guards.js";
-import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from "./semconv.js";
-import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "./span-data.js";
-import { portableEndAttributes } from "./span-to-call.js";
-import { globalState } from "./state.js";
+} from "./openai-chat.js";
+import { inputContentAttributes, outputContentAttributes } from "./openai-content.js";
+import { chatResponseAttributes, errorTypeOf, withoutTokenIds } from "./openai-response.js";
+import type { ResolvedChatTraceOptions } from "./options.js";
 
 /** What a chat call needs to start. */
 export interface ChatCallSpec {

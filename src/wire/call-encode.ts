@@ -9,8 +9,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import { JsonWriter, literal } from "./json-writer.js";
-import type { CallEndData, CallStartData } from "./span-data.js";
-import { exceptionOf, isoTime, usageFromAttributes } from "./span-to-call.js";
+import { type CallEndData, type CallStartData, exceptionOf, isoTime, usageFromAttributes } from "./span-to-call.js";
 
 /** A call start or end, encoded: `{"start":…}` / `{"end":…}` in `buf[start, end)`. */
 export interface CallRecordItem extends Slice {

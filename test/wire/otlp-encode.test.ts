@@ -19,8 +19,8 @@ import {
   type SpanLimits,
 } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
-import { encodeTraceRequestJson, encodeTraceRequestProto } from "../../src/otel/otlp-batch.js";
-import { decodeExportResponse } from "../../src/otel/otlp-encode.js";
+import { encodeTraceRequestJson, encodeTraceRequestProto } from "../../src/wire/otlp-batch.js";
+import { decodeExportResponse } from "../../src/wire/otlp-encode.js";
 import {
   allSpans,
   type DecodedSpan,

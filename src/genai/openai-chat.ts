@@ -4,13 +4,12 @@
  * `gen_ai.request.*`, plus the attribute names tracewire adds beyond the GenAI registry.
  *
  * The rest of the mapping lives next door: the completion → `gen_ai.response.*` / `gen_ai.usage.*` and `error.type`
- * (genai-response.ts), streamed chunks → one reassembled completion (genai-chunks.ts), and the opt-in content
- * attributes (genai-content.ts). Shared by `wrapOpenAI` (instrument/) and tracewire's own inference and training
+ * (openai-response.ts), streamed chunks → one reassembled completion (openai-chunks.ts), and the opt-in content
+ * attributes (openai-content.ts). Shared by `wrapOpenAI` (instrument/) and tracewire's own inference and training
  * clients (api/), so every chat span looks the same whichever client made it. Nothing here starts or ends spans
- * (see genai-span.ts).
+ * (see chat-call.ts).
  */
 import type { Attributes } from "@opentelemetry/api";
-import { isNum, isObj, type Obj } from "./guards.js";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_OUTPUT_TYPE,
@@ -29,7 +28,8 @@ import {
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
   GEN_AI_OPERATION,
-} from "./semconv.js";
+} from "../semconv.js";
+import { isNum, isObj, type Obj } from "./guards.js";
 
 // ---- attribute names beyond the GenAI registry ----------------------------------------------------------------
 

@@ -8,26 +8,26 @@
  *   a stream it never finished (noticed through a FinalizationRegistry, so no span is left open forever);
  * - as failed (status ERROR, `error.type`, the exception recorded) on an API, connection or in-stream error.
  *
- * Streams are observed by patching the iterator the stream hands out *in place* (genai-stream-tap.ts), so the
+ * Streams are observed by patching the iterator the stream hands out *in place* (stream-tap.ts), so the
  * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, the extra usage-only
  * chunk and the `usage: null` field the server adds to the other chunks are hidden: the consumer sees exactly the
  * chunks an untraced request would have produced. What is recorded at the start and the end is in
- * genai-span-record.ts.
+ * span-record.ts.
  *
  * Every tracing step is guarded: a failure is logged (rate-limited) and never reaches the caller.
  */
 import { type Context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
+import { describeError } from "../otel/diagnostics.js";
+import { globalState } from "../otel/state.js";
+import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
-import { describeError } from "./diagnostics.js";
-import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./genai-chat.js";
-import { ChatChunkAccumulator } from "./genai-chunks.js";
-import type { ResolvedChatTraceOptions } from "./genai-options.js";
-import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./genai-span-record.js";
-import { type Method, tapFirstIterator, tapIterator } from "./genai-stream-tap.js";
 import { isObj, type Obj } from "./guards.js";
-import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "./semconv.js";
-import { globalState } from "./state.js";
+import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
+import { ChatChunkAccumulator } from "./openai-chunks.js";
+import type { ResolvedChatTraceOptions } from "./options.js";
+import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
+import { type Method, tapFirstIterator, tapIterator } from "./stream-tap.js";
 
 /** Reports a failure of tracewire's own (rate-limited); the chat call itself goes on. */
 function internalError(where: string, err: unknown): void {

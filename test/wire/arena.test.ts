@@ -3,8 +3,8 @@
  * for one large item is retired at once instead of being written on (and kept alive) at that size.
  */
 import { expect, it } from "vitest";
-import { ArenaPool, releaseSlices, type Slice } from "../../src/otel/arena.js";
-import { JsonWriter } from "../../src/otel/json-writer.js";
+import { ArenaPool, releaseSlices, type Slice } from "../../src/wire/arena.js";
+import { JsonWriter } from "../../src/wire/json-writer.js";
 
 function write(pool: ArenaPool<JsonWriter>, text: string): Slice {
   const w = pool.writer();
