@@ -14,6 +14,7 @@
  */
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
+import { isUnreachable } from "../http/transport.js";
 
 /** What one export did with the batch it was given. */
 export interface ExportOutcome {
@@ -23,13 +24,26 @@ export interface ExportOutcome {
   retry: boolean;
   /** With `retry`: the service's `Retry-After`, in ms; the next attempt waits at least this long. */
   retryAfterMs?: number;
+  /**
+   * With `retry`: the service refused the connection (or its name did not resolve), so nothing can be sent now. A
+   * flush waiting for this export settles at once instead of retrying until its deadline; the items stay queued.
+   */
+  unreachable?: boolean;
+  /**
+   * Without `retry`: the items are finished (refused for good), but the service refused the whole request for a
+   * reason every next request shares (401/403: the API key). The next export waits a backoff, as after a retry.
+   */
+  backoff?: boolean;
 }
 
 /** A retry outcome after `done` items, carrying the service's `Retry-After` when the failure had one. */
 export function retryOutcome(done: number, err: unknown): ExportOutcome {
   const header = err instanceof ApiError ? err.headers["retry-after"] : undefined;
   const retryAfterMs = parseRetryAfter(header);
-  return retryAfterMs === undefined ? { done, retry: true } : { done, retry: true, retryAfterMs };
+  const outcome: ExportOutcome = { done, retry: true };
+  if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
+  if (isUnreachable(err)) outcome.unreachable = true;
+  return outcome;
 }
 
 /** Sends one batch. Must not throw; `signal` fires at the export timeout or on a forced shutdown. */
@@ -77,7 +91,7 @@ export class ExportQueue<T> {
   /** `Date.now()` before which the service asked not to be sent anything (its `Retry-After`); 0 when none. */
   private notBefore = 0;
   private closed = false;
-  private readonly waiters: { target: number; resolve: () => void }[] = [];
+  private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
   private readonly abort = new AbortController();
   /** The export in flight, if any. */
   private current: Promise<ExportOutcome> | undefined;
@@ -138,13 +152,19 @@ export class ExportQueue<T> {
     return this.closed ? "the processor is shut down" : `the queue is full (${this.options.maxQueueSize})`;
   }
 
-  /** Resolves once every item offered before the call is finished, or after `timeoutMs` (items then stay queued). */
+  /**
+   * Resolves once every item offered before the call is finished, or after `timeoutMs`, or as soon as nothing can be
+   * sent before then: the service refused the connection, or its `Retry-After` outlasts the deadline. Items not sent
+   * stay queued (a later flush, the background retries or `shutdown()` deal with them).
+   */
   flush(timeoutMs: number): Promise<void> {
     const target = this.offered;
     if (this.finished >= target) return Promise.resolve();
+    if (!this.exporting && this.notBefore > Date.now() + timeoutMs) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const waiter = {
         target,
+        deadline: Date.now() + timeoutMs,
         resolve: () => {
           clearTimeout(timeout);
           const index = this.waiters.indexOf(waiter);
@@ -184,6 +204,11 @@ export class ExportQueue<T> {
     this.stats.queued = 0;
     this.onDrop(left.length, reason, left);
     this.complete(left.length);
+  }
+
+  /** Items offered so far (queued, sent or finished otherwise). */
+  get offeredCount(): number {
+    return this.offered;
   }
 
   /** Whether anything is waiting or in flight (used by the exit hook to decide whether to flush). */
@@ -233,17 +258,22 @@ export class ExportQueue<T> {
       return;
     }
 
-    if (outcome.retry && done < batch.length) {
-      this.stats.retries++;
+    const retry = outcome.retry && done < batch.length;
+    if (retry || (outcome.backoff && this.items.length > 0)) {
+      if (retry) this.stats.retries++;
       this.retryDelay = Math.min(
         this.options.retryMaxDelayMs,
         this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
       );
-      const retryAfter = outcome.retryAfterMs;
+      const retryAfter = retry ? outcome.retryAfterMs : undefined;
       this.notBefore =
         retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0
           ? Date.now() + Math.min(retryAfter, MAX_RETRY_AFTER_MS)
           : 0;
+      // A flush does not wait for what cannot happen before its deadline: an unreachable service, a Retry-After
+      // past the deadline. It settles now; the items stay queued and the retries go on in the background.
+      for (const waiter of [...this.waiters])
+        if ((retry && outcome.unreachable) || this.notBefore > waiter.deadline) waiter.resolve();
       const backoff = this.waiters.length > 0 ? Math.min(this.retryDelay, 250) : this.retryDelay;
       this.kick(Math.max(backoff, this.retryAfterLeft()));
       return;

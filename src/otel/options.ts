@@ -69,6 +69,11 @@ export interface TracewireProcessorOptions {
   otlpTimeoutMillis?: number;
   /** Flush on `beforeExit` and `SIGTERM`. Default true. */
   exitHooks?: boolean;
+  /**
+   * Longest the exit flush (`beforeExit`, `SIGTERM`) waits, ms, so a process whose service is slow or down still
+   * exits promptly; what is not sent by then is lost. Env `TRACEWIRE_EXIT_FLUSH_TIMEOUT`. Default 5000.
+   */
+  exitFlushMillis?: number;
   /** Allow an API key over plain http to a non-loopback host. Env `TRACEWIRE_ALLOW_INSECURE_HTTP`. */
   allowInsecureHttp?: boolean;
   /** Where warnings go. Default `console`. */
@@ -92,6 +97,7 @@ export interface ResolvedProcessorOptions {
   maxBatchBytes: number;
   otlp: OtlpExporterConfig;
   exitHooks: boolean;
+  exitFlushMillis: number;
   allowInsecureHttp: boolean;
   logger: Logger;
 }
@@ -240,6 +246,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
       },
     },
     exitHooks: readBoolean("exitHooks", undefined, options.exitHooks, env) ?? true,
+    exitFlushMillis: int("exitFlushMillis", "TRACEWIRE_EXIT_FLUSH_TIMEOUT", 1, 5000),
     allowInsecureHttp,
     logger: readLogger(options.logger) ?? console,
   };

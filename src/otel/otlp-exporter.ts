@@ -80,6 +80,8 @@ export class OtlpTraceExporter implements SpanExporter {
       // batch of spans, up to ~4 ms for 256 KiB that will not compress; larger bodies go to the thread pool.
       gzipSyncMaxBytes: 256 * 1024,
       maxConnections: 4,
+      // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
+      retryUnreachable: false,
     });
   }
 
@@ -167,8 +169,8 @@ export class OtlpTraceExporter implements SpanExporter {
         return "done";
       }
       this.events?.failed?.(err);
-      const { retry, retryAfterMs } = retryOutcome(0, err);
-      return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
+      const { done: _, ...retry } = retryOutcome(0, err);
+      return retry;
     } finally {
       this.requestsInFlight--;
     }

@@ -12,7 +12,7 @@
  */
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { kindOf } from "../config.js";
+import { kindOf, MAX_TIMER_MS } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
@@ -87,6 +87,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       bodyTimeoutMs: this.options.exportTimeoutMillis,
       gzip: false,
       maxConnections: 4,
+      // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
+      retryUnreachable: false,
     });
     const callsExporter = new CallsExporter(this.transport, this.options.maxBatchBytes, {
       sent: (n) => this.calls.countSent(n),
@@ -205,12 +207,25 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   }
 
   /**
-   * Sends everything queued so far on both routes; resolves when done or after `exportTimeoutMillis` (default 30 s;
-   * what is left stays queued).
+   * Sends everything queued so far on both routes; resolves when done, after `timeoutMs` (default
+   * `exportTimeoutMillis`, 30 s), or as soon as nothing can be sent before then (the service refuses connections,
+   * or its `Retry-After` outlasts the deadline). What is left stays queued: the background retries send it when the
+   * service is back, `shutdown()` counts it as dropped.
    */
-  async forceFlush(): Promise<void> {
-    const deadline = this.options.exportTimeoutMillis;
+  async forceFlush(timeoutMs?: number): Promise<void> {
+    const deadline =
+      typeof timeoutMs === "number" && timeoutMs > 0 ? Math.min(timeoutMs, MAX_TIMER_MS) : this.options.exportTimeoutMillis;
     await Promise.all([this.calls.flush(deadline), this.otlp.flush(deadline)]);
+  }
+
+  /** Items offered so far on both routes. */
+  get offered(): number {
+    return this.calls.offeredCount + this.otlp.offeredCount;
+  }
+
+  /** Deadline of the exit flush, ms: `exitFlushMillis`, or the export deadline when that is shorter. */
+  get exitFlushMillis(): number {
+    return Math.min(this.options.exitFlushMillis, this.options.exportTimeoutMillis);
   }
 
   /**
