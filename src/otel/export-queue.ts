@@ -90,6 +90,8 @@ export class ExportQueue<T> {
   private retryDelay = 0;
   /** `Date.now()` before which the service asked not to be sent anything (its `Retry-After`); 0 when none. */
   private notBefore = 0;
+  /** `Date.now()` before which the next export waits after a `backoff` outcome (refused credentials); 0 when none. */
+  private pausedUntil = 0;
   private closed = false;
   private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
   private readonly abort = new AbortController();
@@ -137,9 +139,15 @@ export class ExportQueue<T> {
     // The caller's path: arm a timer only when it changes something. While an export runs, pump() re-arms itself
     // when it finishes; a zero-delay timer already armed is as soon as it gets.
     if (!this.exporting) {
-      if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0 && this.notBefore === 0) {
+      const paused = this.pausedUntil === 0 ? 0 : this.pausedUntil - Date.now();
+      if (
+        this.items.length >= this.options.maxBatchSize &&
+        this.retryDelay === 0 &&
+        this.notBefore === 0 &&
+        paused <= 0
+      ) {
         if (!this.immediate) this.kick(0);
-      } else if (!this.timer) this.kick(this.options.scheduleDelayMs);
+      } else if (!this.timer) this.kick(Math.max(this.options.scheduleDelayMs, paused));
     }
     return true;
   }
@@ -259,8 +267,18 @@ export class ExportQueue<T> {
     }
 
     const retry = outcome.retry && done < batch.length;
-    if (retry || (outcome.backoff && this.items.length > 0)) {
-      if (retry) this.stats.retries++;
+    if (!retry && outcome.backoff) {
+      // Refused for a reason every next request shares (the API key): the next batch waits, whenever it comes.
+      this.retryDelay = Math.min(
+        this.options.retryMaxDelayMs,
+        this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
+      );
+      this.pausedUntil = Date.now() + this.retryDelay;
+      if (this.items.length > 0) this.kick(this.waiters.length > 0 ? 0 : this.retryDelay);
+      return;
+    }
+    if (retry) {
+      this.stats.retries++;
       this.retryDelay = Math.min(
         this.options.retryMaxDelayMs,
         this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
@@ -280,6 +298,7 @@ export class ExportQueue<T> {
     }
     this.retryDelay = 0;
     this.notBefore = 0;
+    this.pausedUntil = 0;
     if (this.items.length >= this.options.maxBatchSize || (this.items.length > 0 && this.waiters.length > 0)) {
       this.kick(0);
     } else if (this.items.length > 0) {

@@ -35,6 +35,8 @@ export interface OtlpExportEvents {
   sent(count: number): void;
   partialSuccess(result: ExportPartialSuccess): void;
   rejected(count: number, error: Error): void;
+  /** The service refused our credentials (401/403) for a request of `count` spans (also counted as rejected). */
+  unauthorized(count: number, error: ApiError): void;
   failed(error: unknown): void;
 }
 
@@ -123,9 +125,11 @@ export class OtlpTraceExporter implements SpanExporter {
         this.maxSpansPerRequest = Math.max(1, Math.floor(chunk.length / 2));
         continue;
       }
-      if (result !== "done") return { ...result, done };
+      if (typeof result === "object") return { ...result, done };
       releaseSlices(chunk);
       done += chunk.length;
+      // 401/403: every request with this key would be refused alike; stop, and let the queue back off.
+      if (result === "unauthorized") return { done, retry: false, backoff: true };
     }
     return { done, retry: false };
   }
@@ -134,7 +138,7 @@ export class OtlpTraceExporter implements SpanExporter {
   private async sendRequest(
     spans: EncodedSpan[],
     signal: AbortSignal | undefined,
-  ): Promise<"done" | "too-large" | Omit<ExportOutcome, "done">> {
+  ): Promise<"done" | "unauthorized" | "too-large" | Omit<ExportOutcome, "done">> {
     const json = this.config.protocol === "http/json";
     // The encoder's own request buffer is reused when no other request is using it (the processor sends one batch
     // at a time; `export()` may be called concurrently).
@@ -158,6 +162,11 @@ export class OtlpTraceExporter implements SpanExporter {
     } catch (err) {
       const status = err instanceof ApiError ? err.status : undefined;
       if (status === 413 && spans.length > 1) return "too-large";
+      if (status === 401 || status === 403) {
+        this.events?.rejected?.(spans.length, err as ApiError);
+        this.events?.unauthorized?.(spans.length, err as ApiError);
+        return "unauthorized";
+      }
       if (status !== undefined && !OTLP_RETRY_STATUSES.includes(status)) {
         // 400, 401, 413 for one span, 500…: the OTLP spec forbids resending the same data.
         this.events?.rejected?.(spans.length, err as ApiError);

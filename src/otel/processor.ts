@@ -13,7 +13,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { kindOf, MAX_TIMER_MS } from "../config.js";
-import { ValidationError } from "../errors.js";
+import { ApiError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
@@ -94,6 +94,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       sent: (n) => this.calls.countSent(n),
       rejected: (items, error) =>
         this.rejectCalls(items.length, `The tracing service rejected ${items.length} call item(s): ${error.message}`),
+      unauthorized: (count, error) => {
+        this.calls.countRejected(count);
+        this.warnUnauthorized(error.status, `${count} call item(s)`);
+      },
       failed: (error) =>
         this.diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
     });
@@ -118,8 +122,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       },
       rejected: (n, error) => {
         this.otlp.countRejected(n);
+        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // warned below
         this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
       },
+      unauthorized: (n, error) => this.warnUnauthorized(error.status, `${n} span(s)`),
       failed: (error) =>
         this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
     });
@@ -214,7 +220,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
    */
   async forceFlush(timeoutMs?: number): Promise<void> {
     const deadline =
-      typeof timeoutMs === "number" && timeoutMs > 0 ? Math.min(timeoutMs, MAX_TIMER_MS) : this.options.exportTimeoutMillis;
+      typeof timeoutMs === "number" && timeoutMs > 0
+        ? Math.min(timeoutMs, MAX_TIMER_MS)
+        : this.options.exportTimeoutMillis;
     await Promise.all([this.calls.flush(deadline), this.otlp.flush(deadline)]);
   }
 
@@ -264,6 +272,22 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     if (this.calls.offer(item, force)) return true;
     releaseSlices([item]); // refused (queue full or shut down): never sent, its arena may be reused
     return false;
+  }
+
+  /**
+   * One warning (per minute, whichever route) when the service refuses our credentials: the status and what to
+   * check — never the key itself.
+   */
+  private warnUnauthorized(status: number | undefined, what: string): void {
+    const key = this.options.apiKey === undefined ? "no API key is set" : "the API key was refused";
+    const check =
+      status === 403
+        ? `check that the API key (apiKey / TRACEWIRE_API_KEY) has write access to project "${this.project}"`
+        : "check apiKey / TRACEWIRE_API_KEY (set, current, not revoked)";
+    this.diagnostics.warn(
+      "unauthorized",
+      `The tracing service answered ${status} (${key}); ${what} rejected, and exports back off. To fix: ${check}.`,
+    );
   }
 
   private rejectCalls(count: number, message: string): void {

@@ -6,11 +6,11 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
-import { createServer } from "node:net";
 import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from "vitest";
 import { TracingDouble } from "../support/tracing-double.js";
 import { decodedOtlp, expectDeliveredOnce } from "./helpers.js";
@@ -165,7 +165,9 @@ it("the exit flush runs every time the loop drains: awaited react()s at top leve
     expectDeliveredOnce(double, calls[0]!.start!.id as string);
     return calls[0]!.start!.id as string;
   });
-  expect(double.feedback.map((f) => [String(f.weave_ref).split("/").pop(), (f.payload as { emoji: string }).emoji])).toEqual([
+  expect(
+    double.feedback.map((f) => [String(f.weave_ref).split("/").pop(), (f.payload as { emoji: string }).emoji]),
+  ).toEqual([
     [ids[0], "👍"],
     [ids[3], "🎉"],
   ]);
