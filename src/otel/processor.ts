@@ -36,9 +36,15 @@ import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data
 import { portableStartAttributes } from "./span-to-call.js";
 import { type ActiveProcessor, globalState } from "./state.js";
 
-/** Counters reported by `stats()`. */
+/**
+ * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
+ * dropped + queued` is the number of items offered so far (an item in flight still counts as queued).
+ */
 export interface TracewireStats {
-  /** The native-calls route: one item per call start, call end or call-scoped request. */
+  /**
+   * The native-calls route: one item per call start, per call end and per call-scoped request (feedback, rename) —
+   * a call is two items. A call whose start was dropped or rejected has its end counted the same way.
+   */
   calls: QueueStats;
   /** The OTLP route: one item per span. `rejected` includes spans the service refused in a `partial_success`. */
   otlp: QueueStats;
@@ -150,9 +156,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       }
       const route = this.routeOf(span);
       const data = callStartData(parentContext);
-      if (route === "calls") {
-        setSpanRoute(span, this.offerCall(this.callRecords.start(span, data)) ? "calls" : "none");
-      } else {
+      if (route === "calls") setSpanRoute(span, this.offerCall(this.callRecords.start(span, data)));
+      else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) span.setAttributes(portableStartAttributes(data));
         setSpanRoute(span, route);
@@ -170,7 +175,16 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
-        if (route === "calls" && !this.offerCall(this.callRecords.start(span, undefined))) return;
+        if (route === "calls") route = this.offerCall(this.callRecords.start(span, undefined));
+      }
+      // The start of this call was not queued: its end is one more item lost the same way, counted, never built.
+      if (route === "calls-dropped") {
+        this.calls.drop("its call's start was dropped");
+        return;
+      }
+      if (route === "calls-rejected") {
+        this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
+        return;
       }
       // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
       if (route === "otlp" && this.otlp.admit()) {
@@ -263,15 +277,18 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     return this.calls.idle && this.otlp.idle;
   }
 
-  /** Queues an encoded call record; a record that could not be encoded is refused alone (counted, logged once). */
-  private offerCall(item: CallRecordItem | Error, force = false): boolean {
+  /**
+   * Queues an encoded call record; a record that could not be encoded is refused alone (counted, logged once).
+   * Says what became of it, which is also what becomes of the call's end.
+   */
+  private offerCall(item: CallRecordItem | Error, force = false): "calls" | "calls-dropped" | "calls-rejected" {
     if (item instanceof Error) {
       this.rejectCalls(1, `A call record could not be encoded and was dropped: ${item.message}`);
-      return false;
+      return "calls-rejected";
     }
-    if (this.calls.offer(item, force)) return true;
+    if (this.calls.offer(item, force)) return "calls";
     releaseSlices([item]); // refused (queue full or shut down): never sent, its arena may be reused
-    return false;
+    return "calls-dropped";
   }
 
   /**
