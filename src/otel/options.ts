@@ -21,6 +21,12 @@ import { ConfigError } from "../errors.js";
 import type { Logger } from "./diagnostics.js";
 import type { OtlpExporterConfig } from "./otlp-exporter.js";
 
+/**
+ * Default cap on a string attribute value on the OTLP route, in UTF-16 units: 256 Ki, what the tracing service
+ * keeps of a custom attribute value anyway.
+ */
+export const DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT = 256 * 1024;
+
 /** Where a span goes: natively as a call, as OTLP, or nowhere. */
 export type SpanRoute = "calls" | "otlp";
 
@@ -67,6 +73,12 @@ export interface TracewireProcessorOptions {
   otlpHeaders?: Record<string, string>;
   /** Deadline of one OTLP request, retries included, ms. Env `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`. Default 10000. */
   otlpTimeoutMillis?: number;
+  /**
+   * Longest string attribute value sent on the OTLP route, in UTF-16 units; longer ones are cut (as OTel's
+   * `attributeValueLengthLimit` does). Env `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else
+   * `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`. Default 262144.
+   */
+  otlpAttributeValueLengthLimit?: number;
   /** Flush on `beforeExit` and `SIGTERM`. Default true. */
   exitHooks?: boolean;
   /**
@@ -237,6 +249,15 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
       protocol,
       compression,
       timeoutMs: int("otlpTimeoutMillis", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1, 10_000),
+      attributeValueLengthLimit: int(
+        "otlpAttributeValueLengthLimit",
+        env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
+          ? "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+          : "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT",
+        1,
+        DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
+        2 ** 30,
+      ),
       headers: {
         ...readHeaders(
           "env OTEL_EXPORTER_OTLP_TRACES_HEADERS",

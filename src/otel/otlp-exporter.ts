@@ -12,7 +12,11 @@ import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { releaseSlices } from "./arena.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-import { resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
+import {
+  DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
+  resolveProcessorOptions,
+  type TracewireProcessorOptions,
+} from "./options.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "./otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "./otlp-encode.js";
 
@@ -28,6 +32,8 @@ export interface OtlpExporterConfig {
   timeoutMs: number;
   /** Extra headers (from `OTEL_EXPORTER_OTLP_TRACES_HEADERS` and options). */
   headers: Record<string, string>;
+  /** String attribute values longer than this many UTF-16 units are cut to it. Default {@link DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT}. */
+  attributeValueLengthLimit?: number;
 }
 
 /** What happened to a batch, for the processor's counters. */
@@ -50,8 +56,14 @@ export class OtlpTraceExporter implements SpanExporter {
   private readonly transport: HttpTransport;
   private readonly encoder: SpanBatchEncoder;
   private readonly pending = new Set<Promise<unknown>>();
-  /** Spans per request; halved by each 413 (the service's body limit), never raised again. */
-  private maxSpansPerRequest = Number.POSITIVE_INFINITY;
+  /**
+   * Encoded span bytes per request: halved by a 413 (the service's body limit), doubled again by each request that
+   * succeeds, up to just under the smallest size refused so far — so one oversized span costs one refused request,
+   * not the batch size for the life of the process.
+   */
+  private requestBudget = Number.POSITIVE_INFINITY;
+  /** Smallest encoded span bytes a 413 refused (several spans); requests stay below it. */
+  private refusedAt = Number.POSITIVE_INFINITY;
   private requestsInFlight = 0;
 
   /**
@@ -63,7 +75,8 @@ export class OtlpTraceExporter implements SpanExporter {
     private readonly events?: Partial<OtlpExportEvents>,
   ) {
     checkConfig(config);
-    this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder() : new ProtoBatchEncoder();
+    const limit = config.attributeValueLengthLimit ?? DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
+    this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder(limit) : new ProtoBatchEncoder(limit);
     this.transport = new HttpTransport({
       baseUrl: config.url,
       ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
@@ -89,9 +102,9 @@ export class OtlpTraceExporter implements SpanExporter {
 
   /**
    * Encodes and sends one batch of ended spans. Never throws: the outcome says whether to retry. A 413 halves the
-   * number of spans per request (for the rest of the process) and sends the same spans again in smaller requests —
-   * resending within the size the service accepts, not repeating a refused request; a single span that is still too
-   * large is refused alone.
+   * bytes per request and sends the same spans again in smaller requests — resending within the size the service
+   * accepts, not repeating a refused request; a single span that is still too large is refused alone. Requests that
+   * succeed raise the size again.
    */
   async send(spans: ReadableSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
     if (!Array.isArray(spans)) return { done: 0, retry: false };
@@ -115,17 +128,27 @@ export class OtlpTraceExporter implements SpanExporter {
     if (!Array.isArray(spans) || spans.length === 0) return { done: 0, retry: false };
     let done = 0;
     while (done < spans.length) {
-      const chunk =
-        spans.length - done <= this.maxSpansPerRequest
-          ? spans.slice(done)
-          : spans.slice(done, done + this.maxSpansPerRequest);
+      // As many spans as fit the budget, at least one.
+      let end = done;
+      let bytes = 0;
+      while (end < spans.length) {
+        const size = spans[end]!.end - spans[end]!.start;
+        if (end > done && bytes + size > this.requestBudget) break;
+        bytes += size;
+        end++;
+      }
+      const chunk = done === 0 && end === spans.length ? spans : spans.slice(done, end);
       const result = await this.sendRequest(chunk, signal);
       if (result === "too-large") {
-        // Smaller requests from now on; the same spans go again, split.
-        this.maxSpansPerRequest = Math.max(1, Math.floor(chunk.length / 2));
+        // Smaller requests; the same spans go again, split (the halved budget always splits a chunk of several).
+        this.refusedAt = Math.min(this.refusedAt, bytes);
+        this.requestBudget = Math.floor(bytes / 2);
         continue;
       }
       if (typeof result === "object") return { ...result, done };
+      if (result === "done" && this.requestBudget < this.refusedAt - 1) {
+        this.requestBudget = Math.min(this.requestBudget * 2, this.refusedAt - 1);
+      }
       releaseSlices(chunk);
       done += chunk.length;
       // 401/403: every request with this key would be refused alike; stop, and let the queue back off.
@@ -268,6 +291,10 @@ function checkConfig(config: OtlpExporterConfig): void {
     );
   }
   readHeaders(setting("headers"), config.headers);
+  const limit = config.attributeValueLengthLimit;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+    throw new ConfigError(setting("attributeValueLengthLimit"), JSON.stringify(limit), "a positive integer");
+  }
 }
 
 /** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
@@ -281,6 +308,7 @@ export type OtlpExporterOptions = Pick<
   | "otlpEndpoint"
   | "otlpHeaders"
   | "otlpTimeoutMillis"
+  | "otlpAttributeValueLengthLimit"
   | "allowInsecureHttp"
   | "env"
 >;
