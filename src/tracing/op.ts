@@ -16,10 +16,9 @@ import { portableEndAttributes } from "../otel/span-to-call.js";
 import { globalState } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { Call, MAX_NAME_LENGTH } from "./call.js";
-import { currentAttributes, currentThread, withTurn } from "./context.js";
+import { currentAttributes, currentThread, serializeAttributes, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
 import { preparePayload } from "./payload.js";
-import { serialize } from "./serialize.js";
 
 /** Options of {@link op}. */
 export interface OpOptions {
@@ -132,7 +131,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   if ((fn as { [OP]?: true })[OP]) return fn as Op<F>;
   const opName = options.name ?? (fn.name || "anonymous");
   // Stored as JSON once, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter.
-  const ownAttributes = options.attributes === undefined ? undefined : (serialize(options.attributes) as JsonObject);
+  const ownAttributes = options.attributes === undefined ? undefined : serializeAttributes(options.attributes);
 
   function start(args: unknown[]): { span: Span; body: Context } {
     const state = globalState();
