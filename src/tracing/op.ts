@@ -8,7 +8,6 @@
  * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call).
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
 import { capErrorText, describeError } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
