@@ -156,8 +156,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       }
       const route = this.routeOf(span);
       const data = callStartData(parentContext);
-      if (route === "calls") setSpanRoute(span, this.offerCall(this.callRecords.start(span, data)));
-      else {
+      if (route === "calls") {
+        // A start the full queue would refuse is counted as dropped without being encoded first.
+        setSpanRoute(span, this.calls.admit() ? this.offerCall(this.callRecords.start(span, data)) : "calls-dropped");
+      } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) span.setAttributes(portableStartAttributes(data));
         setSpanRoute(span, route);
