@@ -73,6 +73,12 @@ export class OtlpTraceExporter implements SpanExporter {
   constructor(
     private readonly config: OtlpExporterConfig,
     private readonly events?: Partial<OtlpExportEvents>,
+    /**
+     * @internal `queued`: a retrying export queue (the processor's) drives this exporter, so a refused connection is
+     * reported at once instead of retried here. Standalone (inside an OTel `BatchSpanProcessor`, which does not
+     * retry) the exporter retries it itself.
+     */
+    internal: { queued?: boolean } = {},
   ) {
     checkConfig(config);
     const limit = config.attributeValueLengthLimit ?? DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
@@ -96,7 +102,7 @@ export class OtlpTraceExporter implements SpanExporter {
       gzipSyncMaxBytes: 256 * 1024,
       maxConnections: 4,
       // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
-      retryUnreachable: false,
+      retryUnreachable: !internal.queued,
     });
   }
 

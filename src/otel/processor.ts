@@ -117,24 +117,28 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       },
     );
 
-    this.otlpExporter = new OtlpTraceExporter(this.options.otlp, {
-      sent: (n) => this.otlp.countSent(n),
-      partialSuccess: (result) => {
-        this.otlp.countRejected(result.rejectedSpans);
-        this.diagnostics.warn(
-          "otlp-partial",
-          `The tracing service accepted the export partially: ${result.rejectedSpans} span(s) rejected: ${result.errorMessage}`,
-        );
+    this.otlpExporter = new OtlpTraceExporter(
+      this.options.otlp,
+      {
+        sent: (n) => this.otlp.countSent(n),
+        partialSuccess: (result) => {
+          this.otlp.countRejected(result.rejectedSpans);
+          this.diagnostics.warn(
+            "otlp-partial",
+            `The tracing service accepted the export partially: ${result.rejectedSpans} span(s) rejected: ${result.errorMessage}`,
+          );
+        },
+        rejected: (n, error) => {
+          this.otlp.countRejected(n);
+          if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // warned below
+          this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
+        },
+        unauthorized: (n, error) => this.warnUnauthorized(error.status, `${n} span(s)`),
+        failed: (error) =>
+          this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
       },
-      rejected: (n, error) => {
-        this.otlp.countRejected(n);
-        if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // warned below
-        this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
-      },
-      unauthorized: (n, error) => this.warnUnauthorized(error.status, `${n} span(s)`),
-      failed: (error) =>
-        this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
-    });
+      { queued: true },
+    );
     this.otlp = new ExportQueue<EncodedSpan>(
       (batch, signal) => this.otlpExporter.sendEncoded(batch, signal),
       queueOptions,
