@@ -6,7 +6,9 @@
  *   its end, feedback after the start it refers to).
  * - An export reports how many items from the front it finished (sent, or dropped as invalid); when it asks for a
  *   retry, the rest stay at the front and go again after a backoff, so an outage loses nothing that fits. A
- *   service's `Retry-After` wins over the backoff, and a flush does not cut it short either.
+ *   service's `Retry-After` wins over the backoff, and a flush does not cut it short either. A flush settles early
+ *   when nothing can be sent before its deadline (the service refuses connections, or its `Retry-After` is longer).
+ * - An export refused for a reason every request shares (401/403) finishes its items and pauses the next one.
  * - At shutdown, an export still in flight is aborted and awaited (briefly), so each item is counted once, as sent or
  *   as dropped.
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
@@ -283,7 +285,7 @@ export class ExportQueue<T> {
         this.options.retryMaxDelayMs,
         this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
       );
-      const retryAfter = retry ? outcome.retryAfterMs : undefined;
+      const retryAfter = outcome.retryAfterMs;
       this.notBefore =
         retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0
           ? Date.now() + Math.min(retryAfter, MAX_RETRY_AFTER_MS)
@@ -291,7 +293,7 @@ export class ExportQueue<T> {
       // A flush does not wait for what cannot happen before its deadline: an unreachable service, a Retry-After
       // past the deadline. It settles now; the items stay queued and the retries go on in the background.
       for (const waiter of [...this.waiters])
-        if ((retry && outcome.unreachable) || this.notBefore > waiter.deadline) waiter.resolve();
+        if (outcome.unreachable || this.notBefore > waiter.deadline) waiter.resolve();
       const backoff = this.waiters.length > 0 ? Math.min(this.retryDelay, 250) : this.retryDelay;
       this.kick(Math.max(backoff, this.retryAfterLeft()));
       return;
