@@ -56,4 +56,16 @@ describe.each(["auto", "otlp"] as const)("route %s", (route) => {
     expect(attributes["…"]).toMatch(/Unserializable: nope/);
     expect(Object.keys(attributes).filter((k) => /^\d+$/.test(k))).toEqual([]);
   });
+
+  it("the same for an op's own attributes option", async () => {
+    const hostile = op(
+      async function hostile() {
+        return { ok: true };
+      },
+      { attributes: throwingProxy("nope") as never },
+    );
+    const attributes = (await storedAttributes(route, () => hostile())) as Record<string, unknown>;
+    expect(Object.keys(attributes)).toEqual(["…"]);
+    expect(attributes["…"]).toMatch(/Unserializable: nope/);
+  });
 });
