@@ -9,8 +9,11 @@
  * Spans are produced in chunks of 1,000 with a `setImmediate` between chunks, so the exporter's timers and its
  * failing connection attempts (and retries with backoff) really run during the outage.
  *
+ * One more run sends the same spans by the calls route (`export: "calls"`: a start and an end item per span) to the
+ * same dead service, for the same exact accounting there: offered = sent + rejected + dropped + queued.
+ *
  * Run: node bench/outage.mjs [--spans=1000000] [--pairs=3]
- * (one run: node --expose-gc bench/outage.mjs --mode=baseline|processor --spans=N)
+ * (one run: node --expose-gc bench/outage.mjs --mode=baseline|processor|calls --spans=N)
  */
 import { spawn } from "node:child_process";
 import { createServer } from "node:net";
@@ -36,11 +39,11 @@ async function runOne(mode) {
   let logLines = 0;
   const logger = { warn: () => logLines++, error: () => logLines++ };
   let processor;
-  if (mode === "processor") {
+  if (mode !== "baseline") {
     processor = new TracewireSpanProcessor({
       baseUrl: `http://127.0.0.1:${await closedPort()}`,
       project: "bench/bench",
-      export: "otlp",
+      export: mode === "calls" ? "calls" : "otlp",
       exitHooks: false,
       env: {},
       logger,
@@ -77,9 +80,10 @@ async function runOne(mode) {
     wallMs: wall,
   };
   if (processor) {
-    const during = processor.stats().otlp;
+    const route = mode === "calls" ? "calls" : "otlp";
+    const during = processor.stats()[route];
     await processor.shutdown();
-    const after = processor.stats().otlp;
+    const after = processor.stats()[route];
     const internalErrors = processor.stats().internalErrors;
     Object.assign(result, { during, after, internalErrors, logLines });
   }
@@ -119,17 +123,23 @@ async function main() {
     }
   }
 
+  const calls = await spawnRun("calls");
+  console.error(`calls: ${fmt.num(calls.cpuPerSpan)} µs/span CPU`);
+
   const med = (mode, key) => median(runs[mode].map((r) => r[key]));
-  const accounting = runs.processor.map((r) => {
+  /** offered = sent + rejected + dropped + queued, during the outage and after shutdown (queued 0 then). */
+  const account = (r, route, offered) => {
     const d = r.during;
     const a = r.after;
-    const expected = r.spans - d.queued - d.sent - d.rejected;
+    const expected = offered - d.queued - d.sent - d.rejected;
     return {
       during: d.dropped === expected && r.internalErrors === 0,
-      after: a.queued === 0 && a.dropped + a.sent + a.rejected === r.spans,
-      text: `offered ${fmt.int(r.spans)}, queued ${fmt.int(d.queued)}, sent ${d.sent}, rejected ${d.rejected}, dropped ${fmt.int(d.dropped)} (expected ${fmt.int(expected)}), retries ${d.retries}; after shutdown dropped ${fmt.int(a.dropped)}, queued ${a.queued}; internal errors ${r.internalErrors}; ${r.logLines} log lines`,
+      after: a.queued === 0 && a.dropped + a.sent + a.rejected === offered,
+      text: `${route}: offered ${fmt.int(offered)}, queued ${fmt.int(d.queued)}, sent ${d.sent}, rejected ${d.rejected}, dropped ${fmt.int(d.dropped)} (expected ${fmt.int(expected)}), retries ${d.retries}; after shutdown dropped ${fmt.int(a.dropped)}, queued ${a.queued}; internal errors ${r.internalErrors}; ${r.logLines} log lines`,
     };
-  });
+  };
+  const accounting = runs.processor.map((r) => account(r, "otlp", r.spans));
+  const callsAccounting = account(calls, "calls (2 items per span)", 2 * calls.spans);
   const peakDelta = med("processor", "rssPeak") - med("baseline", "rssPeak");
   const heapDelta = med("processor", "heapAfterGc") - med("baseline", "heapAfterGc");
 
@@ -155,6 +165,11 @@ async function main() {
       pass: accounting.every((a) => a.after),
       detail: `${accounting.filter((a) => a.after).length}/${accounting.length} runs`,
     },
+    {
+      name: "outage, calls route: offered = sent + rejected + dropped + queued (exact), during and after shutdown",
+      pass: callsAccounting.during && callsAccounting.after,
+      detail: callsAccounting.text,
+    },
   ];
 
   const markdown = `### Memory under outage
@@ -172,7 +187,10 @@ Peak RSS over baseline: **${fmt.mb(peakDelta)}**; heap retained over baseline af
 
 Accounting per processor run:
 
-${accounting.map((a) => `- ${a.during && a.after ? "PASS" : "FAIL"} — ${a.text}`).join("\n")}`;
+${[...accounting, callsAccounting].map((a) => `- ${a.during && a.after ? "PASS" : "FAIL"} — ${a.text}`).join("\n")}
+
+The calls-route run offers the same ${fmt.int(calls.spans)} spans with \`export: "calls"\` (a start and an end item each),
+${fmt.num(calls.cpuPerSpan)} µs/span CPU.`;
 
   report({ title: "Memory under outage", markdown, checks });
 }

@@ -94,6 +94,11 @@ export interface TransportOptions {
   gzipSyncMaxBytes?: number;
   /** Sockets kept per origin. */
   maxConnections: number;
+  /**
+   * Retry a request whose connection was refused or whose host did not resolve (default true). The export queues
+   * turn it off: they retry on their own schedule, and a flush must learn at once that the service is down.
+   */
+  retryUnreachable?: boolean;
 }
 
 /** Bodies smaller than this are not worth compressing. */
@@ -126,6 +131,16 @@ const NOT_SENT_CODES = new Set([
   "UND_ERR_CONNECT_TIMEOUT",
 ]);
 const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
+
+/**
+ * Whether `err` says the service could not be reached at all: the connection was refused or the host did not resolve
+ * (a connect timeout is not included: the service may only be slow). Nothing was sent; waiting for it is pointless.
+ */
+export function isUnreachable(err: unknown): boolean {
+  if (!(err instanceof ConnectionError) || err instanceof TimeoutError) return false;
+  const code = errorCode(err.cause);
+  return code !== undefined && code !== "UND_ERR_CONNECT_TIMEOUT" && NOT_SENT_CODES.has(code);
+}
 
 function errorCode(err: unknown): string | undefined {
   let current: unknown = err;
@@ -369,6 +384,7 @@ export class HttpTransport {
           outcome = { kind: "network", sent: !NOT_SENT_CODES.has(code ?? "") };
         }
         if (!isRetryable(outcome, idempotent, policy.nonIdempotent, policy.retryableStatuses)) throw failure;
+        if (this.options.retryUnreachable === false && isUnreachable(failure)) throw failure;
         const elapsed = Date.now() - started;
         const delay = nextDelay(outcome, attempt, elapsed, policy);
         // A wait that would outlast the deadline ends the same way, later and with less to say: give up now.

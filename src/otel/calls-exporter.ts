@@ -5,6 +5,8 @@
  * - Each record was JSON-encoded once, when it was queued (call-encode.ts); retries and splits reuse the bytes.
  * - Requests stay under a byte budget; a 413 halves the request (and the budget) until it fits.
  * - An item the service rejects as invalid (400/422) is found by bisection and dropped alone; its batch-mates go.
+ * - 401/403 refuse the whole request (the API key, not an item): its items are counted as rejected without
+ *   bisecting, and the export stops so the queue backs off before the next batch.
  * - A 404 from `/call/upsert_batch` switches to `/call/start` + `/call/end` for the rest of the process.
  * - Retryable failures stop the export at the failed item; the queue retries from there, keeping order.
  */
@@ -34,6 +36,8 @@ export type CallItem = CallRecordItem | CallRequest;
 export interface CallsExportEvents {
   sent(count: number): void;
   rejected(items: CallItem[], error: Error): void;
+  /** The service refused our credentials (401/403) for a request carrying `count` items. */
+  unauthorized(count: number, error: ApiError): void;
   failed(error: unknown): void;
 }
 
@@ -52,13 +56,14 @@ const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 /** The record's bytes, as a view (valid until the item is released). */
 const recordBytes = (item: CallRecordItem): Uint8Array => item.buf.subarray(item.start, item.end);
 
-type Verdict = "ok" | "invalid" | "too-large" | "not-found" | "retry";
+type Verdict = "ok" | "invalid" | "unauthorized" | "too-large" | "not-found" | "retry";
 
 function classify(err: unknown): Verdict {
   if (err instanceof RequestTooLargeError) return "too-large";
   if (err instanceof NotFoundError) return "not-found";
+  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return "unauthorized";
   if (err instanceof ApiError && err.status !== undefined) {
-    // 400/422 bad item; 401/403 will not get better by resending. 408/429/5xx were retried by the transport.
+    // 400/422 bad item, final. 408/429/5xx were retried by the transport.
     if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) return "invalid";
   }
   return "retry";
@@ -91,8 +96,9 @@ export class CallsExporter {
       const head = batch[done]!;
       if (head.kind === "request") {
         const verdict = await this.sendRequest(head, signal);
-        if (verdict !== "ok" && verdict !== "invalid") return retryOutcome(done, verdict.error);
+        if (typeof verdict === "object") return retryOutcome(done, verdict.error);
         done++;
+        if (verdict === "unauthorized") return { done, retry: false, backoff: true };
         continue;
       }
       let end = done;
@@ -107,7 +113,7 @@ export class CallsExporter {
       }
       const result = await this.sendRecords(batch.slice(done, end) as CallRecordItem[], signal);
       done += result.done;
-      if (result.retry) return { ...result, done };
+      if (result.retry || result.backoff) return { ...result, done };
     }
     return { done, retry: false };
   }
@@ -144,6 +150,10 @@ export class CallsExporter {
         return items.length === 1 ? this.reject(items, error as ApiError) : this.bisect(items, signal);
       case "invalid":
         return items.length === 1 ? this.reject(items, error as ApiError) : this.bisect(items, signal);
+      case "unauthorized":
+        // Every request with this key would be refused alike: bisecting would only multiply the refusals.
+        this.events.unauthorized(items.length, error as ApiError);
+        return { done: items.length, retry: false, backoff: true };
     }
   }
 
@@ -172,7 +182,7 @@ export class CallsExporter {
   private async bisect(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
     const middle = Math.ceil(items.length / 2);
     const first = await this.sendRecords(items.slice(0, middle), signal);
-    if (first.retry) return first;
+    if (first.retry || first.backoff) return first;
     const second = await this.sendRecords(items.slice(middle), signal);
     return { ...second, done: first.done + second.done };
   }
@@ -201,14 +211,21 @@ export class CallsExporter {
           this.events.failed(err);
           return retryOutcome(i, err);
         }
+        if (verdict === "unauthorized") {
+          this.events.unauthorized(1, err as ApiError);
+          return { done: i + 1, retry: false, backoff: true };
+        }
         this.events.rejected([item], err as ApiError);
       }
     }
     return { done: items.length, retry: false };
   }
 
-  /** `"ok"`, `"invalid"` (settled with the error), or the retryable error. */
-  private async sendRequest(item: CallRequest, signal: AbortSignal): Promise<"ok" | "invalid" | { error: unknown }> {
+  /** `"ok"` (counted as sent), `"invalid"` or `"unauthorized"` (settled with the error, counted), or the retryable error. */
+  private async sendRequest(
+    item: CallRequest,
+    signal: AbortSignal,
+  ): Promise<"ok" | "invalid" | "unauthorized" | { error: unknown }> {
     try {
       const result = await this.transport.json({
         method: "POST",
@@ -217,6 +234,7 @@ export class CallsExporter {
         signal,
         ...(item.replaySafe ? {} : { retry: { nonIdempotent: "refused" as const } }),
       });
+      this.events.sent(1);
       item.settle(undefined, result);
       return "ok";
     } catch (err) {
@@ -225,8 +243,10 @@ export class CallsExporter {
         this.events.failed(err);
         return { error: err };
       }
+      if (verdict === "unauthorized") this.events.unauthorized(1, err as ApiError);
+      else this.events.rejected([item], err instanceof Error ? err : new Error(String(err)));
       item.settle(err);
-      return "invalid";
+      return verdict === "unauthorized" ? "unauthorized" : "invalid";
     }
   }
 }

@@ -3,43 +3,53 @@
  * and `SIGTERM` (a container or serverless platform stopping us). Installed once per process for all live
  * processors; nothing here keeps the process alive.
  *
- * A `beforeExit` flush waits at most the processors' `exportTimeoutMillis`; if the service is unreachable, the
- * process then exits without the rest (it is not flushed again on every later `beforeExit`).
+ * Each exit flush waits at most the processors' `exitFlushMillis` (default 5 s), and less when the service refuses
+ * connections (nothing can be sent, so there is nothing to wait for). The `beforeExit` flush runs every time the loop
+ * drains with new work queued — a script that awaits `call.react()` at top level and goes on working loses nothing.
+ * Only when a flush ended with work left (the service unreachable) and nothing new was offered since does the
+ * process exit without flushing again, so a dead service never keeps it alive.
  *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
  * any network I/O could finish. Call `flush()` yourself before `process.exit()`.
  */
-import { globalState } from "./state.js";
+import { type ActiveProcessor, globalState } from "./state.js";
 
-/** Longest a SIGTERM waits for the flush before letting the process go. */
-const SIGTERM_FLUSH_MS = 5_000;
-
-function flushAll(): Promise<unknown> {
-  return Promise.allSettled([...globalState().live].map((p) => p.forceFlush()));
+/** Flushes every live processor, each within its own `exitFlushMillis`. */
+function flushAll(live: readonly ActiveProcessor[]): Promise<unknown> {
+  return Promise.allSettled(live.map((p) => p.forceFlush(p.exitFlushMillis)));
 }
 
 /** Installs the hooks if they are not installed yet. */
 export function installExitHooks(): void {
   const state = globalState();
   if (state.hooks) return;
-  const busy = () => [...state.live].some((p) => !p.idle);
+  const live = () => [...state.live];
+  const busy = () => live().some((p) => !p.idle);
+  const offered = () => live().reduce((sum, p) => sum + p.offered, 0);
   let flushing = false;
-  let gaveUp = false;
+  /** Items offered when a flush last gave up with work left; -1 while none has. */
+  let gaveUpAt = -1;
   const beforeExit = () => {
     // Flushing schedules I/O, which makes Node emit beforeExit again when it is done; only flush while there is
-    // something to send, so the second round finds everything idle and the process exits. A flush that ends (at its
-    // deadline) with work still queued means the service is unreachable: flushing again would keep the process
-    // alive forever, so later rounds let it exit and the rest is lost.
-    if (flushing || gaveUp || !busy()) return;
+    // something to send, so a later round finds everything idle and the process exits. A flush that ends with work
+    // still queued means the service is unreachable: flushing the same work again would keep the process alive
+    // forever, so the process exits — unless new work was offered since (the script went on), which gets its flush.
+    if (flushing || !busy() || offered() === gaveUpAt) return;
     flushing = true;
-    void flushAll().then(() => {
+    void flushAll(live()).then(() => {
       flushing = false;
-      if (busy()) gaveUp = true;
+      gaveUpAt = busy() ? offered() : -1;
     });
   };
   const sigterm = () => {
-    const timeout = new Promise((resolve) => setTimeout(resolve, SIGTERM_FLUSH_MS).unref());
-    void Promise.race([flushAll(), timeout]).then(() => {
+    const processors = live();
+    const longest = Math.max(0, ...processors.map((p) => p.exitFlushMillis));
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise((resolve) => {
+      timer = setTimeout(resolve, longest + 100).unref();
+    });
+    void Promise.race([flushAll(processors), timeout]).then(() => {
+      clearTimeout(timer);
       // A SIGTERM listener disables Node's default exit; restore it when we are the only listener.
       if (process.listenerCount("SIGTERM") === 1) {
         removeExitHooks();

@@ -6,7 +6,9 @@
  *   its end, feedback after the start it refers to).
  * - An export reports how many items from the front it finished (sent, or dropped as invalid); when it asks for a
  *   retry, the rest stay at the front and go again after a backoff, so an outage loses nothing that fits. A
- *   service's `Retry-After` wins over the backoff, and a flush does not cut it short either.
+ *   service's `Retry-After` wins over the backoff, and a flush does not cut it short either. A flush settles early
+ *   when nothing can be sent before its deadline (the service refuses connections, or its `Retry-After` is longer).
+ * - An export refused for a reason every request shares (401/403) finishes its items and pauses the next one.
  * - At shutdown, an export still in flight is aborted and awaited (briefly), so each item is counted once, as sent or
  *   as dropped.
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
@@ -14,6 +16,7 @@
  */
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
+import { isUnreachable } from "../http/transport.js";
 
 /** What one export did with the batch it was given. */
 export interface ExportOutcome {
@@ -23,13 +26,26 @@ export interface ExportOutcome {
   retry: boolean;
   /** With `retry`: the service's `Retry-After`, in ms; the next attempt waits at least this long. */
   retryAfterMs?: number;
+  /**
+   * With `retry`: the service refused the connection (or its name did not resolve), so nothing can be sent now. A
+   * flush waiting for this export settles at once instead of retrying until its deadline; the items stay queued.
+   */
+  unreachable?: boolean;
+  /**
+   * Without `retry`: the items are finished (refused for good), but the service refused the whole request for a
+   * reason every next request shares (401/403: the API key). The next export waits a backoff, as after a retry.
+   */
+  backoff?: boolean;
 }
 
 /** A retry outcome after `done` items, carrying the service's `Retry-After` when the failure had one. */
 export function retryOutcome(done: number, err: unknown): ExportOutcome {
   const header = err instanceof ApiError ? err.headers["retry-after"] : undefined;
   const retryAfterMs = parseRetryAfter(header);
-  return retryAfterMs === undefined ? { done, retry: true } : { done, retry: true, retryAfterMs };
+  const outcome: ExportOutcome = { done, retry: true };
+  if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
+  if (isUnreachable(err)) outcome.unreachable = true;
+  return outcome;
 }
 
 /** Sends one batch. Must not throw; `signal` fires at the export timeout or on a forced shutdown. */
@@ -76,8 +92,10 @@ export class ExportQueue<T> {
   private retryDelay = 0;
   /** `Date.now()` before which the service asked not to be sent anything (its `Retry-After`); 0 when none. */
   private notBefore = 0;
+  /** `Date.now()` before which the next export waits after a `backoff` outcome (refused credentials); 0 when none. */
+  private pausedUntil = 0;
   private closed = false;
-  private readonly waiters: { target: number; resolve: () => void }[] = [];
+  private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
   private readonly abort = new AbortController();
   /** The export in flight, if any. */
   private current: Promise<ExportOutcome> | undefined;
@@ -123,9 +141,15 @@ export class ExportQueue<T> {
     // The caller's path: arm a timer only when it changes something. While an export runs, pump() re-arms itself
     // when it finishes; a zero-delay timer already armed is as soon as it gets.
     if (!this.exporting) {
-      if (this.items.length >= this.options.maxBatchSize && this.retryDelay === 0 && this.notBefore === 0) {
+      const paused = this.pausedUntil === 0 ? 0 : this.pausedUntil - Date.now();
+      if (
+        this.items.length >= this.options.maxBatchSize &&
+        this.retryDelay === 0 &&
+        this.notBefore === 0 &&
+        paused <= 0
+      ) {
         if (!this.immediate) this.kick(0);
-      } else if (!this.timer) this.kick(this.options.scheduleDelayMs);
+      } else if (!this.timer) this.kick(Math.max(this.options.scheduleDelayMs, paused));
     }
     return true;
   }
@@ -138,13 +162,19 @@ export class ExportQueue<T> {
     return this.closed ? "the processor is shut down" : `the queue is full (${this.options.maxQueueSize})`;
   }
 
-  /** Resolves once every item offered before the call is finished, or after `timeoutMs` (items then stay queued). */
+  /**
+   * Resolves once every item offered before the call is finished, or after `timeoutMs`, or as soon as nothing can be
+   * sent before then: the service refused the connection, or its `Retry-After` outlasts the deadline. Items not sent
+   * stay queued (a later flush, the background retries or `shutdown()` deal with them).
+   */
   flush(timeoutMs: number): Promise<void> {
     const target = this.offered;
     if (this.finished >= target) return Promise.resolve();
+    if (!this.exporting && this.notBefore > Date.now() + timeoutMs) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const waiter = {
         target,
+        deadline: Date.now() + timeoutMs,
         resolve: () => {
           clearTimeout(timeout);
           const index = this.waiters.indexOf(waiter);
@@ -184,6 +214,11 @@ export class ExportQueue<T> {
     this.stats.queued = 0;
     this.onDrop(left.length, reason, left);
     this.complete(left.length);
+  }
+
+  /** Items offered so far (queued, sent or finished otherwise). */
+  get offeredCount(): number {
+    return this.offered;
   }
 
   /** Whether anything is waiting or in flight (used by the exit hook to decide whether to flush). */
@@ -233,7 +268,18 @@ export class ExportQueue<T> {
       return;
     }
 
-    if (outcome.retry && done < batch.length) {
+    const retry = outcome.retry && done < batch.length;
+    if (!retry && outcome.backoff) {
+      // Refused for a reason every next request shares (the API key): the next batch waits, whenever it comes.
+      this.retryDelay = Math.min(
+        this.options.retryMaxDelayMs,
+        this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
+      );
+      this.pausedUntil = Date.now() + this.retryDelay;
+      if (this.items.length > 0) this.kick(this.waiters.length > 0 ? 0 : this.retryDelay);
+      return;
+    }
+    if (retry) {
       this.stats.retries++;
       this.retryDelay = Math.min(
         this.options.retryMaxDelayMs,
@@ -244,12 +290,17 @@ export class ExportQueue<T> {
         retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0
           ? Date.now() + Math.min(retryAfter, MAX_RETRY_AFTER_MS)
           : 0;
+      // A flush does not wait for what cannot happen before its deadline: an unreachable service, a Retry-After
+      // past the deadline. It settles now; the items stay queued and the retries go on in the background.
+      for (const waiter of [...this.waiters])
+        if (outcome.unreachable || this.notBefore > waiter.deadline) waiter.resolve();
       const backoff = this.waiters.length > 0 ? Math.min(this.retryDelay, 250) : this.retryDelay;
       this.kick(Math.max(backoff, this.retryAfterLeft()));
       return;
     }
     this.retryDelay = 0;
     this.notBefore = 0;
+    this.pausedUntil = 0;
     if (this.items.length >= this.options.maxBatchSize || (this.items.length > 0 && this.waiters.length > 0)) {
       this.kick(0);
     } else if (this.items.length > 0) {

@@ -32,7 +32,15 @@ export interface OtlpExporterConfig {
   timeoutMs: number;
   /** Extra headers (from `OTEL_EXPORTER_OTLP_TRACES_HEADERS` and options). */
   headers: Record<string, string>;
+  /** String attribute values longer than this many UTF-16 units are cut to it. Default {@link DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT}. */
+  attributeValueLengthLimit?: number;
 }
+
+/**
+ * Default cap on a string attribute value on the OTLP route, in UTF-16 units: 256 Ki, what the tracing service
+ * keeps of a custom attribute value anyway.
+ */
+export const DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT = 256 * 1024;
 
 /** Where a span goes: natively as a call, as OTLP, or nowhere. */
 export type SpanRoute = "calls" | "otlp";
@@ -80,8 +88,19 @@ export interface TracewireProcessorOptions {
   otlpHeaders?: Record<string, string>;
   /** Deadline of one OTLP request, retries included, ms. Env `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT`. Default 10000. */
   otlpTimeoutMillis?: number;
+  /**
+   * Longest string attribute value sent on the OTLP route, in UTF-16 units; longer ones are cut (as OTel's
+   * `attributeValueLengthLimit` does). Env `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT`, else
+   * `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT`. Default 262144.
+   */
+  otlpAttributeValueLengthLimit?: number;
   /** Flush on `beforeExit` and `SIGTERM`. Default true. */
   exitHooks?: boolean;
+  /**
+   * Longest the exit flush (`beforeExit`, `SIGTERM`) waits, ms, so a process whose service is slow or down still
+   * exits promptly; what is not sent by then is lost. Env `TRACEWIRE_EXIT_FLUSH_TIMEOUT`. Default 5000.
+   */
+  exitFlushMillis?: number;
   /** Allow an API key over plain http to a non-loopback host. Env `TRACEWIRE_ALLOW_INSECURE_HTTP`. */
   allowInsecureHttp?: boolean;
   /** Where warnings go. Default `console`. */
@@ -105,6 +124,7 @@ export interface ResolvedProcessorOptions {
   maxBatchBytes: number;
   otlp: OtlpExporterConfig;
   exitHooks: boolean;
+  exitFlushMillis: number;
   allowInsecureHttp: boolean;
   logger: Logger;
 }
@@ -244,6 +264,15 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
       protocol,
       compression,
       timeoutMs: int("otlpTimeoutMillis", "OTEL_EXPORTER_OTLP_TRACES_TIMEOUT", 1, 10_000),
+      attributeValueLengthLimit: int(
+        "otlpAttributeValueLengthLimit",
+        env.OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT
+          ? "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT"
+          : "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT",
+        1,
+        DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
+        2 ** 30,
+      ),
       headers: {
         ...readHeaders(
           "env OTEL_EXPORTER_OTLP_TRACES_HEADERS",
@@ -253,6 +282,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
       },
     },
     exitHooks: readBoolean("exitHooks", undefined, options.exitHooks, env) ?? true,
+    exitFlushMillis: int("exitFlushMillis", "TRACEWIRE_EXIT_FLUSH_TIMEOUT", 1, 5000),
     allowInsecureHttp,
     logger: readLogger(options.logger) ?? console,
   };

@@ -14,7 +14,12 @@ import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-import { type OtlpExporterConfig, resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
+import {
+  DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
+  type OtlpExporterConfig,
+  resolveProcessorOptions,
+  type TracewireProcessorOptions,
+} from "./options.js";
 
 export type { OtlpExporterConfig };
 
@@ -23,6 +28,8 @@ export interface OtlpExportEvents {
   sent(count: number): void;
   partialSuccess(result: ExportPartialSuccess): void;
   rejected(count: number, error: Error): void;
+  /** The service refused our credentials (401/403) for a request of `count` spans (also counted as rejected). */
+  unauthorized(count: number, error: ApiError): void;
   failed(error: unknown): void;
 }
 
@@ -36,8 +43,14 @@ export class OtlpTraceExporter implements SpanExporter {
   private readonly transport: HttpTransport;
   private readonly encoder: SpanBatchEncoder;
   private readonly pending = new Set<Promise<unknown>>();
-  /** Spans per request; halved by each 413 (the service's body limit), never raised again. */
-  private maxSpansPerRequest = Number.POSITIVE_INFINITY;
+  /**
+   * Encoded span bytes per request: halved by a 413 (the service's body limit), doubled again by each request that
+   * succeeds, up to just under the smallest size refused so far — so one oversized span costs one refused request,
+   * not the batch size for the life of the process.
+   */
+  private requestBudget = Number.POSITIVE_INFINITY;
+  /** Smallest encoded span bytes a 413 refused (several spans); requests stay below it. */
+  private refusedAt = Number.POSITIVE_INFINITY;
   private requestsInFlight = 0;
 
   /**
@@ -47,9 +60,16 @@ export class OtlpTraceExporter implements SpanExporter {
   constructor(
     private readonly config: OtlpExporterConfig,
     private readonly events?: Partial<OtlpExportEvents>,
+    /**
+     * @internal `queued`: a retrying export queue (the processor's) drives this exporter, so a refused connection is
+     * reported at once instead of retried here. Standalone (inside an OTel `BatchSpanProcessor`, which does not
+     * retry) the exporter retries it itself.
+     */
+    internal: { queued?: boolean } = {},
   ) {
     checkConfig(config);
-    this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder() : new ProtoBatchEncoder();
+    const limit = config.attributeValueLengthLimit ?? DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
+    this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder(limit) : new ProtoBatchEncoder(limit);
     this.transport = new HttpTransport({
       baseUrl: config.url,
       ...(config.apiKey === undefined ? {} : { apiKey: config.apiKey }),
@@ -68,14 +88,16 @@ export class OtlpTraceExporter implements SpanExporter {
       // batch of spans, up to ~4 ms for 256 KiB that will not compress; larger bodies go to the thread pool.
       gzipSyncMaxBytes: 256 * 1024,
       maxConnections: 4,
+      // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
+      retryUnreachable: !internal.queued,
     });
   }
 
   /**
    * Encodes and sends one batch of ended spans. Never throws: the outcome says whether to retry. A 413 halves the
-   * number of spans per request (for the rest of the process) and sends the same spans again in smaller requests —
-   * resending within the size the service accepts, not repeating a refused request; a single span that is still too
-   * large is refused alone.
+   * bytes per request and sends the same spans again in smaller requests — resending within the size the service
+   * accepts, not repeating a refused request; a single span that is still too large is refused alone. Requests that
+   * succeed raise the size again.
    */
   async send(spans: ReadableSpan[], signal?: AbortSignal): Promise<ExportOutcome> {
     if (!Array.isArray(spans)) return { done: 0, retry: false };
@@ -99,19 +121,31 @@ export class OtlpTraceExporter implements SpanExporter {
     if (!Array.isArray(spans) || spans.length === 0) return { done: 0, retry: false };
     let done = 0;
     while (done < spans.length) {
-      const chunk =
-        spans.length - done <= this.maxSpansPerRequest
-          ? spans.slice(done)
-          : spans.slice(done, done + this.maxSpansPerRequest);
+      // As many spans as fit the budget, at least one.
+      let end = done;
+      let bytes = 0;
+      while (end < spans.length) {
+        const size = spans[end]!.end - spans[end]!.start;
+        if (end > done && bytes + size > this.requestBudget) break;
+        bytes += size;
+        end++;
+      }
+      const chunk = done === 0 && end === spans.length ? spans : spans.slice(done, end);
       const result = await this.sendRequest(chunk, signal);
       if (result === "too-large") {
-        // Smaller requests from now on; the same spans go again, split.
-        this.maxSpansPerRequest = Math.max(1, Math.floor(chunk.length / 2));
+        // Smaller requests; the same spans go again, split (the halved budget always splits a chunk of several).
+        this.refusedAt = Math.min(this.refusedAt, bytes);
+        this.requestBudget = Math.floor(bytes / 2);
         continue;
       }
-      if (result !== "done") return { ...result, done };
+      if (typeof result === "object") return { ...result, done };
+      if (result === "done" && this.requestBudget < this.refusedAt - 1) {
+        this.requestBudget = Math.min(this.requestBudget * 2, this.refusedAt - 1);
+      }
       releaseSlices(chunk);
       done += chunk.length;
+      // 401/403: every request with this key would be refused alike; stop, and let the queue back off.
+      if (result === "unauthorized") return { done, retry: false, backoff: true };
     }
     return { done, retry: false };
   }
@@ -120,7 +154,7 @@ export class OtlpTraceExporter implements SpanExporter {
   private async sendRequest(
     spans: EncodedSpan[],
     signal: AbortSignal | undefined,
-  ): Promise<"done" | "too-large" | Omit<ExportOutcome, "done">> {
+  ): Promise<"done" | "unauthorized" | "too-large" | Omit<ExportOutcome, "done">> {
     const json = this.config.protocol === "http/json";
     // The encoder's own request buffer is reused when no other request is using it (the processor sends one batch
     // at a time; `export()` may be called concurrently).
@@ -144,6 +178,11 @@ export class OtlpTraceExporter implements SpanExporter {
     } catch (err) {
       const status = err instanceof ApiError ? err.status : undefined;
       if (status === 413 && spans.length > 1) return "too-large";
+      if (status === 401 || status === 403) {
+        this.events?.rejected?.(spans.length, err as ApiError);
+        this.events?.unauthorized?.(spans.length, err as ApiError);
+        return "unauthorized";
+      }
       if (status !== undefined && !OTLP_RETRY_STATUSES.includes(status)) {
         // 400, 401, 413 for one span, 500…: the OTLP spec forbids resending the same data.
         this.events?.rejected?.(spans.length, err as ApiError);
@@ -155,8 +194,8 @@ export class OtlpTraceExporter implements SpanExporter {
         return "done";
       }
       this.events?.failed?.(err);
-      const { retry, retryAfterMs } = retryOutcome(0, err);
-      return retryAfterMs === undefined ? { retry } : { retry, retryAfterMs };
+      const { done: _, ...retry } = retryOutcome(0, err);
+      return retry;
     } finally {
       this.requestsInFlight--;
     }
@@ -245,6 +284,10 @@ function checkConfig(config: OtlpExporterConfig): void {
     );
   }
   readHeaders(setting("headers"), config.headers);
+  const limit = config.attributeValueLengthLimit;
+  if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
+    throw new ConfigError(setting("attributeValueLengthLimit"), JSON.stringify(limit), "a positive integer");
+  }
 }
 
 /** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
@@ -258,6 +301,7 @@ export type OtlpExporterOptions = Pick<
   | "otlpEndpoint"
   | "otlpHeaders"
   | "otlpTimeoutMillis"
+  | "otlpAttributeValueLengthLimit"
   | "allowInsecureHttp"
   | "env"
 >;

@@ -12,8 +12,8 @@
  */
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { kindOf } from "../config.js";
-import { ValidationError } from "../errors.js";
+import { kindOf, MAX_TIMER_MS } from "../config.js";
+import { ApiError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { TRACER_NAME } from "../version.js";
@@ -36,9 +36,15 @@ import { OtlpTraceExporter } from "./otlp-exporter.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { type ActiveProcessor, globalState } from "./state.js";
 
-/** Counters reported by `stats()`. */
+/**
+ * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
+ * dropped + queued` is the number of items offered so far (an item in flight still counts as queued).
+ */
 export interface TracewireStats {
-  /** The native-calls route: one item per call start, call end or call-scoped request. */
+  /**
+   * The native-calls route: one item per call start, per call end and per call-scoped request (feedback, rename) —
+   * a call is two items. A call whose start was dropped or rejected has its end counted the same way.
+   */
   calls: QueueStats;
   /** The OTLP route: one item per span. `rejected` includes spans the service refused in a `partial_success`. */
   otlp: QueueStats;
@@ -87,11 +93,17 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       bodyTimeoutMs: this.options.exportTimeoutMillis,
       gzip: false,
       maxConnections: 4,
+      // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
+      retryUnreachable: false,
     });
     const callsExporter = new CallsExporter(this.transport, this.options.maxBatchBytes, {
       sent: (n) => this.calls.countSent(n),
       rejected: (items, error) =>
         this.rejectCalls(items.length, `The tracing service rejected ${items.length} call item(s): ${error.message}`),
+      unauthorized: (count, error) => {
+        this.calls.countRejected(count);
+        this.warnUnauthorized(error.status, `${count} call item(s)`);
+      },
       failed: (error) =>
         this.diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
     });
@@ -105,22 +117,28 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       },
     );
 
-    this.otlpExporter = new OtlpTraceExporter(this.options.otlp, {
-      sent: (n) => this.otlp.countSent(n),
-      partialSuccess: (result) => {
-        this.otlp.countRejected(result.rejectedSpans);
-        this.diagnostics.warn(
-          "otlp-partial",
-          `The tracing service accepted the export partially: ${result.rejectedSpans} span(s) rejected: ${result.errorMessage}`,
-        );
+    this.otlpExporter = new OtlpTraceExporter(
+      this.options.otlp,
+      {
+        sent: (n) => this.otlp.countSent(n),
+        partialSuccess: (result) => {
+          this.otlp.countRejected(result.rejectedSpans);
+          this.diagnostics.warn(
+            "otlp-partial",
+            `The tracing service accepted the export partially: ${result.rejectedSpans} span(s) rejected: ${result.errorMessage}`,
+          );
+        },
+        rejected: (n, error) => {
+          this.otlp.countRejected(n);
+          if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // warned below
+          this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
+        },
+        unauthorized: (n, error) => this.warnUnauthorized(error.status, `${n} span(s)`),
+        failed: (error) =>
+          this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
       },
-      rejected: (n, error) => {
-        this.otlp.countRejected(n);
-        this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
-      },
-      failed: (error) =>
-        this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
-    });
+      { queued: true },
+    );
     this.otlp = new ExportQueue<EncodedSpan>(
       (batch, signal) => this.otlpExporter.sendEncoded(batch, signal),
       queueOptions,
@@ -143,7 +161,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const route = this.routeOf(span);
       const data = callStartData(parentContext);
       if (route === "calls") {
-        setSpanRoute(span, this.offerCall(this.callRecords.start(span, data)) ? "calls" : "none");
+        // A start the full queue would refuse is counted as dropped without being encoded first.
+        setSpanRoute(span, this.calls.admit() ? this.offerCall(this.callRecords.start(span, data)) : "calls-dropped");
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) span.setAttributes(portableStartAttributes(data));
@@ -162,7 +181,16 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
-        if (route === "calls" && !this.offerCall(this.callRecords.start(span, undefined))) return;
+        if (route === "calls") route = this.offerCall(this.callRecords.start(span, undefined));
+      }
+      // The start of this call was not queued: its end is one more item lost the same way, counted, never built.
+      if (route === "calls-dropped") {
+        this.calls.drop("its call's start was dropped");
+        return;
+      }
+      if (route === "calls-rejected") {
+        this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
+        return;
       }
       // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
       if (route === "otlp" && this.otlp.admit()) {
@@ -205,12 +233,27 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   }
 
   /**
-   * Sends everything queued so far on both routes; resolves when done or after `exportTimeoutMillis` (default 30 s;
-   * what is left stays queued).
+   * Sends everything queued so far on both routes; resolves when done, after `timeoutMs` (default
+   * `exportTimeoutMillis`, 30 s), or as soon as nothing can be sent before then (the service refuses connections,
+   * or its `Retry-After` outlasts the deadline). What is left stays queued: the background retries send it when the
+   * service is back, `shutdown()` counts it as dropped.
    */
-  async forceFlush(): Promise<void> {
-    const deadline = this.options.exportTimeoutMillis;
+  async forceFlush(timeoutMs?: number): Promise<void> {
+    const deadline =
+      typeof timeoutMs === "number" && timeoutMs > 0
+        ? Math.min(timeoutMs, MAX_TIMER_MS)
+        : this.options.exportTimeoutMillis;
     await Promise.all([this.calls.flush(deadline), this.otlp.flush(deadline)]);
+  }
+
+  /** Items offered so far on both routes. */
+  get offered(): number {
+    return this.calls.offeredCount + this.otlp.offeredCount;
+  }
+
+  /** Deadline of the exit flush, ms: `exitFlushMillis`, or the export deadline when that is shorter. */
+  get exitFlushMillis(): number {
+    return Math.min(this.options.exitFlushMillis, this.options.exportTimeoutMillis);
   }
 
   /**
@@ -240,15 +283,34 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     return this.calls.idle && this.otlp.idle;
   }
 
-  /** Queues an encoded call record; a record that could not be encoded is refused alone (counted, logged once). */
-  private offerCall(item: CallRecordItem | Error, force = false): boolean {
+  /**
+   * Queues an encoded call record; a record that could not be encoded is refused alone (counted, logged once).
+   * Says what became of it, which is also what becomes of the call's end.
+   */
+  private offerCall(item: CallRecordItem | Error, force = false): "calls" | "calls-dropped" | "calls-rejected" {
     if (item instanceof Error) {
       this.rejectCalls(1, `A call record could not be encoded and was dropped: ${item.message}`);
-      return false;
+      return "calls-rejected";
     }
-    if (this.calls.offer(item, force)) return true;
+    if (this.calls.offer(item, force)) return "calls";
     releaseSlices([item]); // refused (queue full or shut down): never sent, its arena may be reused
-    return false;
+    return "calls-dropped";
+  }
+
+  /**
+   * One warning (per minute, whichever route) when the service refuses our credentials: the status and what to
+   * check — never the key itself.
+   */
+  private warnUnauthorized(status: number | undefined, what: string): void {
+    const key = this.options.apiKey === undefined ? "no API key is set" : "the API key was refused";
+    const check =
+      status === 403
+        ? `check that the API key (apiKey / TRACEWIRE_API_KEY) has write access to project "${this.project}"`
+        : "check apiKey / TRACEWIRE_API_KEY (set, current, not revoked)";
+    this.diagnostics.warn(
+      "unauthorized",
+      `The tracing service answered ${status} (${key}); ${what} rejected, and exports back off. To fix: ${check}.`,
+    );
   }
 
   private rejectCalls(count: number, message: string): void {

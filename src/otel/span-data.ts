@@ -30,8 +30,12 @@ export function callEndData(span: object): CallEndData | undefined {
   return (span as { [CALL_END]?: CallEndData })[CALL_END];
 }
 
-/** Where the processor sent a span: `"none"` when it was filtered, not sampled or dropped at the start. */
-export type SpanRouteMark = "calls" | "otlp" | "none";
+/**
+ * Where the processor sent a span: `"none"` when it was filtered or not sampled; `"calls-dropped"` /
+ * `"calls-rejected"` when its call's start was dropped (queue full, shut down) or refused (could not be encoded),
+ * so that the end is counted the same way instead of vanishing.
+ */
+export type SpanRouteMark = "calls" | "otlp" | "none" | "calls-dropped" | "calls-rejected";
 const ROUTE = Symbol.for("tracewire.route");
 
 /** The route the processor chose for a span at its start (undefined if no tracewire processor saw it start). */

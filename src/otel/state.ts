@@ -14,7 +14,12 @@ export interface ActiveProcessor {
   enqueueRequest(path: string, body: object, replaySafe?: boolean): Promise<unknown>;
   /** Whether work is queued or in flight. */
   readonly idle: boolean;
-  forceFlush(): Promise<void>;
+  /** Items offered so far on both routes (grows with new work; the exit hook uses it to see progress). */
+  readonly offered: number;
+  /** Deadline of the exit flush, ms (`exitFlushMillis`). */
+  readonly exitFlushMillis: number;
+  /** Sends what is queued; resolves when done, at `timeoutMs` (default `exportTimeoutMillis`), or when nothing can be sent. */
+  forceFlush(timeoutMs?: number): Promise<void>;
 }
 
 /** How op() turns inputs and outputs into payloads (set by `init()`; defaults otherwise). */

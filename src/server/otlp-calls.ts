@@ -193,7 +193,8 @@ export function spanToCall(span: OtlpSpan, project: string): { start: CallStart;
     const found = first(flat, tree, keys);
     if (found) attributes[field] = found.value;
   }
-  const custom = lookup(flat, tree, "wandb.attributes");
+  // A dict (`wandb.attributes.*` keys), or one JSON string when its keys would conflict once split on dots.
+  const custom = parsed(lookup(flat, tree, "wandb.attributes"));
   if (isObject(custom)) Object.assign(attributes, custom);
 
   const input = first(flat, tree, INPUT_KEYS);

@@ -31,6 +31,16 @@ export function currentThread(): ThreadContext | undefined {
 }
 
 /**
+ * Call attributes as JSON. An object that cannot be read at all (a Proxy whose traps throw) serializes to a
+ * placeholder string; it is kept as one entry under `"…"` (the serializer's key for markers), not spread into one
+ * attribute per character.
+ */
+export function serializeAttributes(attributes: object): JsonObject {
+  const json = serialize(attributes);
+  return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as JsonObject) : { "…": json };
+}
+
+/**
  * Runs `fn` so that every call started inside it (at any depth, across `await`) carries `attributes`, merged over
  * those of enclosing `withAttributes` calls. Values are stored as JSON. Returns what `fn` returns.
  */
@@ -42,7 +52,7 @@ export function withAttributes<T>(attributes: Record<string, unknown>, fn: () =>
     );
   }
   if (typeof fn !== "function") throw new ValidationError("withAttributes expects a function to run.", "fn");
-  const merged = { ...currentAttributes(), ...(serialize(attributes) as JsonObject) };
+  const merged = { ...currentAttributes(), ...serializeAttributes(attributes) };
   return context.with(context.active().setValue(ATTRIBUTES_KEY, merged), fn);
 }
 

@@ -8,7 +8,6 @@
  * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call).
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
-import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
 import { capErrorText, describeError } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
@@ -16,10 +15,9 @@ import { globalState } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { portableEndAttributes } from "../wire/span-to-call.js";
 import { Call, MAX_NAME_LENGTH } from "./call.js";
-import { currentAttributes, currentThread, withTurn } from "./context.js";
+import { currentAttributes, currentThread, serializeAttributes, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
 import { preparePayload } from "./payload.js";
-import { serialize } from "./serialize.js";
 
 /** Options of {@link op}. */
 export interface OpOptions {
@@ -132,7 +130,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   if ((fn as { [OP]?: true })[OP]) return fn as Op<F>;
   const opName = options.name ?? (fn.name || "anonymous");
   // Stored as JSON once, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter.
-  const ownAttributes = options.attributes === undefined ? undefined : (serialize(options.attributes) as JsonObject);
+  const ownAttributes = options.attributes === undefined ? undefined : serializeAttributes(options.attributes);
 
   function start(args: unknown[]): { span: Span; body: Context } {
     const state = globalState();

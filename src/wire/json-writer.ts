@@ -1,7 +1,9 @@
 /**
- * A JSON text writer for the OTLP/JSON encoder: writes UTF-8 straight into a reusable buffer, as `JSON.stringify`
- * would spell each value (same escapes, lone surrogates as `\udxxx`, numbers as `String(n)`), so spans can be
- * encoded one by one as they end without building objects or strings for them. No dependencies.
+ * A JSON text writer for the OTLP/JSON encoder and the calls route: writes UTF-8 straight into a reusable buffer, as
+ * `JSON.stringify` would spell each value of the string made well-formed (same escapes, numbers as `String(n)`, but
+ * a lone surrogate as U+FFFD, like the protobuf route and `TextEncoder`: a `\udxxx` escape is valid JSON that a
+ * service decoding to UTF-8 may refuse, with the whole batch). So spans can be encoded one by one as they end
+ * without building objects or strings for them. No dependencies.
  */
 import { ByteWriter, utf8Bound, writeSurrogatePair } from "./byte-writer.js";
 
@@ -84,7 +86,7 @@ export class JsonWriter extends ByteWriter {
     if (typeof s !== "string") s = String(s);
     const len = s.length;
     if (len > HAND_LOOP_MAX) {
-      const json = JSON.stringify(s);
+      const json = JSON.stringify(wellFormed(s));
       this.ensure(utf8Bound(json));
       this.pos += encoder.encodeInto(json, this.buf.subarray(this.pos)).written;
       return;
@@ -103,8 +105,12 @@ export class JsonWriter extends ByteWriter {
         if (c <= 0xdbff && c >= 0xd800 && d >= 0xdc00 && d <= 0xdfff) {
           pos = writeSurrogatePair(buf, pos, c, d);
           i++;
-        } else {
+        } else if (c < 0x20) {
           pos = writeEscape(buf, pos, c);
+        } else {
+          buf[pos++] = 0xef; // a lone surrogate: U+FFFD
+          buf[pos++] = 0xbf;
+          buf[pos++] = 0xbd;
         }
       } else if (c < 0x80) {
         buf[pos++] = c; // 0x7f (DEL) is not escaped by JSON.stringify
@@ -121,8 +127,9 @@ export class JsonWriter extends ByteWriter {
     this.pos = pos;
   }
 
-  /** Text that is already valid JSON (what `JSON.stringify` returned), as UTF-8. */
+  /** Text that is already valid JSON (what `JSON.stringify` returned), as UTF-8; lone surrogates become U+FFFD. */
   json(text: string): void {
+    if (text.includes("\\ud")) text = wellFormedJson(text);
     this.ensure(utf8Bound(text));
     this.pos += encoder.encodeInto(text, this.buf.subarray(this.pos)).written;
   }
@@ -144,6 +151,22 @@ export class JsonWriter extends ByteWriter {
     buf[pos++] = 0x22;
     this.pos = pos;
   }
+}
+
+/** `s` with lone surrogates replaced by U+FFFD (`String.prototype.toWellFormed`, typed here: lib ES2023). */
+function wellFormed(s: string): string {
+  const str = s as string & { isWellFormed(): boolean; toWellFormed(): string };
+  return str.isWellFormed() ? s : str.toWellFormed();
+}
+
+/**
+ * `JSON.stringify` output with its lone-surrogate escapes (`\ud800`–`\udfff`, lower-case hex, never part of a
+ * pair: pairs are written as characters) replaced by U+FFFD. An escape counts only after an even number of
+ * backslashes (`\\ud800` is a backslash and the text `ud800`).
+ */
+const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
+function wellFormedJson(text: string): string {
+  return text.replace(LONE_SURROGATE_ESCAPE, "\ufffd");
 }
 
 const SHORT_ESCAPES: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };

@@ -135,7 +135,11 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
   private readonly arenas: ArenaPool<W>;
   protected writer: W;
 
-  constructor(private readonly newWriter: (size?: number) => W) {
+  constructor(
+    private readonly newWriter: (size?: number) => W,
+    /** String attribute values longer than this are cut (see `writeSpan`). */
+    protected readonly maxAttributeValueLength = Number.POSITIVE_INFINITY,
+  ) {
     this.arenas = new ArenaPool(newWriter);
     this.writer = newWriter();
   }
@@ -168,12 +172,12 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
 
 /** Binary protobuf (`Content-Type: application/x-protobuf`). */
 export class ProtoBatchEncoder extends ArenaEncoder<ProtobufWriter> {
-  constructor() {
-    super((size) => new ProtobufWriter(size));
+  constructor(maxAttributeValueLength?: number) {
+    super((size) => new ProtobufWriter(size), maxAttributeValueLength);
   }
 
   protected writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
-    writeSpan(w, span);
+    writeSpan(w, span, this.maxAttributeValueLength);
   }
 
   protected writeRequest(w: ProtobufWriter, groups: ResourceGroup[]): void {
@@ -201,14 +205,14 @@ export class ProtoBatchEncoder extends ArenaEncoder<ProtobufWriter> {
 
 /** OTLP/JSON (`Content-Type: application/json`), UTF-8. */
 export class JsonBatchEncoder extends ArenaEncoder<JsonWriter> {
-  constructor() {
-    super((size) => new JsonWriter(size));
+  constructor(maxAttributeValueLength?: number) {
+    super((size) => new JsonWriter(size), maxAttributeValueLength);
   }
 
   /** `,` then the span: spans are stored with the separator that goes before them in the `spans` array. */
   protected writeSpan(w: JsonWriter, span: ReadableSpan): void {
     w.ascii(",");
-    writeJsonSpan(w, span);
+    writeJsonSpan(w, span, this.maxAttributeValueLength);
   }
 
   protected writeRequest(w: JsonWriter, groups: ResourceGroup[]): void {

@@ -57,7 +57,7 @@ function writeAnyValue(w: ProtobufWriter, v: unknown): void {
   switch (typeof v) {
     case "string":
       w.tag(1, WIRE_LEN);
-      w.string(v);
+      w.string(v.length > maxValueLength ? capString(v, maxValueLength) : v);
       return;
     case "boolean":
       w.tag(2, WIRE_VARINT);
@@ -137,8 +137,38 @@ function writeTime(w: ProtobufWriter, field: number, time: HrTime): void {
   w.hrTimeNanos(time[0], time[1]);
 }
 
-/** ScopeSpans.spans = 2 → Span. */
-export function writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
+/** Longest string attribute value written for the span being encoded (see {@link writeSpan}); unlimited outside. */
+let maxValueLength = Number.POSITIVE_INFINITY;
+
+/**
+ * `v` cut to `max` UTF-16 units, as OTel's `attributeValueLengthLimit` cuts, never between the two halves of a
+ * surrogate pair.
+ */
+export function capString(v: string, max: number): string {
+  if (v.length <= max) return v;
+  const end = max > 0 && (v.charCodeAt(max - 1) & 0xfc00) === 0xd800 ? max - 1 : max;
+  return v.slice(0, end);
+}
+
+/**
+ * ScopeSpans.spans = 2 → Span. String attribute values (span, event and link attributes) longer than
+ * `maxAttributeValueLength` are cut to it: a foreign span carrying a 10 MiB attribute must not become a 10 MiB
+ * request, nor cost the app the time to encode it in `span.end()`.
+ */
+export function writeSpan(
+  w: ProtobufWriter,
+  span: ReadableSpan,
+  maxAttributeValueLength = Number.POSITIVE_INFINITY,
+): void {
+  maxValueLength = maxAttributeValueLength;
+  try {
+    writeSpanMessage(w, span);
+  } finally {
+    maxValueLength = Number.POSITIVE_INFINITY;
+  }
+}
+
+function writeSpanMessage(w: ProtobufWriter, span: ReadableSpan): void {
   const ctx = span.spanContext();
   const start = w.startMessage(2);
   w.hexField(1, ctx.traceId); // trace_id

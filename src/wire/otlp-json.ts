@@ -8,7 +8,7 @@ import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { AttributeCache } from "./attribute-cache.js";
 import { JsonWriter, literal } from "./json-writer.js";
-import { isInt64, spanFlags } from "./otlp-encode.js";
+import { capString, isInt64, spanFlags } from "./otlp-encode.js";
 
 /** Fixed JSON text, encoded once. */
 const L = {
@@ -72,7 +72,7 @@ function writeJsonAnyValue(w: JsonWriter, v: unknown): void {
   switch (typeof v) {
     case "string":
       w.literal(L.stringValue);
-      w.string(v);
+      w.string(v.length > maxValueLength ? capString(v, maxValueLength) : v);
       w.literal(L.close);
       return;
     case "boolean":
@@ -163,7 +163,23 @@ export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | unde
  * One span as an OTLP/JSON object. Optional proto3 fields (trace state, parent span id, status message) are left
  * out when empty, as `JSON.stringify` leaves out `undefined`.
  */
-export function writeJsonSpan(w: JsonWriter, span: ReadableSpan): void {
+export function writeJsonSpan(
+  w: JsonWriter,
+  span: ReadableSpan,
+  maxAttributeValueLength = Number.POSITIVE_INFINITY,
+): void {
+  maxValueLength = maxAttributeValueLength;
+  try {
+    writeJsonSpanObject(w, span);
+  } finally {
+    maxValueLength = Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Longest string attribute value written for the span being encoded (as in otlp-encode.ts); unlimited outside. */
+let maxValueLength = Number.POSITIVE_INFINITY;
+
+function writeJsonSpanObject(w: JsonWriter, span: ReadableSpan): void {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
   w.literal(L.traceId);

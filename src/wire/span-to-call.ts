@@ -92,6 +92,10 @@ export function exceptionOf(span: ReadableSpan): string | undefined {
  * Attributes that carry a tracewire call's start data over OTLP (`export: "otlp"`), under the keys the service's
  * OTLP ingestion maps back to call fields: `input.value` → inputs, `wandb.display_name`, `wandb.thread_id`,
  * `wandb.is_turn`, and `wandb.attributes.*` → attributes. Objects are JSON strings (SDK 2.x takes primitives only).
+ *
+ * The service rebuilds `wandb.attributes` by splitting keys on dots, so call attributes whose own keys hold a dot
+ * could conflict (`release` and `release.channel`: a value and an object at one path, and the span is refused).
+ * Such a set travels whole, as one JSON string under `wandb.attributes`, which the service parses back.
  */
 export function portableStartAttributes(data: CallStartData): Attributes {
   const attributes: Attributes = { "input.value": JSON.stringify(data.inputs), "input.mime_type": "application/json" };
@@ -99,6 +103,11 @@ export function portableStartAttributes(data: CallStartData): Attributes {
   if (data.threadId) {
     attributes["wandb.thread_id"] = data.threadId;
     attributes["wandb.is_turn"] = data.turnId === "self";
+  }
+  const keys = Object.keys(data.attributes);
+  if (keys.some((key) => key === "" || key.includes("."))) {
+    attributes["wandb.attributes"] = JSON.stringify(data.attributes);
+    return attributes;
   }
   for (const [key, value] of Object.entries(data.attributes)) {
     attributes[`wandb.attributes.${key}`] =

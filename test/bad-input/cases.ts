@@ -155,6 +155,18 @@ const BAD_PROCESSOR_OPTIONS: [string, Record<string, unknown>, string][] = [
   ["logger without error()", { logger: { warn() {} } }, "logger"],
   ["logger a string", { logger: "console" }, "logger"],
   ["exitHooks not a boolean", { exitHooks: "maybe" }, "exitHooks"],
+  ["exitFlushMillis zero", { exitFlushMillis: 0 }, "exitFlushMillis"],
+  [
+    "TRACEWIRE_EXIT_FLUSH_TIMEOUT not a number (env)",
+    { env: { TRACEWIRE_EXIT_FLUSH_TIMEOUT: "5s" } },
+    "exitFlushMillis",
+  ],
+  ["otlpAttributeValueLengthLimit fractional", { otlpAttributeValueLengthLimit: 2.5 }, "otlpAttributeValueLengthLimit"],
+  [
+    "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT negative (env)",
+    { env: { OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: "-1" } },
+    "otlpAttributeValueLengthLimit",
+  ],
   ["allowInsecureHttp not a boolean", { allowInsecureHttp: "sure" }, "allowInsecureHttp"],
   ["env a string", { env: "TRACEWIRE_PROJECT=a/b" }, "env"],
   ["OTEL_BSP_MAX_QUEUE_SIZE with a unit (env)", { env: { OTEL_BSP_MAX_QUEUE_SIZE: "2k" } }, "maxQueueSize"],
@@ -183,6 +195,7 @@ for (const [input, options, names] of BAD_PROCESSOR_OPTIONS) {
       "filter",
       "logger",
       "exitHooks",
+      "exitFlushMillis",
       "export",
       "maxQueueSize",
       "maxExportBatchSize",
@@ -1231,7 +1244,10 @@ export const NO_BAD_INPUT: Record<string, string> = {
   "TracewireSpanProcessor.onStart":
     "called by the OTel SDK; never throws into the app: garbage is counted in stats().internalErrors (checked in public-api.test.ts)",
   "TracewireSpanProcessor.onEnd": "as onStart",
-  "TracewireSpanProcessor.forceFlush": NO_ARGUMENTS,
+  "TracewireSpanProcessor.forceFlush":
+    "its one optional argument is a deadline in ms; anything but a positive number means the default (exportTimeoutMillis), as the OTel SDK calls it with none",
+  "TracewireSpanProcessor.offered": "a getter",
+  "TracewireSpanProcessor.exitFlushMillis": "a getter",
   "TracewireSpanProcessor.shutdown": NO_ARGUMENTS,
   "TracewireSpanProcessor.stats": NO_ARGUMENTS,
   "TracewireSpanProcessor.idle": "a getter",

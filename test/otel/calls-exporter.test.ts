@@ -54,6 +54,9 @@ it("refuses an unencodable record alone; its neighbours go in order", async () =
     rejected: () => {
       throw new Error("nothing in this batch is invalid");
     },
+    unauthorized: () => {
+      throw new Error("the key is fine");
+    },
     failed: () => {},
   });
   const batch = [

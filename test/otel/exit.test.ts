@@ -6,6 +6,7 @@
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -53,9 +54,14 @@ interface Exit {
   hung: boolean;
 }
 
-function run(mode: string, onStdout?: (text: string, child: ChildProcess) => void): Promise<Exit> {
+function run(
+  mode: string,
+  onStdout?: (text: string, child: ChildProcess) => void,
+  url: string = double.url,
+): Promise<Exit & { ms: number }> {
+  const started = Date.now();
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [childScript, double.url, mode], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [childScript, url, mode], { stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     let hung = false;
@@ -73,7 +79,7 @@ function run(mode: string, onStdout?: (text: string, child: ChildProcess) => voi
     child.on("error", reject);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr, hung });
+      resolve({ code, signal, stdout, stderr, hung, ms: Date.now() - started });
     });
   });
 }
@@ -123,4 +129,46 @@ it("a child whose service is unreachable still exits after one bounded flush", a
   // It did try (so the exit flush ran), and nothing was stored.
   expect(double.server.received("POST", "/call/upsert_batch").length).toBeGreaterThan(0);
   expect(double.calls.size).toBe(0);
+}, 20_000);
+
+/** A loopback URL nobody listens on: every connection is refused at once, like a service that is down. */
+async function refusingUrl(): Promise<string> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+  const { port } = probe.address() as { port: number };
+  await new Promise<void>((resolve) => probe.close(() => resolve()));
+  return `http://127.0.0.1:${port}`;
+}
+
+it("a child whose service refuses connections exits well before the 30 s export deadline", async () => {
+  // Default deadlines (30 s export timeout): the beforeExit flush is bounded separately, and an unreachable service
+  // ends it at once. Before, this took 31 s (the harness kills at 15 s).
+  const exit = await run("refused", undefined, await refusingUrl());
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+  expect(exit.ms).toBeLessThan(10_000);
+}, 20_000);
+
+it("flush() settles early when the service refuses connections (the items stay queued)", async () => {
+  const exit = await run("flush-refused", undefined, await refusingUrl());
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+  const flushed = Number(/flushed (\d+)/.exec(exit.stdout)?.[1]);
+  expect(flushed).toBeLessThan(10_000);
+}, 20_000);
+
+it("the exit flush runs every time the loop drains: awaited react()s at top level, more work between", async () => {
+  const exit = await run("react-twice");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false, stderr: "" });
+  expect(exit.stdout).toContain("done");
+  const ids = [10, 11, 12, 13].map((i) => {
+    const calls = double.callsNamed("work").filter((c) => (c.start!.inputs as { arg0: number }).arg0 === i);
+    expect(calls, `work(${i})`).toHaveLength(1);
+    expectDeliveredOnce(double, calls[0]!.start!.id as string);
+    return calls[0]!.start!.id as string;
+  });
+  expect(
+    double.feedback.map((f) => [String(f.weave_ref).split("/").pop(), (f.payload as { emoji: string }).emoji]),
+  ).toEqual([
+    [ids[0], "👍"],
+    [ids[3], "🎉"],
+  ]);
 }, 20_000);

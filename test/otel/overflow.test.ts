@@ -56,9 +56,10 @@ describe("drops are counted exactly", () => {
     for (let i = 0; i < 30; i++) expect(work(i)).toBe(i);
 
     // Each synchronous call offers its start (refused when 11 items are queued) and, if the start was accepted,
-    // its end (always accepted: no call is left open by our own limit). Before call k's start 2k items are queued,
-    // so calls 0..5 fit (2·5 = 10 < 11) and calls 6..29 are dropped: 24 drops, 12 items queued.
-    expect(tracing.stats().calls).toMatchObject({ queued: 12, dropped: 24, sent: 0 });
+    // its end (always accepted: no call is left open by our own limit); a call whose start was refused has its end
+    // counted as dropped too. Before call k's start 2k items are queued, so calls 0..5 fit (2·5 = 10 < 11) and
+    // calls 6..29 are dropped: 24 calls, 48 items; 12 items queued.
+    expect(tracing.stats().calls).toMatchObject({ queued: 12, dropped: 48, sent: 0 });
     expect(lines.warn).toEqual(["[tracewire] Dropped 1 call item(s) because the queue is full (11)."]);
 
     double.recover();
@@ -67,7 +68,7 @@ describe("drops are counted exactly", () => {
     expect(delivered.map((c) => c.start!.inputs)).toEqual(Array.from({ length: 6 }, (_, i) => ({ arg0: i })));
     for (const call of delivered) expectDeliveredOnce(double, call.start!.id as string);
     expect(double.calls.size).toBe(6); // no orphan ends of dropped calls
-    expect(tracing.stats().calls).toMatchObject({ queued: 0, dropped: 24, sent: 12 });
+    expect(tracing.stats().calls).toMatchObject({ queued: 0, dropped: 48, sent: 12 });
   });
 });
 

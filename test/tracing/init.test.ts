@@ -78,6 +78,28 @@ describe("tracing off", () => {
     expect(lines).toHaveLength(1);
   });
 
+  it("when a key is needed: a base URL alone traces (the local service takes none); a key alone is a ConfigError", async () => {
+    const double = await TracingDouble.start();
+    try {
+      const { logger, lines } = recordingLogger();
+      const handle = init({ baseUrl: double.url, project: "acme/demo", env: {}, logger, scheduledDelayMillis: 10 });
+      expect(handle.enabled).toBe(true);
+      const keyless = op(function keyless() {
+        return 1;
+      });
+      expect(keyless()).toBe(1);
+      await handle.flush();
+      expect(double.callsNamed("keyless")).toHaveLength(1);
+      expect(double.server.requests.every((r) => r.headers.authorization === undefined)).toBe(true);
+      expect(lines).toEqual([]);
+      await handle.shutdown();
+    } finally {
+      await double.close();
+    }
+    expect(() => init({ apiKey: "tw-key-1234", project: "acme/demo", env: {} })).toThrow(ConfigError);
+    expect(() => init({ apiKey: "tw-key-1234", project: "acme/demo", env: {} })).toThrow(/baseUrl/);
+  });
+
   const disabledCases: [string, Partial<InitOptions>][] = [
     ["env TRACEWIRE_DISABLED=true", { env: { TRACEWIRE_DISABLED: "true" } }],
     ["env OTEL_SDK_DISABLED=true", { env: { OTEL_SDK_DISABLED: "true" } }],

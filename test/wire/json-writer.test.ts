@@ -1,8 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { JsonWriter } from "../../src/wire/json-writer.js";
 
-/** What `JSON.stringify` writes, as UTF-8 bytes (the reference the writer must match byte for byte). */
-const reference = (value: unknown): string => Buffer.from(JSON.stringify(value), "utf8").toString("hex");
+/**
+ * What `JSON.stringify` writes for the value made well-formed (lone surrogates as U+FFFD, never `\udxxx` escapes),
+ * as UTF-8 bytes: the reference the writer must match byte for byte.
+ */
+const reference = (value: unknown): string =>
+  Buffer.from(
+    JSON.stringify(typeof value === "string" ? (value as string & { toWellFormed(): string }).toWellFormed() : value),
+    "utf8",
+  ).toString("hex");
 
 function written(write: (w: JsonWriter) => void): string {
   const w = new JsonWriter(16); // small, so that every write also has to grow the buffer
@@ -39,9 +46,12 @@ describe("JsonWriter", () => {
     `${"long ".repeat(40)}"\\\n\u0001 🎉 \ud800 é`, // over the hand loop's length: JSON.stringify path
   ];
 
-  it.each(tricky.map((s) => [JSON.stringify(s).slice(0, 40), s]))("writes %s as JSON.stringify does", (_, s) => {
-    expect(written((w) => w.string(s))).toBe(reference(s));
-  });
+  it.each(tricky.map((s) => [JSON.stringify(s).slice(0, 40), s]))(
+    "writes %s as JSON.stringify does (well-formed)",
+    (_, s) => {
+      expect(written((w) => w.string(s))).toBe(reference(s));
+    },
+  );
 
   it("matches JSON.stringify for 3,000 random strings of arbitrary UTF-16 code units", () => {
     const next = random(7);
@@ -66,6 +76,18 @@ describe("JsonWriter", () => {
       const got = written((w) => w.string(s));
       if (got !== reference(s)) expect({ i, s, got }).toEqual({ i, s, got: reference(s) });
     }
+  });
+
+  it("json(): JSON.stringify text gets U+FFFD for lone-surrogate escapes, never for an escaped backslash before 'ud800'", () => {
+    const value = { a: "x\ud800y", b: "\\ud800", c: "\\\udc00", d: "pair 🎉 \udfff\udfff", e: "\\\\ud9ff" };
+    const wellFormed = (s: string) => (s as string & { toWellFormed(): string }).toWellFormed();
+    const expected = Object.fromEntries(Object.entries(value).map(([k, v]) => [k, wellFormed(v)]));
+    const text = Buffer.from(
+      written((w) => w.json(JSON.stringify(value))),
+      "hex",
+    ).toString("utf8");
+    expect(text).not.toMatch(/(?<!\\)(?:\\\\)*\\ud[89a-f]/);
+    expect(JSON.parse(text)).toEqual(expected);
   });
 
   it("writes numbers as JSON.stringify does", () => {
