@@ -22,6 +22,7 @@ const LAYERS = {
   "config.ts": 0,
   "version.ts": 0,
   "semconv.ts": 0,
+  "secrets.ts": 0,
   http: 0,
   types: 0,
   wire: 1,

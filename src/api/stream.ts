@@ -4,6 +4,7 @@
 import { TracewireError } from "../errors.js";
 import { readChatStream } from "../http/sse.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
+import { describeAs } from "../secrets.js";
 
 /** Status and headers of the response a {@link ChatStream} reads. */
 export interface StreamResponseInfo {
@@ -98,3 +99,6 @@ export async function openChatStream<T>(transport: HttpTransport, request: Reque
   const chunks = readChatStream<T>(response.body, response.request);
   return new ChatStream<T>(chunks, { status: response.status, headers: response.headers }, controller, detach);
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ChatStream, "ChatStream");

@@ -20,6 +20,7 @@ import { type Context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
+import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
 import { isObj, type Obj } from "./guards.js";
@@ -292,3 +293,6 @@ export class ChatCall {
     }
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ChatCall, "ChatCall");

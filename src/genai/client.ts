@@ -6,6 +6,7 @@
 import { context } from "@opentelemetry/api";
 import type { Env } from "../config.js";
 import { ConfigError } from "../errors.js";
+import { describeAs } from "../secrets.js";
 import { ChatCall } from "./chat-call.js";
 import { isObj, type Obj } from "./guards.js";
 import { type ChatEndpoint, chatEndpoint } from "./openai-chat.js";
@@ -82,3 +83,6 @@ export class ChatTracing {
     return ChatCall.start({ opName, params, endpoint: this.endpoint, options: this.options, signal });
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ChatTracing, "ChatTracing");

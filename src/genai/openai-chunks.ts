@@ -2,6 +2,8 @@
  * Reassembly of a streamed chat completion: the chunks a stream delivers → the one completion a non-streamed request
  * would have returned, which is what a streamed call records as its output and maps to response attributes.
  */
+
+import { describeAs } from "../secrets.js";
 import { isNum, isObj, type Obj } from "./guards.js";
 
 interface ToolCallState {
@@ -199,3 +201,6 @@ export class ChatChunkAccumulator {
     return completion;
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ChatChunkAccumulator, "ChatChunkAccumulator");

@@ -11,7 +11,7 @@ import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from ".
 import { globalState } from "../otel/state.js";
 import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from "../semconv.js";
 import { currentAttributes, currentThread } from "../tracing/context.js";
-import { preparePayload } from "../tracing/payload.js";
+import { payloadSettings, preparePayload } from "../tracing/payload.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { portableEndAttributes } from "../wire/span-to-call.js";
@@ -51,7 +51,7 @@ export interface ChatEnd {
 
 /** Whether the opt-in content attributes are recorded: asked for, and content capture is on. */
 function contentAttributesOn(options: ResolvedChatTraceOptions): boolean {
-  return options.contentAttributes && globalState().payload.captureContent;
+  return options.contentAttributes && payloadSettings().captureContent;
 }
 
 /**

@@ -10,6 +10,7 @@ import {
   TimeoutError,
   TracewireError,
 } from "../errors.js";
+import { describeAs } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
 import {
@@ -422,3 +423,6 @@ export class HttpTransport {
     }
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(HttpTransport, "HttpTransport", (t) => ({ origin: t.origin }));

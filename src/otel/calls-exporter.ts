@@ -13,6 +13,7 @@
 
 import { ApiError, NotFoundError, RequestTooLargeError } from "../errors.js";
 import type { HttpTransport } from "../http/transport.js";
+import { describeAs } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import type { CallRecordItem } from "../wire/call-encode.js";
 import { JsonWriter, literal } from "../wire/json-writer.js";
@@ -250,3 +251,6 @@ export class CallsExporter {
     }
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(CallsExporter, "CallsExporter");

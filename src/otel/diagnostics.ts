@@ -2,6 +2,7 @@
  * tracewire's own voice: internal failures are counted and reported through one logger, each kind at most once
  * per interval, so an outage produces a handful of lines instead of one per span.
  */
+import { describeAs, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {
@@ -16,9 +17,14 @@ export class Diagnostics {
   private readonly last = new Map<string, number>();
   private readonly suppressed = new Map<string, number>();
 
+  /**
+   * `secret`: a credential this logger must never print (the processor's API key), masked wherever a message
+   * quotes it; `Bearer …`, `key=…` and URL passwords are masked in every message too.
+   */
   constructor(
     private readonly logger: Logger = console,
     private readonly intervalMs = 60_000,
+    private readonly secret?: string,
   ) {}
 
   /** Warns about `key` unless it was warned about within the interval; says how many were held back. */
@@ -43,7 +49,9 @@ export class Diagnostics {
     this.last.set(key, now);
     const suffix = held > 0 ? ` (${held} similar message${held === 1 ? "" : "s"} suppressed)` : "";
     try {
-      this.logger[level](`${PREFIX} ${message}${suffix}`);
+      let text = scrubText(`${PREFIX} ${message}${suffix}`);
+      if (this.secret) text = text.replaceAll(this.secret, REDACTED);
+      this.logger[level](text);
     } catch {
       // A broken logger must not break tracing, and there is nowhere left to report it.
     }
@@ -78,3 +86,6 @@ export function describeError(err: unknown): string {
     }
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(Diagnostics, "Diagnostics");

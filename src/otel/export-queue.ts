@@ -17,6 +17,7 @@
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
 import { isUnreachable } from "../http/transport.js";
+import { describeAs } from "../secrets.js";
 
 /** What one export did with the batch it was given. */
 export interface ExportOutcome {
@@ -324,3 +325,6 @@ export class ExportQueue<T> {
     this.stats.sent += count;
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ExportQueue, "ExportQueue");

@@ -19,6 +19,7 @@ import {
 } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { Logger } from "./diagnostics.js";
+import { type PayloadOptions, type PayloadSettings, resolvePayloadOptions } from "./payload-options.js";
 
 /** Resolved settings of the OTLP exporter (see `resolveProcessorOptions` for where each comes from). */
 export interface OtlpExporterConfig {
@@ -46,7 +47,7 @@ export const DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT = 256 * 1024;
 export type SpanRoute = "calls" | "otlp";
 
 /** Options of {@link TracewireSpanProcessor}. Every field is optional. */
-export interface TracewireProcessorOptions {
+export interface TracewireProcessorOptions extends PayloadOptions {
   /** API key. Env `TRACEWIRE_API_KEY`. */
   apiKey?: string;
   /** Tracing service base URL. Env `TRACEWIRE_BASE_URL`. */
@@ -127,6 +128,7 @@ export interface ResolvedProcessorOptions {
   exitFlushMillis: number;
   allowInsecureHttp: boolean;
   logger: Logger;
+  payload: PayloadSettings;
 }
 
 /** Parses `k=v,k2=v2` (W3C baggage style, percent-decoded) as the OTLP spec defines for header variables. */
@@ -285,6 +287,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
     exitFlushMillis: int("exitFlushMillis", "TRACEWIRE_EXIT_FLUSH_TIMEOUT", 1, 5000),
     allowInsecureHttp,
     logger: readLogger(options.logger) ?? console,
+    payload: resolvePayloadOptions(options, env),
   };
 }
 

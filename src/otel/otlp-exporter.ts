@@ -10,6 +10,7 @@ import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
+import { describeAs } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
@@ -316,3 +317,6 @@ export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTrace
   }
   return new OtlpTraceExporter(resolveProcessorOptions({ ...options, exitHooks: false }).otlp);
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(OtlpTraceExporter, "OtlpTraceExporter");

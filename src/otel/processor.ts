@@ -16,6 +16,7 @@ import { kindOf, MAX_TIMER_MS } from "../config.js";
 import { ApiError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
+import { describeAs } from "../secrets.js";
 import { TRACER_NAME } from "../version.js";
 import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
@@ -33,7 +34,9 @@ import {
   type TracewireProcessorOptions,
 } from "./options.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
+import type { PayloadSettings } from "./payload-options.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
+import { redactedSpan } from "./span-redact.js";
 import { type ActiveProcessor, globalState } from "./state.js";
 
 /**
@@ -57,6 +60,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   readonly project: string;
   /** Rate-limited logger for internal problems. */
   readonly diagnostics: Diagnostics;
+  /** Payload settings (content capture, redaction, limits) that op() and the GenAI instrumentation read. */
+  readonly payload: PayloadSettings;
   private readonly options: ResolvedProcessorOptions;
   private readonly calls: ExportQueue<CallItem>;
   private readonly callRecords: CallRecordEncoder;
@@ -73,7 +78,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   constructor(options: TracewireProcessorOptions = {}) {
     this.options = resolveProcessorOptions(options);
     this.project = this.options.project;
-    this.diagnostics = new Diagnostics(this.options.logger);
+    this.payload = this.options.payload;
+    // The logger never prints the API key, whatever message carries it.
+    this.diagnostics = new Diagnostics(this.options.logger, undefined, this.options.apiKey);
     this.callRecords = new CallRecordEncoder(this.project);
     const queueOptions = {
       maxQueueSize: this.options.maxQueueSize,
@@ -162,7 +169,12 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const data = callStartData(parentContext);
       if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
-        setSpanRoute(span, this.calls.admit() ? this.offerCall(this.callRecords.start(span, data)) : "calls-dropped");
+        setSpanRoute(
+          span,
+          this.calls.admit()
+            ? this.offerCall(this.callRecords.start(data ? span : this.redacted(span), data))
+            : "calls-dropped",
+        );
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) span.setAttributes(portableStartAttributes(data));
@@ -181,7 +193,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
-        if (route === "calls") route = this.offerCall(this.callRecords.start(span, undefined));
+        if (route === "calls") route = this.offerCall(this.callRecords.start(this.redacted(span), undefined));
       }
       // The start of this call was not queued: its end is one more item lost the same way, counted, never built.
       if (route === "calls-dropped") {
@@ -196,7 +208,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       if (route === "otlp" && this.otlp.admit()) {
         let encoded: EncodedSpan;
         try {
-          encoded = this.otlpExporter.encode(span);
+          encoded = this.otlpExporter.encode(this.redacted(span));
         } catch (err) {
           this.otlp.drop(`it could not be encoded (${describeError(err)})`);
           this.internalError("encode", err);
@@ -205,7 +217,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.otlp.offer(encoded);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.offerCall(this.callRecords.end(span, callEndData(span)), true);
+        this.offerCall(this.callRecords.end(this.redacted(span), callEndData(span)), true);
       }
     } catch (err) {
       this.internalError("onEnd", err);
@@ -342,6 +354,11 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     }
   }
 
+  /** The span as it may leave the process: credential-bearing attributes and texts masked (otel/span-redact.ts). */
+  private redacted(span: ReadableSpan): ReadableSpan {
+    return redactedSpan(span, this.payload.redactor);
+  }
+
   private internalError(where: string, err: unknown): void {
     this.internalErrors++;
     this.diagnostics.error(
@@ -350,3 +367,6 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     );
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(TracewireSpanProcessor, "TracewireSpanProcessor", (p) => ({ project: p.project }));

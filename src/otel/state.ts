@@ -5,11 +5,14 @@
  */
 import type { Tracer } from "@opentelemetry/api";
 import type { Diagnostics } from "./diagnostics.js";
+import type { PayloadSettings } from "./payload-options.js";
 
 /** What the rest of tracewire needs from a live processor (kept minimal to avoid an import cycle). */
 export interface ActiveProcessor {
   readonly project: string;
   readonly diagnostics: Diagnostics;
+  /** How op() and the GenAI instrumentation turn inputs and outputs into payloads (its payload options). */
+  readonly payload: PayloadSettings;
   /** Queues a call-scoped request (feedback, rename) behind the call's start; `replaySafe` allows resending it. */
   enqueueRequest(path: string, body: object, replaySafe?: boolean): Promise<unknown>;
   /** Whether work is queued or in flight. */
@@ -22,19 +25,7 @@ export interface ActiveProcessor {
   forceFlush(timeoutMs?: number): Promise<void>;
 }
 
-/** How op() turns inputs and outputs into payloads (set by `init()`; defaults otherwise). */
-export interface PayloadSettings {
-  /** Record inputs and outputs at all. */
-  captureContent: boolean;
-  /** The user's hook; fails closed (see tracing/payload.ts). */
-  redact: ((payload: unknown, context: { kind: "inputs" | "output"; opName: string }) => unknown) | undefined;
-  /** Serializer limits (`SerializeOptions` of tracing/serialize.ts). */
-  limits: { maxStringLength?: number; maxBytes?: number; maxDepth?: number; maxItems?: number };
-}
-
 export interface TracewireGlobal {
-  /** Payload capture settings. */
-  payload: PayloadSettings;
   /** The processor op() and Call use; the most recently constructed live one. */
   active: ActiveProcessor | undefined;
   /** Every live processor, for the exit hooks. */
@@ -57,7 +48,6 @@ const KEY = Symbol.for("tracewire.global.v1");
 export function globalState(): TracewireGlobal {
   const holder = globalThis as { [KEY]?: TracewireGlobal };
   holder[KEY] ??= {
-    payload: { captureContent: true, redact: undefined, limits: {} },
     active: undefined,
     live: new Set(),
     tracer: undefined,

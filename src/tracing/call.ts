@@ -17,6 +17,7 @@ import type { JsonObject } from "../api/types/common.js";
 import type { FeedbackCreateRes } from "../api/types/feedback.js";
 import { TracewireError, ValidationError } from "../errors.js";
 import { type ActiveProcessor, globalState } from "../otel/state.js";
+import { describeAs } from "../secrets.js";
 import { serialize } from "./serialize.js";
 
 /** Optional fields of a feedback record. */
@@ -109,7 +110,7 @@ export class Call {
       project_id: this.project,
       weave_ref: this.ref,
       feedback_type: type,
-      payload: serialize(payload) as JsonObject,
+      payload: serialize(payload, this.processor.payload.limits) as JsonObject,
     };
     if (options.creator !== undefined) body.creator = requireString(options.creator, "creator");
     if (options.annotationRef !== undefined)
@@ -164,3 +165,6 @@ export function callById(callId: string, traceId = ""): Call {
   }
   return new Call(callId, traceId, processor);
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(Call, "Call", (c) => ({ id: c.id, trace_id: c.traceId, ref: c.ref }));

@@ -6,6 +6,7 @@
 import { type Context, context, createContextKey } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
+import { payloadSettings } from "./payload.js";
 import { serialize } from "./serialize.js";
 
 /** Longest thread id accepted (every call inside the thread carries it). */
@@ -36,7 +37,7 @@ export function currentThread(): ThreadContext | undefined {
  * attribute per character.
  */
 export function serializeAttributes(attributes: object): JsonObject {
-  const json = serialize(attributes);
+  const json = serialize(attributes, payloadSettings().limits);
   return typeof json === "object" && json !== null && !Array.isArray(json) ? (json as JsonObject) : { "…": json };
 }
 

@@ -7,28 +7,20 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
-import { ENV, echo, readBoolean, readNumber } from "../config.js";
+import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { readLogger, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
+import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
-import type { RedactHook } from "./payload.js";
 
-/** Options of {@link init}: the processor's, plus service identity and payload capture. */
+/** Options of {@link init}: the processor's (payload capture and redaction among them), plus service identity. */
 export interface InitOptions extends TracewireProcessorOptions {
   /** `service.name` on the resource. Env `OTEL_SERVICE_NAME`. */
   serviceName?: string;
   /** Turn tracing off. Env `TRACEWIRE_DISABLED=true`, or the standard `OTEL_SDK_DISABLED=true`. */
   disabled?: boolean;
-  /** Record inputs and outputs. Env `TRACEWIRE_CAPTURE_CONTENT`. Default true. */
-  captureContent?: boolean;
-  /** Redacts every payload before it is queued; if it throws, the payload is withheld (fails closed). */
-  redact?: RedactHook;
-  /** Longest string kept in a payload before truncation with a visible marker. Default 100000. */
-  maxStringLength?: number;
-  /** Approximate size limit of one payload in bytes. Default 1 MiB. */
-  maxPayloadBytes?: number;
 }
 
 /** What `init()` returns. */
@@ -48,13 +40,19 @@ export interface TracewireHandle {
 const EMPTY_QUEUE = { queued: 0, sent: 0, dropped: 0, rejected: 0, retries: 0 };
 
 function noopHandle(): TracewireHandle {
-  return {
+  return describedHandle({
     enabled: false,
     processor: undefined,
     flush: async () => {},
     shutdown: async () => {},
     stats: () => ({ calls: { ...EMPTY_QUEUE }, otlp: { ...EMPTY_QUEUE }, internalErrors: 0 }),
-  };
+  });
+}
+
+/** The handle recorded, logged or inspected as `{_type: "TracewireHandle", enabled}`: never its processor's insides. */
+function describedHandle(handle: TracewireHandle): TracewireHandle {
+  describeObjectAs(handle, "TracewireHandle", (h) => ({ enabled: h.enabled }));
+  return handle;
 }
 
 function warnOnce(key: string, message: string, logger: { warn(m: string): void } = console): void {
@@ -98,11 +96,6 @@ export function init(options: InitOptions = {}): TracewireHandle {
     return noopHandle();
   }
 
-  const captureContent =
-    readBoolean("captureContent", "TRACEWIRE_CAPTURE_CONTENT", options.captureContent, env) ?? true;
-  if (options.redact !== undefined && typeof options.redact !== "function") {
-    throw new ValidationError("init() option redact must be a function.", "redact");
-  }
   if (
     options.serviceName !== undefined &&
     (typeof options.serviceName !== "string" || options.serviceName.trim() === "")
@@ -113,19 +106,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
       "a non-empty service name",
     );
   }
-  const limits = {
-    ...(options.maxStringLength !== undefined && {
-      maxStringLength: readNumber("maxStringLength", undefined, options.maxStringLength, env, {
-        min: 16,
-        integer: true,
-      }),
-    }),
-    ...(options.maxPayloadBytes !== undefined && {
-      maxBytes: readNumber("maxPayloadBytes", undefined, options.maxPayloadBytes, env, { min: 256, integer: true }),
-    }),
-  };
   const processor = new TracewireSpanProcessor(options);
-  state.payload = { captureContent, redact: options.redact as never, limits };
 
   const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME;
   const resource = defaultResource().merge(
@@ -148,7 +129,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
   state.tracer = provider.getTracer(TRACER_NAME, VERSION);
 
   let stopped: Promise<void> | undefined;
-  const handle: TracewireHandle = {
+  const handle: TracewireHandle = describedHandle({
     enabled: true,
     processor,
     flush: () => processor.forceFlush(),
@@ -163,7 +144,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
       return stopped;
     },
     stats: () => processor.stats(),
-  };
+  });
   state.handle = handle;
   return handle;
 }

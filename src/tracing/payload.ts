@@ -1,34 +1,59 @@
 /**
- * Inputs and outputs on their way into a call: serialised once (tracing/serialize.ts), then passed through the
- * user's `redact` hook, which fails closed — if it throws, the payload is replaced by a marker and never sent raw.
+ * Inputs and outputs on their way into a call: serialised once (tracing/serialize.ts, which also masks credential
+ * keys), then passed through the user's `redact` hook, which fails closed — if it throws, the payload is replaced by
+ * a marker and never sent raw. The settings are the active processor's payload options (otel/payload-options.ts).
  */
-import { describeError } from "../otel/diagnostics.js";
+import { DEFAULT_PAYLOAD_SETTINGS, type PayloadSettings } from "../otel/payload-options.js";
 import { globalState } from "../otel/state.js";
-import { type JsonValue, serialize } from "./serialize.js";
+import { DEFAULT_SERIALIZE_OPTIONS, type JsonValue, type SerializeOptions, serialize } from "./serialize.js";
+
+export type { RedactHook } from "../otel/payload-options.js";
 
 /** What replaces a payload whose `redact` hook threw. */
 export const REDACTION_FAILED = "[redacted: the redact hook failed, payload withheld]";
 
-/**
- * Your redaction hook: receives a fresh JSON-safe copy — edit it in place (and return nothing) or return a new value —
- * and says where it comes
- * from. Return the payload to record. If it throws, the payload is withheld.
- */
-export type RedactHook = (payload: JsonValue, context: { kind: "inputs" | "output"; opName: string }) => unknown;
+// Room for the markers the first pass wrote (`…[truncated 123456 chars]`), so the pass after the hook keeps them.
+const MARKER_ROOM = 64;
+
+/** The payload settings in force: the active processor's, else the defaults. */
+export function payloadSettings(): PayloadSettings {
+  return globalState().active?.payload ?? DEFAULT_PAYLOAD_SETTINGS;
+}
 
 /** Serialises and redacts one payload. Returns `undefined` when content capture is off. Never throws. */
 export function preparePayload(value: unknown, kind: "inputs" | "output", opName: string): JsonValue | undefined {
-  const state = globalState();
-  const settings = state.payload;
+  const settings = payloadSettings();
   if (!settings.captureContent) return undefined;
   const payload = serialize(value, settings.limits);
   if (!settings.redact) return payload;
   try {
     const redacted = settings.redact(payload, { kind, opName });
-    // Returning nothing means "I edited it in place"; return null to record an explicit null.
-    return serialize(redacted === undefined ? payload : redacted, settings.limits);
+    // Returning nothing means "I edited it in place"; return null to record an explicit null. Either way the result
+    // is serialized again (the hook may have put anything in it), with room for what the first pass already cut.
+    return serialize(redacted === undefined ? payload : redacted, afterHook(settings.limits));
   } catch (err) {
-    state.active?.diagnostics.warn("redact-failed", `The redact hook threw (${describeError(err)}); payload withheld.`);
+    // The hook's message may quote the very data it was redacting: only its class is logged.
+    globalState().active?.diagnostics.warn(
+      "redact-failed",
+      `The redact hook threw ${errorClass(err)} (message withheld); payload withheld.`,
+    );
     return REDACTION_FAILED;
   }
+}
+
+function afterHook(limits: SerializeOptions): SerializeOptions {
+  const d = DEFAULT_SERIALIZE_OPTIONS;
+  return {
+    ...limits,
+    maxStringLength: (limits.maxStringLength ?? d.maxStringLength) + MARKER_ROOM,
+    maxBytes: (limits.maxBytes ?? d.maxBytes) + 16 * MARKER_ROOM,
+  };
+}
+
+/** `a TypeError`, `a string`: what was thrown, without its text. Never throws. */
+export function errorClass(err: unknown): string {
+  try {
+    if (err instanceof Error) return /^[AEIOU]/.test(err.name) ? `an ${err.name}` : `a ${err.name}`;
+  } catch {}
+  return err === null ? "null" : `a ${typeof err}`;
 }

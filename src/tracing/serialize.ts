@@ -8,9 +8,19 @@
  */
 import { Buffer } from "node:buffer";
 import { types } from "node:util";
+import type { JsonValue } from "../api/types/common.js";
+import {
+  DEFAULT_REDACTOR,
+  type KeyRedactor,
+  REDACTED,
+  redactUrl,
+  scrubText,
+  scrubUrlString,
+  summaryOf,
+} from "../secrets.js";
+import { wellKnownSummary } from "./well-known.js";
 
-/** A value `JSON.stringify` renders as-is and can never throw on. */
-export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /** Limits that bound the work and the output size. Negative or non-numeric values fall back to the default. */
 export interface SerializeOptions {
@@ -28,6 +38,11 @@ export interface SerializeOptions {
   maxBytes?: number;
   /** Bytes of a Buffer / typed array / ArrayBuffer / DataView previewed as base64. */
   maxBinaryBytes?: number;
+  /**
+   * Which keys hold credentials: their values become `"REDACTED"` without being read. Default: the
+   * `DEFAULT_REDACT_KEYS` list (secrets.ts); a `KeyRedactor` of `[]` records every value.
+   */
+  redactor?: KeyRedactor;
 }
 
 /** Defaults: 100_000 chars per string, depth 64, 1000 items per container, 1 MiB per payload, 64 binary bytes. */
@@ -37,6 +52,7 @@ export const DEFAULT_SERIALIZE_OPTIONS: Readonly<Required<SerializeOptions>> = O
   maxItems: 1000,
   maxBytes: 1024 * 1024,
   maxBinaryBytes: 64,
+  redactor: DEFAULT_REDACTOR,
 });
 
 // Recursion is depth-capped rather than iterative (much cheaper on the hot path); this ceiling keeps it far from
@@ -72,6 +88,11 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint
  *   that keys like `1` and `"1"` or object keys never collide. Set → array.
  * - Error → `{name, message, stack, cause?, errors?, ...own enumerable props}`.
  * - Class instances → own enumerable properties plus `_type: "<ClassName>"` (an own `_type` property wins).
+ * - Secrets: values under credential-like keys (`options.redactor`) become `"REDACTED"` unread; a URL's password
+ *   and credential query parameters are masked, as are `Bearer …` and `key=…` in error messages and stacks.
+ * - tracewire's own objects (a `Call`, the processor, clients) → their short summary; well-known clients and
+ *   transports (`openai` / Anthropic clients, undici dispatchers, `Headers`, `Request`, `Response`, `AbortSignal`,
+ *   streams and sockets) → a summary too (tracing/well-known.ts). Nothing inside them is read.
  * - Functions, symbols and undefined are dropped from objects, as JSON.stringify does; at the top level and in arrays,
  *   where JSON.stringify would write null, functions and symbols become `"[Function name]"` / `"[Symbol(desc)]"`
  *   and undefined becomes null.
@@ -115,6 +136,7 @@ function resolve(options: SerializeOptions | undefined): Required<SerializeOptio
     maxItems: limit(options.maxItems, d.maxItems),
     maxBytes: limit(options.maxBytes, d.maxBytes),
     maxBinaryBytes: limit(options.maxBinaryBytes, d.maxBinaryBytes),
+    redactor: options.redactor ?? d.redactor,
   };
 }
 
@@ -182,9 +204,13 @@ class Walker {
     let type: string | undefined;
     // Plain objects (the hot path) skip the built-in brand checks.
     if (proto !== Object.prototype && proto !== null) {
+      const own = summaryOf(v);
+      if (own !== undefined) return this.summary(own);
       const special = this.builtin(v, depth);
       if (special !== undefined) return special;
       type = className(proto);
+      const known = wellKnownSummary(v, type, this.o.redactor);
+      if (known !== undefined) return this.summary(known);
     }
     if (toJSON) {
       const toJSONFn: unknown = (v as { toJSON?: unknown }).toJSON;
@@ -207,7 +233,7 @@ class Walker {
     if (types.isMap(v)) return this.map(v, depth);
     if (types.isSet(v)) return this.array(take(setValues.call(v), this.o.maxItems), depth, setSize.call(v));
     if (types.isRegExp(v)) return this.string(regExpToString.call(v));
-    if (v instanceof URL) return this.string(String(v.href));
+    if (v instanceof URL) return this.string(redactUrl(v, this.o.redactor));
     if (types.isNativeError(v) || v instanceof Error) return this.error(v as Error, depth);
     if (types.isBoxedPrimitive(v)) return this.value(unbox(v), "", depth, false) as JsonValue;
     return undefined;
@@ -254,6 +280,10 @@ class Walker {
         return;
       }
       const k = keys[i]!;
+      if (this.o.redactor.matches(k) && this.secretIn(v, k)) {
+        this.put(out, k, this.mark(REDACTED));
+        continue;
+      }
       let item: unknown;
       try {
         item = (v as Record<string, unknown>)[k];
@@ -265,6 +295,24 @@ class Walker {
       if (r !== OMIT) this.put(out, k, r);
     }
     if (total > n) this.put(out, MORE, this.mark(`[+${total - n} more keys]`));
+  }
+
+  /** Whether `v[k]`, under a credential-like key, is a secret (a logprob's `token` is a word piece, not one). */
+  private secretIn(v: object, k: string): boolean {
+    return this.o.redactor.matchesIn(k, (sibling) => {
+      try {
+        return (v as Record<string, unknown>)[sibling];
+      } catch {
+        return undefined;
+      }
+    });
+  }
+
+  /** A summary (tracewire's own objects, well-known clients): already small, JSON-safe and secret-free. */
+  private summary(s: object): JsonValue {
+    const text = JSON.stringify(s);
+    this.bytes += text.length;
+    return JSON.parse(text) as JsonValue;
   }
 
   private put(out: JsonObject, key: string, value: JsonValue): void {
@@ -284,6 +332,9 @@ class Walker {
     if (Object.hasOwn(e, "errors")) fixed.push("errors"); // AggregateError keeps these non-enumerable
     this.props(out, e, fixed, depth);
     this.props(out, e, Object.keys(e), depth);
+    // Free text: no key says what a value is, so mask what looks like a credential (`Bearer …`, `key=…`, URLs).
+    if (typeof out.message === "string") out.message = scrubText(out.message);
+    if (typeof out.stack === "string") out.stack = scrubText(out.stack);
     return out;
   }
 
@@ -319,7 +370,8 @@ class Walker {
     return { _type: type, length, base64 };
   }
 
-  private string(s: string): string {
+  private string(raw: string): string {
+    const s = scrubUrlString(raw);
     // Cut to whichever is smaller: the string limit or what is left of the payload budget.
     const room = Math.min(this.o.maxStringLength, this.o.maxBytes - this.bytes - 2);
     const r = s.length <= room ? s : truncate(s, Math.max(0, room));

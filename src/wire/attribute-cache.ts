@@ -7,6 +7,7 @@
  * keys are not cached) and no key or string value longer than the limits below is held (nor the string a kept value
  * was sliced from).
  */
+import { describeAs } from "../secrets.js";
 
 /** What is cached for one attribute key. */
 export interface KeyEntry {
@@ -68,3 +69,6 @@ function remembered(value: unknown): unknown {
   if (typeof value !== "string" || value.length <= 12) return value;
   return value.length > MAX_VALUE_LENGTH ? NO_VALUE : ` ${value}`.slice(1);
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(AttributeCache, "AttributeCache");

@@ -1,4 +1,5 @@
 /** The byte buffer under tracewire's own encoders (protobuf-writer.ts, json-writer.ts). No dependencies. */
+import { describeAs } from "../secrets.js";
 
 /**
  * A growable, reusable byte buffer: what the protobuf and JSON writers share. `reset()` it between messages;
@@ -68,3 +69,6 @@ export function writeSurrogatePair(buf: Uint8Array, pos: number, high: number, l
 export function utf8Bound(text: string): number {
   return text.length <= 4096 ? text.length * 3 : Buffer.byteLength(text, "utf8");
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ByteWriter, "ByteWriter");

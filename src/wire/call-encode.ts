@@ -7,6 +7,7 @@
  */
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
+import { describeAs } from "../secrets.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import { JsonWriter, literal } from "./json-writer.js";
 import { type CallEndData, type CallStartData, exceptionOf, isoTime, usageFromAttributes } from "./span-to-call.js";
@@ -144,3 +145,6 @@ export class CallRecordEncoder {
     return { kind, id, buf: w.buf, start, end: w.pos, arena: this.arenas.claim() };
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(CallRecordEncoder, "CallRecordEncoder");

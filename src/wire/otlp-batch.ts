@@ -12,6 +12,7 @@
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { describeAs } from "../secrets.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import type { ByteWriter } from "./byte-writer.js";
 import { JsonWriter } from "./json-writer.js";
@@ -267,3 +268,7 @@ export function encodeTraceRequestJson(spans: readonly ReadableSpan[]): Uint8Arr
   const encoder = new JsonBatchEncoder();
   return encoder.request(spans.map((span) => encoder.encode(span)));
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ArenaEncoder, "ArenaEncoder");
+describeAs(Origins, "Origins");

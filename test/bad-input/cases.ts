@@ -219,7 +219,9 @@ const INIT_ONLY: [string, Record<string, unknown>, ErrorClass, string][] = [
   ["serviceName empty", { serviceName: "" }, ConfigError, "serviceName"],
   ["captureContent not a boolean", { captureContent: "maybe" }, ConfigError, "captureContent"],
   ["disabled not a boolean", { disabled: "nope" }, ConfigError, "disabled"],
-  ["redact not a function", { redact: "***" }, ValidationError, "redact"],
+  ["redact not a function", { redact: "***" }, ConfigError, "redact"],
+  ["redactKeys not an array", { redactKeys: "api_key" }, ConfigError, "redactKeys"],
+  ["redactKeys holding a number", { redactKeys: ["api_key", 7] }, ConfigError, "redactKeys"],
   // With tracing off (no base URL, no key): the logger that would say so is checked first.
   ["logger a string, tracing off", { baseUrl: undefined, logger: "console" }, ConfigError, "logger"],
   ["maxStringLength too small", { maxStringLength: 1 }, ConfigError, "maxStringLength"],
@@ -1251,6 +1253,22 @@ export const NO_BAD_INPUT: Record<string, string> = {
   "TracewireSpanProcessor.shutdown": NO_ARGUMENTS,
   "TracewireSpanProcessor.stats": NO_ARGUMENTS,
   "TracewireSpanProcessor.idle": "a getter",
+  ...Object.fromEntries(
+    [
+      "Call",
+      "TracewireSpanProcessor",
+      "TracingClient",
+      "TracingClient.calls",
+      "InferenceClient",
+      "InferenceClient.models",
+      "TrainingClient",
+      "TrainingClient.models",
+      "TrainingClient.jobs",
+    ].map((owner) => [
+      `${owner}.toJSON`,
+      "the short summary JSON.stringify and the serializer record (secrets.ts); takes no arguments",
+    ]),
+  ),
   ChatStream: "the stream a chat completion returns; its constructor is @internal (built by the clients)",
   InferenceChatCompletions: BUILT_BY_CLIENTS,
   InferenceModels: BUILT_BY_CLIENTS,

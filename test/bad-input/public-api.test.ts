@@ -218,6 +218,7 @@ describe("the table covers the public surface", () => {
               "offerCall",
               "rejectCalls",
               "warnUnauthorized",
+              "redacted",
             ].includes(m),
         )
         .map((m) => `TracewireSpanProcessor.${m}`),

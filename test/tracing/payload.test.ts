@@ -70,7 +70,9 @@ describe("a redact hook that throws", () => {
     expect(call.end?.output).toBe(REDACTION_FAILED);
     expect(s.double.wireText()).toContain(REDACTION_FAILED);
     expect(s.double.wireText()).not.toContain(SECRET);
-    expect(s.logs.some((l) => l.message.includes("redactor crashed"))).toBe(true);
+    // Said once, by class only: a hook's message may quote the very data it was redacting.
+    expect(s.logs.some((l) => l.message.includes("The redact hook threw an Error (message withheld)"))).toBe(true);
+    expect(s.logs.some((l) => l.message.includes("redactor crashed"))).toBe(false);
   });
 });
 
@@ -95,9 +97,10 @@ describe("a redact hook that rewrites", () => {
       },
       { parameterNames: ["headers"] },
     );
-    expect(call({ authorization: `Bearer ${SECRET}` }).echoed).toBe(`Bearer ${SECRET}`);
+    // A key the default list does not know (it would mask `authorization` itself, before the hook runs).
+    expect(call({ "x-trace-note": `Bearer ${SECRET}` }).echoed).toBe(`Bearer ${SECRET}`);
     const stored = await s.only("callProvider");
-    expect(stored.start.inputs).toEqual({ headers: { authorization: "Bearer [secret]" } });
+    expect(stored.start.inputs).toEqual({ headers: { "x-trace-note": "Bearer [secret]" } });
     expect(stored.end?.output).toEqual({ echoed: "Bearer [secret]", status: 200 });
     expect(seen).toEqual([
       { kind: "inputs", opName: "callProvider" },
@@ -111,16 +114,16 @@ describe("a redact hook that edits in place and returns nothing", () => {
   it("records the edited payload", async () => {
     const s = await startSession({
       redact: (payload) => {
-        if (payload && typeof payload === "object" && !Array.isArray(payload)) delete payload.password;
+        if (payload && typeof payload === "object" && !Array.isArray(payload)) delete payload.ssn;
       },
     });
     try {
       const login = op(function login(_form: Record<string, string>) {
-        return { ok: true, password: SECRET };
+        return { ok: true, ssn: SECRET };
       });
-      login({ user: "ada", password: SECRET });
+      login({ user: "ada", ssn: SECRET });
       const stored = await s.only("login");
-      expect(stored.start.inputs).toEqual({ arg0: { user: "ada", password: SECRET } });
+      expect(stored.start.inputs).toEqual({ arg0: { user: "ada", ssn: SECRET } });
       expect(stored.end?.output).toEqual({ ok: true });
     } finally {
       await s.stop();

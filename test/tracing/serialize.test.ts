@@ -1,6 +1,7 @@
 import { Buffer } from "node:buffer";
 import { types } from "node:util";
 import { describe, expect, it } from "vitest";
+import { DEFAULT_REDACTOR } from "../../src/secrets.js";
 import {
   DEFAULT_SERIALIZE_OPTIONS,
   type JsonValue,
@@ -450,6 +451,7 @@ describe("serialize: limits", () => {
       maxItems: 1000,
       maxBytes: 1024 * 1024,
       maxBinaryBytes: 64,
+      redactor: DEFAULT_REDACTOR,
     });
     expect(Object.isFrozen(DEFAULT_SERIALIZE_OPTIONS)).toBe(true);
   });

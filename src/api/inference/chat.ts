@@ -1,6 +1,7 @@
 import { ValidationError } from "../../errors.js";
 import type { ChatTracing } from "../../genai/client.js";
 import type { HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import type { CallOptions } from "../base.js";
 import { sendChatCompletion } from "../chat-request.js";
 import type { ChatStream } from "../stream.js";
@@ -68,3 +69,6 @@ export class InferenceChatCompletions {
     );
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(InferenceChatCompletions, "InferenceChatCompletions");

@@ -3,6 +3,7 @@ import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
 import { InferenceChatCompletions } from "./chat.js";
@@ -81,3 +82,7 @@ export class InferenceClient {
     return this.transport.close();
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(InferenceClient, "InferenceClient");
+describeAs(InferenceModels, "InferenceModels");

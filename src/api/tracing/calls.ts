@@ -1,3 +1,4 @@
+import { describeAs } from "../../secrets.js";
 import {
   type CallOptions,
   ndjsonRequest,
@@ -114,3 +115,6 @@ export class CallsApi {
     return this.post("/calls/score", withProject(this.context, req, "calls.score"), options);
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(CallsApi, "CallsApi");

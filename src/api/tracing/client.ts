@@ -1,5 +1,6 @@
 import { type ClientOptions, ENV, readProject, resolveTransport } from "../../config.js";
 import { HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import type { ServiceContext } from "../base.js";
 import { AnnotationQueuesApi } from "./annotation-queues.js";
 import { CallsApi } from "./calls.js";
@@ -107,3 +108,6 @@ export class TracingClient {
     return this.transport.close();
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(TracingClient, "TracingClient");

@@ -3,6 +3,7 @@
  * fill the default project. Families extend {@link EndpointFamily} so each method is one line of intent.
  */
 import type { RequestOptions } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import { type CallOptions, ndjsonRequest, type ServiceContext, withCall, withProject } from "../base.js";
 
 export abstract class EndpointFamily {
@@ -42,3 +43,6 @@ export abstract class EndpointFamily {
     return withProject(this.context, body, method);
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(EndpointFamily, "EndpointFamily");

@@ -1,5 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import type { ServiceContext } from "../base.js";
 import {
   EvalResultsResource,
@@ -65,3 +66,6 @@ export class ProjectScope {
     this.evalResults = new EvalResultsResource(context, `${base}/eval_results/query`, "project.evalResults");
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(ProjectScope, "ProjectScope");

@@ -1,5 +1,6 @@
 import type { ChatTracing } from "../../genai/client.js";
 import type { HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import type { CallOptions } from "../base.js";
 import { sendChatCompletion } from "../chat-request.js";
 import type { ChatStream } from "../stream.js";
@@ -56,3 +57,6 @@ export class TrainingChatCompletions {
     );
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(TrainingChatCompletions, "TrainingChatCompletions");

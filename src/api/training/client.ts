@@ -4,6 +4,7 @@ import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type { SystemCheckBody, SystemCheckResult } from "../types/training.js";
@@ -117,3 +118,6 @@ export class TrainingClient {
     return this.transport.close();
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(TrainingClient, "TrainingClient");

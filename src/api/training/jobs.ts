@@ -1,5 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import { type CallOptions, requireString, withCall } from "../base.js";
 import type {
   CreateSftTrainingJobParams,
@@ -102,3 +103,6 @@ export class TrainingJobs {
     return paginate(fetchPage, start, { method: "GET", path }, follow);
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(TrainingJobs, "TrainingJobs");

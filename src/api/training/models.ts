@@ -1,5 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../secrets.js";
 import { type CallOptions, requireString, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type {
@@ -92,3 +93,6 @@ export class TrainingModels {
       .then((body) => body ?? {});
   }
 }
+
+// Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
+describeAs(TrainingModels, "TrainingModels");

@@ -3,6 +3,9 @@
 /** A JSON object whose shape the service leaves open. */
 export type JsonObject = { [key: string]: unknown };
 
+/** A value `JSON.stringify` renders as-is and can never throw on: what tracewire records as inputs and outputs. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
 /** ISO-8601 timestamp string, e.g. `2026-01-05T10:00:00.123Z`. */
 export type Timestamp = string;
 

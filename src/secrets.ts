@@ -1,0 +1,184 @@
+/**
+ * Credentials never leave the process by accident. One place decides what counts as a secret: values under
+ * credential-like keys (in payloads, call attributes and span attributes), the password in a URL, and `Bearer …` /
+ * `key=…` text in error messages and log lines. Used by the serializer (tracing/serialize.ts), the processor's exit
+ * check of span attributes (otel/span-redact.ts) and tracewire's logger.
+ */
+
+/** What replaces a redacted value. */
+export const REDACTED = "REDACTED";
+
+/**
+ * Keys whose values are replaced by `"REDACTED"` by default. A key matches an entry when, ignoring case, `-` and
+ * `_`, it equals the entry or ends with it: `apiKey`, `OPENAI_API_KEY` and `x-api-key` all match `api_key`;
+ * `client_secret` matches `secret`; `Set-Cookie` matches `cookie`. Pass your own list as `redactKeys` (spread this
+ * one to extend it; `[]` turns key redaction off).
+ */
+export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
+  "api_key",
+  "authorization",
+  "password",
+  "passwd",
+  "secret",
+  "token",
+  "cookie",
+  "private_key",
+  "credentials",
+]);
+
+/** Ignoring case, `-` and `_`: how keys and entries are compared. */
+function normalize(key: string): string {
+  return key.toLowerCase().replace(/[-_]/g, "");
+}
+
+// Keys repeat endlessly (every request has `model`, `messages`, …), so a key's verdict is computed once; the cache is
+// cleared when it grows past this, so a stream of unique keys cannot grow it without bound.
+const MAX_CACHED_KEYS = 4096;
+
+/**
+ * Decides which keys hold credentials, from a list of entries (see {@link DEFAULT_REDACT_KEYS} for the rule).
+ * Immutable after construction; `matches` is a cached lookup on the hot path.
+ */
+export class KeyRedactor {
+  /** The normalized entries; empty means key redaction is off. */
+  private readonly entries: readonly string[];
+  private readonly cache = new Map<string, boolean>();
+
+  constructor(keys: readonly string[] = DEFAULT_REDACT_KEYS) {
+    this.entries = [...new Set(keys.map(normalize).filter((k) => k !== ""))];
+  }
+
+  /** Whether key redaction is on at all. */
+  get active(): boolean {
+    return this.entries.length > 0;
+  }
+
+  /** Whether the value under `key` must be replaced by {@link REDACTED}. */
+  matches(key: string): boolean {
+    if (this.entries.length === 0) return false;
+    let verdict = this.cache.get(key);
+    if (verdict === undefined) {
+      const k = normalize(key);
+      verdict = this.entries.some((entry) => k.endsWith(entry));
+      if (this.cache.size >= MAX_CACHED_KEYS) this.cache.clear();
+      this.cache.set(key, verdict);
+    }
+    return verdict;
+  }
+
+  /**
+   * {@link matches}, except for a model's word pieces: an OpenAI logprob entry is `{token, logprob, …}`, and its
+   * `token` is text the model produced, not a credential. `sibling` reads another key of the same object.
+   */
+  matchesIn(key: string, sibling: (key: string) => unknown): boolean {
+    if (!this.matches(key)) return false;
+    return !(normalize(key) === "token" && typeof sibling("logprob") === "number");
+  }
+}
+
+/** The redactor of the default list, shared (it is immutable). */
+export const DEFAULT_REDACTOR = new KeyRedactor();
+
+// `scheme://user:password@host` → `scheme://user:REDACTED@host` (a user name alone is kept: it is not a secret).
+const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi;
+// `Bearer abc`, `Basic abc` (an Authorization header's value written into text).
+const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/g;
+// `api_key=…`, `"apiKey": "…"`, `password: …` in free text (query strings, logged objects, config dumps).
+const KEY_VALUE =
+  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)/gi;
+
+/**
+ * Masks the credentials free text can carry: a URL's password, an `Authorization` scheme's value and `key=value`
+ * pairs under credential-like names. For error messages, stack traces and log lines, where no key says what a value
+ * is. Cheap when there is nothing to mask (three regex scans of the text).
+ */
+export function scrubText(text: string): string {
+  return text
+    .replace(URL_PASSWORD, `$1:${REDACTED}@`)
+    .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
+    .replace(KEY_VALUE, (_all, key: string, sep: string, value: string) =>
+      /^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) || /^\d+$/.test(value)
+        ? `${key}${sep}${value}`
+        : `${key}${sep}${REDACTED}`,
+    );
+}
+
+// A string that is itself a URL with a password: anchored, so checking any other string fails at its first bytes.
+const STARTS_WITH_URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]*@/i;
+
+/** A whole-string URL with its password masked; other strings unchanged. Cheap enough for every payload string. */
+export function scrubUrlString(text: string): string {
+  return STARTS_WITH_URL_PASSWORD.test(text) ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`) : text;
+}
+
+/** A URL's text with its password and credential-named query parameters masked. Never throws. */
+export function redactUrl(url: URL, redactor: KeyRedactor = DEFAULT_REDACTOR): string {
+  try {
+    if (!url.password && !hasSecretParam(url, redactor)) return url.href;
+    const copy = new URL(url.href);
+    if (copy.password) copy.password = REDACTED;
+    for (const key of [...copy.searchParams.keys()]) if (redactor.matches(key)) copy.searchParams.set(key, REDACTED);
+    return copy.href;
+  } catch {
+    return "[URL]";
+  }
+}
+
+function hasSecretParam(url: URL, redactor: KeyRedactor): boolean {
+  if (!url.search) return false;
+  for (const key of url.searchParams.keys()) if (redactor.matches(key)) return true;
+  return false;
+}
+
+/** Marks tracewire's own objects: the serializer records `obj[SUMMARY]()` and reads nothing else of them. */
+export const SUMMARY: unique symbol = Symbol.for("tracewire.summary.v1") as never;
+
+const INSPECT = Symbol.for("nodejs.util.inspect.custom");
+
+/** The short, secret-free description of one of tracewire's own objects. */
+export type Summary = { _type: string } & Record<string, string | number | boolean | undefined>;
+
+/**
+ * Makes instances of `cls` describe themselves as `{_type: name, ...fields(instance)}` wherever they could be read
+ * whole: the serializer (traced inputs and outputs), `JSON.stringify` and `util.inspect` / `console.log`. Nothing
+ * reachable from them — options, API keys, queues, encoding buffers — is ever walked. `fields` must not throw and must
+ * return nothing secret; a base URL is fine, an API key is not.
+ */
+export function describeAs<T extends object>(
+  cls: { prototype: T },
+  name: string,
+  fields: (self: T) => Record<string, string | number | boolean | undefined> = () => ({}),
+): void {
+  describeObjectAs(cls.prototype as object, name, fields as (self: object) => Record<string, never>);
+}
+
+/** {@link describeAs} for one object (a handle built as a literal) or a prototype. */
+export function describeObjectAs<T extends object>(
+  target: T,
+  name: string,
+  fields: (self: T) => Record<string, string | number | boolean | undefined> = () => ({}),
+): void {
+  function summary(this: T): Summary {
+    try {
+      return { _type: name, ...fields(this) };
+    } catch {
+      return { _type: name };
+    }
+  }
+  const hidden = { configurable: true, writable: true, enumerable: false } as const;
+  Object.defineProperties(target, {
+    [SUMMARY]: { ...hidden, value: summary },
+    toJSON: { ...hidden, value: summary },
+    [INSPECT]: { ...hidden, value: summary },
+  });
+}
+
+/** The summary of one of tracewire's own objects, or undefined for anything else. Never throws. */
+export function summaryOf(value: object): Summary | undefined {
+  try {
+    const describe = (value as { [SUMMARY]?: unknown })[SUMMARY];
+    return typeof describe === "function" ? (describe.call(value) as Summary) : undefined;
+  } catch {
+    return undefined;
+  }
+}
