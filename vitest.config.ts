@@ -1,6 +1,17 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
+const src = (path: string) => fileURLToPath(new URL(`./src/${path}`, import.meta.url));
+
 export default defineConfig({
+  // The examples import the package by name; under test they run against the sources, no build needed.
+  resolve: {
+    alias: [
+      { find: /^tracewire$/, replacement: src("index.ts") },
+      { find: /^tracewire\/openai$/, replacement: src("instrument/index.ts") },
+      { find: /^tracewire\/(otel|api|next)$/, replacement: src("$1/index.ts") },
+    ],
+  },
   test: {
     include: ["test/**/*.test.ts"],
     testTimeout: 20_000,

@@ -49,6 +49,37 @@ async function calls(fn) {
   }
 }
 
+/** `op(fn)` after `init(extra)`: calls route to the sink, measured until both items of every call are acknowledged. */
+function opOn(extra) {
+  return {
+    before() {
+      this.handle = init({
+        baseUrl: `http://127.0.0.1:${sink.port}/op`,
+        project: "bench/bench",
+        exitHooks: false,
+        env: {},
+        // Large enough that nothing is dropped while the calls outrun the exports (2 items per call).
+        maxQueueSize: 2 * N + 2048,
+        ...extra,
+      });
+      if (!this.handle.enabled) throw new Error("init() did not enable tracing");
+      this.sent = this.handle.stats().calls.sent;
+    },
+    async run() {
+      await calls(traced);
+      await this.handle.flush();
+      if (!(await waitUntil(() => this.handle.stats().calls.sent - this.sent >= 2 * N, 20_000)))
+        throw new Error(`op-on: ${this.handle.stats().calls.sent - this.sent}/${2 * N} items sent`);
+    },
+    async after() {
+      const { dropped } = this.handle.stats().calls;
+      await this.handle.shutdown();
+      if (dropped > 0) throw new Error(`op-on: ${dropped} items dropped`);
+      trace.disable();
+    },
+  };
+}
+
 const variants = {
   plain: { run: () => calls(searchDocs) },
   "op-off": { run: () => calls(traced) },
@@ -66,32 +97,10 @@ const variants = {
       ),
     after: () => context.disable(),
   },
-  "op-on": {
-    before() {
-      this.handle = init({
-        baseUrl: `http://127.0.0.1:${sink.port}/op`,
-        project: "bench/bench",
-        exitHooks: false,
-        env: {},
-        // Large enough that nothing is dropped while the calls outrun the exports (2 items per call).
-        maxQueueSize: 2 * N + 2048,
-      });
-      if (!this.handle.enabled) throw new Error("init() did not enable tracing");
-      this.sent = this.handle.stats().calls.sent;
-    },
-    async run() {
-      await calls(traced);
-      await this.handle.flush();
-      if (!(await waitUntil(() => this.handle.stats().calls.sent - this.sent >= 2 * N, 20_000)))
-        throw new Error(`op-on: ${this.handle.stats().calls.sent - this.sent}/${2 * N} items sent`);
-    },
-    async after() {
-      const { dropped } = this.handle.stats().calls;
-      await this.handle.shutdown();
-      if (dropped > 0) throw new Error(`op-on: ${dropped} items dropped`);
-      trace.disable();
-    },
-  },
+  "op-on": opOn({}),
+  // The same with credential-key redaction switched off: the pair measures what default redaction costs on a
+  // payload with no credential keys (the common case).
+  "op-on-noredact": opOn({ redactKeys: [] }),
 };
 
 const tags = Object.keys(variants);
@@ -122,6 +131,7 @@ const labels = {
   "op-off": "`op(fn)`, tracing off (no `init()`)",
   floor: "bare OTel span floor (`startActiveSpan`, no-op processor)",
   "op-on": "**`op(fn)`, tracing on (calls route, to the sink)**",
+  "op-on-noredact": "`op(fn)`, tracing on, `redactKeys: []` (no credential-key redaction)",
 };
 const rows = tags.map((tag) => [
   labels[tag],
@@ -144,5 +154,21 @@ Tracing on costs ${fmt.num(cpu("op-on") - cpu("plain"))} µs per call over the p
 bare-span floor); tracing off costs ${fmt.num((cpu("op-off") - cpu("plain")) * 1000, 0)} ns per call. Calls route wire size:
 ${fmt.num(bytesPerCall, 0)} B per call (start + end, JSON, uncompressed).`;
 
-report({ title: "op() overhead", markdown, checks: [] });
+const redaction = paired("op-on", "op-on-noredact");
+// "No measurable cost": the paired ratio stays within this round-to-round noise band of the shared machine.
+const REDACTION_NOISE = 1.05;
+report({
+  title: "op() overhead",
+  markdown: `${markdown}
+
+Default credential redaction on this payload (no credential keys): op-on ÷ op-on with \`redactKeys: []\` =
+${fmt.ratio(redaction)} (paired median).`,
+  checks: [
+    {
+      name: `default credential redaction costs nothing measurable per traced call (op-on ÷ redactKeys: [] ≤ ${REDACTION_NOISE}×)`,
+      pass: redaction <= REDACTION_NOISE,
+      detail: fmt.ratio(redaction),
+    },
+  ],
+});
 if (checksum === -1) console.log(checksum); // keep the results observable

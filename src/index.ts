@@ -12,6 +12,7 @@
 export { type ClientOptions, ENV, type Env, maskSecret } from "./config.js";
 export * from "./errors.js";
 export type { TracewireStats } from "./otel/processor.js";
+export { DEFAULT_REDACT_KEYS, REDACTED } from "./secrets.js";
 export { Call, callById, type FeedbackOptions } from "./tracing/call.js";
 export { withAttributes, withThread } from "./tracing/context.js";
 export { type InitOptions, init, type TracewireHandle } from "./tracing/init.js";

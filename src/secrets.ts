@@ -43,9 +43,19 @@ export class KeyRedactor {
   /** The normalized entries; empty means key redaction is off. */
   private readonly entries: readonly string[];
   private readonly cache = new Map<string, boolean>();
+  /** Shortest entry: a shorter key cannot match (normalizing only removes characters). */
+  private readonly minLength: number;
+  /** ASCII codes a matching key can end with: each entry's last letter, either case, and `-` / `_`. */
+  private readonly lastChars = new Uint8Array(128);
 
   constructor(keys: readonly string[] = DEFAULT_REDACT_KEYS) {
     this.entries = [...new Set(keys.map(normalize).filter((k) => k !== ""))];
+    this.minLength = Math.min(...this.entries.map((e) => e.length));
+    for (const entry of this.entries) {
+      const last = entry.at(-1)!;
+      for (const c of [last, last.toUpperCase(), "-", "_"])
+        if (c.charCodeAt(0) < 128) this.lastChars[c.charCodeAt(0)] = 1;
+    }
   }
 
   /** Whether key redaction is on at all. */
@@ -55,7 +65,10 @@ export class KeyRedactor {
 
   /** Whether the value under `key` must be replaced by {@link REDACTED}. */
   matches(key: string): boolean {
-    if (this.entries.length === 0) return false;
+    // Most keys (`role`, `model`, `content`) are ruled out by their length or last character, before any lookup.
+    if (key.length < this.minLength) return false;
+    const last = key.charCodeAt(key.length - 1);
+    if (last < 128 && this.lastChars[last] === 0) return false;
     let verdict = this.cache.get(key);
     if (verdict === undefined) {
       const k = normalize(key);
@@ -85,7 +98,7 @@ const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi;
 const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/g;
 // `api_key=…`, `"apiKey": "…"`, `password: …` in free text (query strings, logged objects, config dumps).
 const KEY_VALUE =
-  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)([^\s"'&,;}]+)/gi;
+  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)([^\s"'&,;(){}[\]]+)/gi;
 
 /**
  * Masks the credentials free text can carry: a URL's password, an `Authorization` scheme's value and `key=value`
@@ -97,7 +110,10 @@ export function scrubText(text: string): string {
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
     .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
     .replace(KEY_VALUE, (_all, key: string, sep: string, value: string) =>
-      /^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) || /^\d+$/.test(value)
+      // Token counts are not credentials; an auth scheme's value was masked by the pass before.
+      /^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) ||
+      /^\d+$/.test(value) ||
+      /^(?:Bearer|Basic|Token|REDACTED)$/i.test(value)
         ? `${key}${sep}${value}`
         : `${key}${sep}${REDACTED}`,
     );

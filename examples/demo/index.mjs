@@ -62,7 +62,11 @@ const print = (parent, indent) => {
 };
 console.log(`\ntrace ${llmCall?.traceId ?? "(none)"} — ${calls.length} calls`);
 print(null, "  ");
-console.log(`\nviewer: ${service.url}/  (project ${project})`);
+// What the agent returned, as recorded: its LLM call is a short reference (tracewire's own objects are never
+// recorded whole, and no key is).
+const root = calls.find((call) => call.op_name === "assistant");
+console.log(`\nrecorded output of assistant: ${JSON.stringify(root?.output)}`);
+console.log(`viewer: ${service.url}/  (project ${project})`);
 
 await reader.close();
 await tracing.shutdown();

@@ -13,4 +13,5 @@ export {
   type OtlpExporterOptions,
   OtlpTraceExporter,
 } from "./otlp-exporter.js";
+export type { PayloadOptions, RedactHook } from "./payload-options.js";
 export { TracewireSpanProcessor, type TracewireStats } from "./processor.js";

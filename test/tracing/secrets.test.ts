@@ -1,0 +1,170 @@
+/**
+ * The redaction rules themselves (secrets.ts): which keys match, what free text is masked, what is left alone
+ * because it only looks like a secret; and that a TracewireSpanProcessor in the app's own provider applies the same
+ * payload settings as init() — capture off, the redact hook, redactKeys — checked at the stand-in service.
+ */
+import { inspect } from "node:util";
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { DEFAULT_REDACT_KEYS, op, REDACTED } from "../../src/index.js";
+import { type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
+import { KeyRedactor, scrubText } from "../../src/secrets.js";
+import { serialize } from "../../src/tracing/serialize.js";
+import { TracingDouble } from "../support/tracing-double.js";
+import { recordingLogger } from "../support/tracing-session.js";
+
+describe("which keys hold credentials", () => {
+  const redactor = new KeyRedactor(DEFAULT_REDACT_KEYS);
+
+  it.each([
+    "api_key",
+    "apiKey",
+    "API-KEY",
+    "x-api-key",
+    "OPENAI_API_KEY",
+    "authorization",
+    "Proxy-Authorization",
+    "password",
+    "db_password",
+    "secret",
+    "client_secret",
+    "token",
+    "access_token",
+    "refreshToken",
+    "cookie",
+    "Set-Cookie",
+    "private_key",
+    "credentials",
+  ])("%s is redacted", (key) => {
+    expect(redactor.matches(key)).toBe(true);
+  });
+
+  it.each([
+    "max_tokens",
+    "prompt_tokens",
+    "max_completion_tokens",
+    "tokenizer",
+    "keyboard",
+    "key",
+    "author",
+    "secretary_name",
+    "model",
+  ])("%s is kept", (key) => {
+    expect(redactor.matches(key)).toBe(false);
+  });
+
+  it("values under those keys are replaced unread; a logprob's token is model output and is kept", () => {
+    let read = false;
+    const input = {
+      get apiKey() {
+        read = true;
+        return "sk-live";
+      },
+      logprobs: { content: [{ token: "Hello", logprob: -0.1, top_logprobs: [{ token: "Hi", logprob: -2 }] }] },
+      auth: { token: "abc" },
+    };
+    expect(serialize(input)).toEqual({
+      apiKey: REDACTED,
+      logprobs: { content: [{ token: "Hello", logprob: -0.1, top_logprobs: [{ token: "Hi", logprob: -2 }] }] },
+      auth: { token: REDACTED },
+    });
+    expect(read).toBe(false);
+  });
+
+  it("a list of your own replaces the defaults; [] records everything", () => {
+    const own = new KeyRedactor(["ssn"]);
+    expect(serialize({ ssn: "1", apiKey: "2" }, { redactor: own })).toEqual({ ssn: REDACTED, apiKey: "2" });
+    expect(serialize({ apiKey: "2" }, { redactor: new KeyRedactor([]) })).toEqual({ apiKey: "2" });
+  });
+});
+
+describe("free text", () => {
+  it.each([
+    ["Authorization: Bearer abc.def-123", "Authorization: Bearer REDACTED"],
+    ["GET https://u:pw@host/x failed", "GET https://u:REDACTED@host/x failed"],
+    ["bad request (api_key=sk-123)", "bad request (api_key=REDACTED)"],
+    ['{"password": "hunter2"}', '{"password": "REDACTED"}'],
+    ["max_tokens=100 and total_tokens: 42", "max_tokens=100 and total_tokens: 42"],
+    ["a plain sentence with no secret", "a plain sentence with no secret"],
+  ])("%s → %s", (text, masked) => {
+    expect(scrubText(text)).toBe(masked);
+  });
+
+  it("a payload string that is a URL with a password is masked; other strings are recorded as they are", () => {
+    expect(serialize(["mysql://root:pw@db/app", "see https://example.com/x?a=1", "Bearer xyz"])).toEqual([
+      "mysql://root:REDACTED@db/app",
+      "see https://example.com/x?a=1",
+      "Bearer xyz",
+    ]);
+  });
+});
+
+describe("a TracewireSpanProcessor in the app's own provider honours the payload settings", () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  async function ownProvider(options: TracewireProcessorOptions) {
+    const double = await TracingDouble.start();
+    const { logger, lines } = recordingLogger();
+    const processor = new TracewireSpanProcessor({
+      baseUrl: double.url,
+      project: "acme/demo",
+      scheduledDelayMillis: 10,
+      logger,
+      ...options,
+    });
+    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    cleanup = async () => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      await double.close();
+    };
+    const greet = op(
+      function greet(form: Record<string, string>) {
+        return { reply: `hi ${form.name}`, form };
+      },
+      { parameterNames: ["form"] },
+    );
+    greet({ name: "ada", password: "pw-1", ssn: "078-05-1120" });
+    await processor.forceFlush();
+    const [call] = double.callsNamed("greet");
+    return { call: call!, processor, lines };
+  }
+
+  it("TRACEWIRE_CAPTURE_CONTENT=false: no inputs, no output", async () => {
+    const { call } = await ownProvider({ env: { TRACEWIRE_CAPTURE_CONTENT: "false" } });
+    expect(call.start?.inputs).toEqual({});
+    expect(call.end?.output).toBeUndefined();
+  });
+
+  it("default redaction, then the redact hook", async () => {
+    const { call } = await ownProvider({
+      env: {},
+      redact: (payload) => {
+        const form = (payload as { form?: { ssn?: string } }).form;
+        if (form?.ssn) form.ssn = "***";
+      },
+    });
+    expect(call.start?.inputs).toEqual({ form: { name: "ada", password: REDACTED, ssn: "***" } });
+  });
+
+  it("redactKeys extends the list; TRACEWIRE_REDACT_KEYS adds to it", async () => {
+    const { call } = await ownProvider({ env: { TRACEWIRE_REDACT_KEYS: "ssn" } });
+    expect(call.start?.inputs).toEqual({ form: { name: "ada", password: REDACTED, ssn: REDACTED } });
+    expect(call.end?.output).toEqual({ reply: "hi ada", form: { name: "ada", password: REDACTED, ssn: REDACTED } });
+  });
+
+  it("inspecting the processor shows its project, never its key", async () => {
+    const { processor } = await ownProvider({ env: {}, apiKey: "sk-tracing-abcdef0123456789" });
+    expect(inspect(processor, { depth: 20 })).not.toContain("sk-tracing");
+    expect(JSON.stringify(processor)).toBe('{"_type":"TracewireSpanProcessor","project":"acme/demo"}');
+  });
+});
