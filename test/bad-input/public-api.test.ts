@@ -218,6 +218,9 @@ describe("the table covers the public surface", () => {
               "offerCall",
               "rejectCalls",
               "warnUnauthorized",
+              "offerSpan",
+              "sendRequest",
+              "sendAfterExport",
             ].includes(m),
         )
         .map((m) => `TracewireSpanProcessor.${m}`),
