@@ -47,7 +47,8 @@ export function runnableName(type: string): string | undefined {
 
 // One emoji: a fully qualified sequence (flags, skin tones, ZWJ families, keycaps) or a single pictograph (the
 // service also counts "❤" without its variation selector). Built at run time: the `v` flag is newer than our target.
-const EMOJI = /\p{RGI_Emoji}|\p{Extended_Pictographic}\uFE0F?|\p{Emoji_Presentation}/gv;
+const UNICODE_SETS: string = "gv";
+const EMOJI = new RegExp("\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?|\\p{Emoji_Presentation}", UNICODE_SETS);
 
 /** How many emoji `text` holds. */
 export function countEmoji(text: string): number {

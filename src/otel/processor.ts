@@ -252,8 +252,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const request: CallRequest = { kind: "request", path, body, replaySafe, settle };
       const span = afterExport?.span as (ReadableSpan & { [PARKED]?: CallRequest[] }) | undefined;
       if (!afterExport) this.sendRequest(request);
-      else if (span && !span.ended && spanRoute(span) === "otlp") (span[PARKED] ??= []).push(request);
-      else this.sendAfterExport([request]);
+      else if (span && !span.ended && spanRoute(span) === "otlp") {
+        span[PARKED] ??= [];
+        span[PARKED].push(request);
+      } else this.sendAfterExport([request]);
     });
   }
 
