@@ -11,6 +11,9 @@
  * - An export refused for a reason every request shares (401/403) finishes its items and pauses the next one.
  * - At shutdown, an export still in flight is aborted and awaited (briefly), so each item is counted once, as sent or
  *   as dropped.
+ * - `hurry()` sends what is queued without waiting for the timer (someone awaits an answer: feedback), and
+ *   `whenFinished()` runs a callback once everything offered so far is finished (feedback about an OTLP span goes
+ *   to the calls queue once that span's export is done).
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
  *   was accepted), so no call is left open by our own bookkeeping.
  */
