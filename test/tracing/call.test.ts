@@ -140,6 +140,39 @@ describe("feedback and renames on the wire", () => {
     ]);
   });
 
+  it("never throws synchronously: every bad argument is a rejected promise carrying a ValidationError", async () => {
+    const requests = s.double.server.requests.length;
+    const bad: [string, () => Promise<unknown>][] = [
+      ["react('')", () => call.react("")],
+      ["react(1)", () => call.react(1 as never)],
+      ["react('two words')", () => call.react("two words")],
+      ["note('')", () => call.note("")],
+      ["note(null)", () => call.note(null as never)],
+      ["feedback('', {})", () => call.feedback("", {})],
+      ["feedback('x', null)", () => call.feedback("x", null as never)],
+      ["feedback('x', {}, null)", () => call.feedback("x", {}, null as never)],
+      [
+        "feedback('wandb.runnable.x', {output: 1}, {runnableRef: 'nope'})",
+        () => call.feedback("wandb.runnable.x", { output: 1 }, { runnableRef: "nope" }),
+      ],
+      ["annotate('', 1)", () => call.annotate("", 1)],
+      ["annotate('a b', 1)", () => call.annotate("a b", 1)],
+      ["score('', 1)", () => call.score("", 1)],
+      ["score('a:b', 1)", () => call.score("a:b", 1)],
+      ["score('x', 1, 'opts')", () => call.score("x", 1, "opts" as never)],
+      ["setDisplayName(9)", () => call.setDisplayName(9 as never)],
+    ];
+    for (const [what, run] of bad) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => {
+        promise = run();
+      }, what).not.toThrow();
+      await expect(promise, what).rejects.toBeInstanceOf(ValidationError);
+    }
+    await s.tracing.flush();
+    expect(s.double.server.requests.length).toBe(requests);
+  });
+
   it("setDisplayName(name) sends /call/update {project_id, call_id, display_name}", async () => {
     const before = s.double.updates.length;
     await expect(call.setDisplayName("Life, the universe")).resolves.toBeUndefined();
