@@ -11,6 +11,9 @@
  * - An export refused for a reason every request shares (401/403) finishes its items and pauses the next one.
  * - At shutdown, an export still in flight is aborted and awaited (briefly), so each item is counted once, as sent or
  *   as dropped.
+ * - `hurry()` sends what is queued without waiting for the timer (someone awaits an answer: feedback), and
+ *   `whenFinished()` runs a callback once everything offered so far is finished (feedback about an OTLP span goes
+ *   to the calls queue once that span's export is done).
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
  *   was accepted), so no call is left open by our own bookkeeping.
  */
@@ -97,6 +100,10 @@ export class ExportQueue<T> {
   private pausedUntil = 0;
   private closed = false;
   private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
+  /** Callbacks of {@link whenFinished}, each with the count of finished items it waits for. */
+  private followers: { target: number; run: () => void }[] = [];
+  /** Items up to this offer count go out without waiting for the timer (see {@link hurry}). */
+  private urgentTarget = 0;
   private readonly abort = new AbortController();
   /** The export in flight, if any. */
   private current: Promise<ExportOutcome> | undefined;
@@ -153,6 +160,28 @@ export class ExportQueue<T> {
       } else if (!this.timer) this.kick(Math.max(this.options.scheduleDelayMs, paused));
     }
     return true;
+  }
+
+  /**
+   * Sends everything offered so far without waiting for the batch timer (someone awaits an answer: feedback). A
+   * retry backoff, the service's `Retry-After` or a credentials pause still applies; the next export goes at once
+   * when none is running, else right after the one in flight.
+   */
+  hurry(): void {
+    this.urgentTarget = this.offered;
+    if (this.exporting || this.immediate || this.finished >= this.offered) return;
+    if (this.retryDelay !== 0 || this.notBefore !== 0 || this.pausedUntil > Date.now()) return;
+    this.kick(0);
+  }
+
+  /**
+   * Calls `run` once every item offered so far is finished: sent, refused, or dropped (at once when none is left).
+   * Does not hurry them: call {@link hurry} for that. Unlike a flush there is no deadline, and nothing waits here
+   * keeps the process alive.
+   */
+  whenFinished(run: () => void): void {
+    if (this.finished >= this.offered) run();
+    else this.followers.push({ target: this.offered, run });
   }
 
   private refuses(force: boolean): boolean {
@@ -302,7 +331,8 @@ export class ExportQueue<T> {
     this.retryDelay = 0;
     this.notBefore = 0;
     this.pausedUntil = 0;
-    if (this.items.length >= this.options.maxBatchSize || (this.items.length > 0 && this.waiters.length > 0)) {
+    const waited = this.waiters.length > 0 || this.finished < this.urgentTarget;
+    if (this.items.length >= this.options.maxBatchSize || (this.items.length > 0 && waited)) {
       this.kick(0);
     } else if (this.items.length > 0) {
       this.kick(this.options.scheduleDelayMs);
@@ -313,6 +343,11 @@ export class ExportQueue<T> {
   private complete(count: number): void {
     this.finished += count;
     for (const waiter of [...this.waiters]) if (this.finished >= waiter.target) waiter.resolve();
+    if (this.followers.length > 0 && this.finished >= this.followers[0]!.target) {
+      const ready = this.followers.filter((f) => this.finished >= f.target);
+      this.followers = this.followers.filter((f) => this.finished < f.target);
+      for (const follower of ready) follower.run();
+    }
   }
 
   /** Counts items the exporter dropped as invalid (they are also part of `done`). */

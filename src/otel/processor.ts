@@ -22,7 +22,7 @@ import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
 import { portableStartAttributes } from "../wire/span-to-call.js";
-import { type CallItem, CallsExporter } from "./calls-exporter.js";
+import { type CallItem, type CallRequest, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import { ExportQueue, type QueueStats } from "./export-queue.js";
@@ -37,7 +37,18 @@ import { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
-import { type ActiveProcessor, globalState } from "./state.js";
+import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
+
+/** Requests (feedback) about an OTLP-route span, waiting on the span itself for it to end. */
+const PARKED = Symbol.for("tracewire.parkedRequests");
+
+/** The requests parked on `span`, removed from it. */
+function takeParked(span: object): CallRequest[] | undefined {
+  const holder = span as { [PARKED]?: CallRequest[] };
+  const parked = holder[PARKED];
+  if (parked) delete holder[PARKED];
+  return parked;
+}
 
 /**
  * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
@@ -204,17 +215,11 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
         return;
       }
-      // Encoded now, so the span itself is not kept until its batch is sent (see otlp-batch.ts).
-      if (route === "otlp" && this.otlp.admit()) {
-        let encoded: EncodedSpan;
-        try {
-          encoded = this.otlpExporter.encode(this.redacted(span));
-        } catch (err) {
-          this.otlp.drop(`it could not be encoded (${describeError(err)})`);
-          this.internalError("encode", err);
-          return;
-        }
-        this.otlp.offer(encoded);
+      if (route === "otlp") {
+        this.offerSpan(span);
+        // Requests about this call waited for it to end; they go once its export is done (or it was dropped).
+        const parked = takeParked(span);
+        if (parked) this.sendAfterExport(parked);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
         this.offerCall(this.callRecords.end(this.redacted(span), callEndData(span)), true);
@@ -224,11 +229,27 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     }
   }
 
+  /** Encodes an ended span now, so the span itself is not kept until its batch is sent (see otlp-batch.ts). */
+  private offerSpan(span: ReadableSpan): void {
+    if (!this.otlp.admit()) return;
+    let encoded: EncodedSpan;
+    try {
+      encoded = this.otlpExporter.encode(this.redacted(span));
+    } catch (err) {
+      this.otlp.drop(`it could not be encoded (${describeError(err)})`);
+      this.internalError("encode", err);
+      return;
+    }
+    this.otlp.offer(encoded);
+  }
+
   /**
-   * Queues a call-scoped request (feedback, rename) behind everything queued so far, i.e. after the call's start.
-   * `path` is a tracing-service path such as `/feedback/create`; `body` its JSON object.
+   * Sends a call-scoped request (feedback, rename) behind everything queued so far, i.e. after the call's start, and
+   * without waiting for the batch timer: the promise settles once the service has answered. `path` is a
+   * tracing-service path such as `/feedback/create`; `body` its JSON object. With `afterExport` (a call on the OTLP
+   * route), the request waits for the span to end, then for its export, and is sent right after.
    */
-  enqueueRequest(path: string, body: object, replaySafe = false): Promise<unknown> {
+  enqueueRequest(path: string, body: object, replaySafe = false, afterExport?: AfterExport): Promise<unknown> {
     if (typeof path !== "string" || !/^\/[A-Za-z0-9_./-]+$/.test(path)) {
       throw new ValidationError(
         `enqueueRequest: path must be a service path such as "/feedback/create", got ${JSON.stringify(path)}.`,
@@ -240,8 +261,26 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     }
     return new Promise((resolve, reject) => {
       const settle = (error: unknown, result?: unknown) => (error ? reject(error) : resolve(result));
-      this.calls.offer({ kind: "request", path, body, replaySafe, settle });
+      const request: CallRequest = { kind: "request", path, body, replaySafe, settle };
+      const span = afterExport?.span as (ReadableSpan & { [PARKED]?: CallRequest[] }) | undefined;
+      if (!afterExport) this.sendRequest(request);
+      else if (span && !span.ended && spanRoute(span) === "otlp") {
+        span[PARKED] ??= [];
+        span[PARKED].push(request);
+      } else this.sendAfterExport([request]);
     });
+  }
+
+  /** Queues call-scoped requests and sends them without waiting for the timer. */
+  private sendRequest(...requests: CallRequest[]): void {
+    for (const request of requests) this.calls.offer(request);
+    this.calls.hurry();
+  }
+
+  /** Sends `requests` once every span queued for OTLP so far has been exported (now, not at the timer). */
+  private sendAfterExport(requests: CallRequest[]): void {
+    this.otlp.whenFinished(() => this.sendRequest(...requests));
+    this.otlp.hurry();
   }
 
   /**

@@ -7,14 +7,24 @@ import type { Tracer } from "@opentelemetry/api";
 import type { Diagnostics } from "./diagnostics.js";
 import type { PayloadSettings } from "./payload-options.js";
 
+/** A request about a call sent by OTLP: it goes after the call's span has been exported. */
+export interface AfterExport {
+  /** The call's span; `undefined` when it has been garbage-collected (so it ended long ago). */
+  span: object | undefined;
+}
+
 /** What the rest of tracewire needs from a live processor (kept minimal to avoid an import cycle). */
 export interface ActiveProcessor {
   readonly project: string;
   readonly diagnostics: Diagnostics;
   /** How op() and the GenAI instrumentation turn inputs and outputs into payloads (its payload options). */
   readonly payload: PayloadSettings;
-  /** Queues a call-scoped request (feedback, rename) behind the call's start; `replaySafe` allows resending it. */
-  enqueueRequest(path: string, body: object, replaySafe?: boolean): Promise<unknown>;
+  /**
+   * Sends a call-scoped request (feedback, rename) behind the call's start, at once rather than at the next batch;
+   * `replaySafe` allows resending it. With `afterExport`, the call went by OTLP: the request waits until its span
+   * (`undefined` once collected) has been exported.
+   */
+  enqueueRequest(path: string, body: object, replaySafe?: boolean, afterExport?: AfterExport): Promise<unknown>;
   /** Whether work is queued or in flight. */
   readonly idle: boolean;
   /** Items offered so far on both routes (grows with new work; the exit hook uses it to see progress). */

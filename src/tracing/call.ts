@@ -1,14 +1,19 @@
 /**
  * `Call`: a handle on one recorded call (= one span) for feedback, scores and renames. Requests for a call made in
- * this process are queued behind the call's start, so the service never sees feedback for a call it doesn't know.
+ * this process are queued behind the call's start (on the OTLP route: behind the export of its span), so the service
+ * never sees feedback for a call it doesn't know, and are sent at once rather than at the next batch: the promise
+ * settles when the service has answered. A request that breaks the service's feedback rules is rejected with a
+ * `ValidationError` before anything is queued; no method here throws synchronously.
  */
 
 import { requireString } from "../api/base.js";
+import { annotationName, checkFeedback, type FeedbackFields, runnableName } from "../api/feedback-rules.js";
 import {
   annotationFeedbackType,
   callRef,
   MAX_NOTE_LENGTH,
   NOTE_FEEDBACK_TYPE,
+  objectRef,
   opRef,
   REACTION_FEEDBACK_TYPE,
   runnableFeedbackType,
@@ -35,21 +40,35 @@ export interface FeedbackOptions {
 /** Longest op name, display name, thread id, call id or feedback type accepted, in characters. */
 export const MAX_NAME_LENGTH = 1024;
 
-const KNOWN_TYPES = /^wandb\.(reaction\.1|note\.1|annotation\.[^\s]+|runnable\.[^\s]+)$/;
-
-function requireOptions(options: unknown): void {
+function requireOptions(options: unknown): FeedbackOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ValidationError(
       `feedback options must be an object, got ${options === null ? "null" : Array.isArray(options) ? "an array" : typeof options}.`,
       "options",
     );
   }
+  return options as FeedbackOptions;
 }
 
 /** Settles quietly when nobody awaits it (no unhandled rejection), and still rejects for those who do. */
 function handled<T>(promise: Promise<T>): Promise<T> {
   promise.catch(() => {});
   return promise;
+}
+
+/** Runs `start`; what it throws (a bad argument) becomes the rejection of the returned promise, never a throw. */
+function attempt<T>(start: () => Promise<T>): Promise<T> {
+  try {
+    return handled(start());
+  } catch (err) {
+    return handled(Promise.reject(err));
+  }
+}
+
+/** Where a call went: its span on the OTLP route (held weakly) makes requests about it wait for its export. */
+export interface CallRoute {
+  /** The span of a call sent by OTLP; requests for it are sent once the span has been exported. */
+  otlpSpan?: object;
 }
 
 /** A recorded call. Get one from `getCurrentCall()`, an op's `invoke()`, `callOf(result)` or `callById(id)`. */
@@ -60,16 +79,20 @@ export class Call {
   readonly traceId: string;
   /** `entity/project` the call belongs to. */
   readonly project: string;
+  /** The call's span when it goes by OTLP: weak, so a handle kept with a result never keeps a span alive. */
+  private readonly otlpSpan: WeakRef<object> | undefined;
 
   /** @internal use `getCurrentCall()`, `callOf()` or `callById()`. */
   constructor(
     id: string,
     traceId: string,
     private readonly processor: ActiveProcessor,
+    route: CallRoute = {},
   ) {
     this.id = id;
     this.traceId = traceId;
     this.project = processor.project;
+    this.otlpSpan = route.otlpSpan ? new WeakRef(route.otlpSpan) : undefined;
   }
 
   /** The call's ref URI, `weave:///entity/project/call/<id>`, for `weave_ref` fields. */
@@ -77,32 +100,69 @@ export class Call {
     return callRef(this.project, this.id);
   }
 
-  /** Adds an emoji reaction (`wandb.reaction.1`). */
+  /** Adds an emoji reaction (`wandb.reaction.1`); `emoji` must be exactly one emoji. */
   react(emoji: string): Promise<FeedbackCreateRes> {
-    return this.feedback(REACTION_FEEDBACK_TYPE, { emoji: requireString(emoji, "emoji") });
+    return attempt(() => this.#send(REACTION_FEEDBACK_TYPE, { emoji: requireString(emoji, "emoji") }, {}));
   }
 
   /** Adds a note of 1–1024 characters (`wandb.note.1`). */
   note(text: string): Promise<FeedbackCreateRes> {
-    return this.feedback(NOTE_FEEDBACK_TYPE, { note: requireString(text, "note", undefined, MAX_NOTE_LENGTH) });
+    return attempt(() =>
+      this.#send(NOTE_FEEDBACK_TYPE, { note: requireString(text, "note", undefined, MAX_NOTE_LENGTH) }, {}),
+    );
   }
 
   /**
    * Adds feedback of any type: `wandb.reaction.1`, `wandb.note.1`, `wandb.annotation.<name>`,
-   * `wandb.runnable.<scorer>`, or a custom type outside the reserved `wandb.` namespace.
+   * `wandb.runnable.<scorer>`, or a custom type outside the reserved `wandb.` namespace. For
+   * `wandb.annotation.<name>`, `annotationRef` defaults to the spec `weave:///entity/project/object/<name>:latest`;
+   * for `wandb.runnable.<name>`, `runnableRef` defaults as for {@link score}. A request that breaks one of the
+   * service's feedback rules (api/feedback-rules.ts) is rejected with a `ValidationError` naming the rule, before
+   * anything is queued.
    */
   feedback(type: string, payload: Record<string, unknown>, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    return attempt(() => this.#send(type, payload, options));
+  }
+
+  /** Adds a human annotation `wandb.annotation.<name>` with `{value}` (`annotationRef` as in {@link feedback}). */
+  annotate(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    return attempt(() =>
+      this.#send(annotationFeedbackType(requireString(name, "annotation name")), { value }, requireOptions(options)),
+    );
+  }
+
+  /**
+   * Records a score as runnable feedback `wandb.runnable.<name>` with payload `{output: value}`. `runnableRef`
+   * defaults to the scorer object `weave:///entity/project/object/<name>:latest`, or, when `callRef` (the scorer's
+   * own call) is given, to the scorer op `weave:///entity/project/op/<name>:latest`.
+   */
+  score(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
+    return attempt(() => {
+      requireString(name, "score name", undefined, MAX_NAME_LENGTH);
+      objectRef(this.project, name); // the name becomes a ref segment: no "/", ":" or spaces
+      return this.#send(runnableFeedbackType(name), { output: value }, requireOptions(options));
+    });
+  }
+
+  /** Renames the call in the UI (`/call/update`). */
+  setDisplayName(name: string): Promise<void> {
+    return attempt(() => {
+      const body = {
+        project_id: this.project,
+        call_id: this.id,
+        display_name: requireString(name, "display name", undefined, MAX_NAME_LENGTH),
+      };
+      return this.#enqueue("/call/update", body, true).then(() => undefined);
+    });
+  }
+
+  /** Checks and builds one feedback record, then queues it. Throws `ValidationError` before queueing anything. */
+  #send(type: string, payload: Record<string, unknown>, options: FeedbackOptions): Promise<FeedbackCreateRes> {
     requireString(type, "feedback type", undefined, MAX_NAME_LENGTH);
     requireOptions(options);
-    if (type.startsWith("wandb.") && !KNOWN_TYPES.test(type)) {
-      throw new ValidationError(
-        `Unknown feedback type ${JSON.stringify(type)}: the wandb. namespace holds wandb.reaction.1, wandb.note.1, wandb.annotation.<name> and wandb.runnable.<scorer>; use another prefix for custom types.`,
-        "feedback_type",
-      );
-    }
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
       throw new ValidationError(
-        `feedback payload must be an object, got ${Array.isArray(payload) ? "an array" : typeof payload}.`,
+        `feedback payload must be an object, got ${payload === null ? "null" : Array.isArray(payload) ? "an array" : typeof payload}.`,
         "payload",
       );
     }
@@ -113,38 +173,23 @@ export class Call {
       payload: serialize(payload, this.processor.payload.limits) as JsonObject,
     };
     if (options.creator !== undefined) body.creator = requireString(options.creator, "creator");
+    const annotation = annotationName(type);
+    const runnable = runnableName(type);
+    const callRefOption = options.callRef === undefined ? undefined : requireString(options.callRef, "callRef");
     if (options.annotationRef !== undefined)
       body.annotation_ref = requireString(options.annotationRef, "annotationRef");
+    else if (annotation) body.annotation_ref = objectRef(this.project, annotation);
     if (options.runnableRef !== undefined) body.runnable_ref = requireString(options.runnableRef, "runnableRef");
-    if (options.callRef !== undefined) body.call_ref = requireString(options.callRef, "callRef");
-    return handled(this.processor.enqueueRequest("/feedback/create", body) as Promise<FeedbackCreateRes>);
+    else if (runnable)
+      body.runnable_ref = callRefOption ? opRef(this.project, runnable) : objectRef(this.project, runnable);
+    if (callRefOption !== undefined) body.call_ref = callRefOption;
+    checkFeedback(body as unknown as FeedbackFields);
+    return this.#enqueue("/feedback/create", body) as Promise<FeedbackCreateRes>;
   }
 
-  /** Adds a human annotation `wandb.annotation.<name>` with `{value}`. */
-  annotate(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
-    requireOptions(options);
-    return this.feedback(annotationFeedbackType(requireString(name, "annotation name")), { value }, options);
-  }
-
-  /**
-   * Records a score as runnable feedback `wandb.runnable.<name>` with payload `{output: value}`. `runnableRef`
-   * defaults to the op ref `weave:///entity/project/op/<name>:latest`.
-   */
-  score(name: string, value: unknown, options: FeedbackOptions = {}): Promise<FeedbackCreateRes> {
-    requireString(name, "score name", undefined, MAX_NAME_LENGTH);
-    requireOptions(options);
-    const runnableRef = options.runnableRef ?? opRef(this.project, name, "latest");
-    return this.feedback(runnableFeedbackType(name), { output: value }, { ...options, runnableRef });
-  }
-
-  /** Renames the call in the UI (`/call/update`). */
-  setDisplayName(name: string): Promise<void> {
-    const body = {
-      project_id: this.project,
-      call_id: this.id,
-      display_name: requireString(name, "display name", undefined, MAX_NAME_LENGTH),
-    };
-    return handled(this.processor.enqueueRequest("/call/update", body, true).then(() => undefined));
+  #enqueue(path: string, body: JsonObject, replaySafe = false): Promise<unknown> {
+    const after = this.otlpSpan ? { span: this.otlpSpan.deref() } : undefined;
+    return this.processor.enqueueRequest(path, body, replaySafe, after);
   }
 }
 

@@ -6,6 +6,7 @@
 import { type Context, context, createContextKey } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
+import { globalState } from "../otel/state.js";
 import { payloadSettings } from "./payload.js";
 import { serialize } from "./serialize.js";
 
@@ -42,37 +43,54 @@ export function serializeAttributes(attributes: object): JsonObject {
 }
 
 /**
+ * A bad setting passed to a context helper: logged (once a minute per helper, through the active processor's logger)
+ * and left out, so the app's function still runs. Tracing is off without an active processor: nothing to say then.
+ */
+function ignoreSetting(helper: string, message: string): void {
+  globalState().active?.diagnostics.warn(`${helper}-ignored`, `${helper}: ${message}`);
+}
+
+/** Shows a bad value in a message without echoing a huge one. */
+function shown(value: unknown): string {
+  if (typeof value === "string")
+    return value.length > 60 ? `a string of ${value.length} characters` : JSON.stringify(value);
+  return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
+}
+
+/**
  * Runs `fn` so that every call started inside it (at any depth, across `await`) carries `attributes`, merged over
- * those of enclosing `withAttributes` calls. Values are stored as JSON. Returns what `fn` returns.
+ * those of enclosing `withAttributes` calls. Values are stored as JSON. Returns what `fn` returns. Attributes that
+ * are not an object are logged and ignored: `fn` runs without them. Only a `fn` that is not a function throws
+ * (`ValidationError`), since there is nothing to run.
  */
 export function withAttributes<T>(attributes: Record<string, unknown>, fn: () => T): T {
-  if (attributes === null || typeof attributes !== "object" || Array.isArray(attributes)) {
-    throw new ValidationError(
-      `withAttributes expects an object of attributes, got ${Array.isArray(attributes) ? "an array" : typeof attributes}.`,
-      "attributes",
-    );
-  }
   if (typeof fn !== "function") throw new ValidationError("withAttributes expects a function to run.", "fn");
+  if (attributes === null || typeof attributes !== "object" || Array.isArray(attributes)) {
+    ignoreSetting(
+      "withAttributes",
+      `attributes must be an object, got ${shown(attributes)}; the function ran without these attributes.`,
+    );
+    return fn();
+  }
   const merged = { ...currentAttributes(), ...serializeAttributes(attributes) };
   return context.with(context.active().setValue(ATTRIBUTES_KEY, merged), fn);
 }
 
 /**
  * Runs `fn` inside conversation thread `threadId`: calls started inside get `thread_id`, and the outermost call
- * becomes a turn (`turn_id` = its own id) unless its op says `turn: false`; calls below it share that turn.
+ * becomes a turn (`turn_id` = its own id) unless its op says `turn: false`; calls below it share that turn. A thread
+ * id that is not a non-empty string of at most 1024 characters is logged and ignored: `fn` runs outside any new
+ * thread. Only a `fn` that is not a function throws (`ValidationError`).
  */
 export function withThread<T>(threadId: string, fn: () => T): T {
-  if (typeof threadId !== "string" || threadId.trim() === "") {
-    const got = typeof threadId === "string" ? JSON.stringify(threadId) : threadId === null ? "null" : typeof threadId;
-    throw new ValidationError(`withThread expects a non-empty thread id, got ${got}.`, "threadId");
-  }
-  if (threadId.length > MAX_THREAD_ID_LENGTH) {
-    throw new ValidationError(
-      `withThread: the thread id must be at most ${MAX_THREAD_ID_LENGTH} characters, got ${threadId.length}.`,
-      "threadId",
-    );
-  }
   if (typeof fn !== "function") throw new ValidationError("withThread expects a function to run.", "fn");
+  if (typeof threadId !== "string" || threadId.trim() === "" || threadId.length > MAX_THREAD_ID_LENGTH) {
+    ignoreSetting(
+      "withThread",
+      `the thread id must be a non-empty string of at most ${MAX_THREAD_ID_LENGTH} characters, got ${shown(threadId)}; the function ran without a thread.`,
+    );
+    return fn();
+  }
   const thread: ThreadContext = { threadId, turnId: undefined };
   return context.with(context.active().setValue(THREAD_KEY, thread), fn);
 }

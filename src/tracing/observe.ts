@@ -5,6 +5,8 @@
  *   of each step runs inside the call's context so work it starts nests under the call;
  * - a Node readable stream: like an async iterable when it is iterated (items collected); otherwise, when it is read
  *   through events or `pipe`, on `end`, `error` or `close` (listening to those does not switch it to flowing mode);
+ * - a web `ReadableStream`: when read to its end through a reader (`getReader()`, which `new Response(stream)` uses),
+ *   async iteration, `pipeTo` or `pipeThrough`; when cancelled; or with the error when reading it fails;
  * - anything else: at once.
  * Iteration is observed by replacing methods *on the instance* (never the prototype), so identity, `instanceof`
  * and every other method stay the same. Objects that refuse that (frozen) end the call at once.
@@ -133,6 +135,11 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
     return;
   }
 
+  if (isWebStream(result)) {
+    if (!watchWebStream(result, o)) o.end(o.span, "[ReadableStream]", o.opName);
+    return;
+  }
+
   const asyncIterator = result[Symbol.asyncIterator];
   // A Node Readable is also async iterable, but may be consumed with events or `pipe` instead: watch both ways.
   const isStream = typeof result.pipe === "function" && typeof result.once === "function";
@@ -174,4 +181,110 @@ function watchStream(result: Record<PropertyKey, unknown>, state: Finisher, iter
   };
   stream.once("end", done);
   stream.once("close", done);
+}
+
+type Method = (...args: unknown[]) => unknown;
+
+/** A web `ReadableStream` (any realm's): it has the stream methods, whatever its class. */
+function isWebStream(value: Record<PropertyKey, unknown>): boolean {
+  return (
+    typeof value.getReader === "function" &&
+    typeof value.cancel === "function" &&
+    typeof value.pipeTo === "function" &&
+    typeof value.tee === "function" &&
+    typeof value.locked === "boolean"
+  );
+}
+
+/** Settles `promise` into the finisher: `then` ends normally (or by `onValue`), a rejection ends with the error. */
+function follow(promise: unknown, state: Finisher, onValue: (value: unknown) => void = () => state.finish()): void {
+  if (isObject(promise) && typeof promise.then === "function")
+    (promise as unknown as Promise<unknown>).then(onValue, (err: unknown) => state.finish(err, true));
+}
+
+/**
+ * Observes a web `ReadableStream` in place (own methods on the instance, as for iterators). Its call ends when it is
+ * read to the end through a reader from `getReader()` (how `new Response(stream)` and `Readable.fromWeb` read it),
+ * async iteration (`for await`, `values()`), `pipeTo` or `pipeThrough`; when it or its reader is cancelled; and
+ * with the error when reading or piping it fails. Chunks read through a reader or iterator are the output. A
+ * `tee()`d stream is read by its branches, which are not observed: its call ends only if the stream is read
+ * otherwise too. Returns false when the stream cannot be patched.
+ */
+function watchWebStream(stream: Record<PropertyKey, unknown>, o: Observation): boolean {
+  const state = finisher(o);
+  const getReader = stream.getReader as Method;
+  const cancel = stream.cancel as Method;
+  const pipeTo = stream.pipeTo as Method;
+  const pipeThrough = stream.pipeThrough as Method | undefined;
+  const values = stream.values as Method | undefined;
+  const asyncIterator = stream[Symbol.asyncIterator] as Method | undefined;
+  const isLocked = () => (stream as { locked?: unknown }).locked === true;
+
+  const patched = define(stream, "getReader", function (this: unknown, ...args: unknown[]) {
+    const reader = getReader.apply(this, args);
+    if (isObject(reader)) watchReader(reader, o, state);
+    return reader;
+  });
+  if (!patched) return false;
+  define(stream, "cancel", function (this: unknown, ...args: unknown[]) {
+    const locked = isLocked();
+    const result = cancel.apply(this, args);
+    if (!locked) follow(result, state); // a locked stream refuses cancel(): nothing ended
+    return result;
+  });
+  define(stream, "pipeTo", function (this: unknown, ...args: unknown[]) {
+    const locked = isLocked();
+    const result = pipeTo.apply(this, args);
+    if (!locked) follow(result, state);
+    return result;
+  });
+  if (typeof pipeThrough === "function") {
+    // As the spec defines it: pipe into the transform's writable side (through the observed pipeTo), hand back its
+    // readable side. Anything unusual (locked, a malformed transform) goes to the original, which throws as before.
+    define(stream, "pipeThrough", function (this: unknown, ...args: unknown[]) {
+      const [transform, options] = args as [Record<string, unknown> | undefined, unknown];
+      const writable = isObject(transform) ? transform.writable : undefined;
+      if (this !== stream || isLocked() || !isObject(writable) || (writable as { locked?: unknown }).locked !== false)
+        return pipeThrough.apply(this, args);
+      const piping = (stream.pipeTo as Method).call(stream, writable, options);
+      if (isObject(piping) && typeof piping.then === "function")
+        (piping as unknown as Promise<unknown>).catch(() => {});
+      return transform!.readable;
+    });
+  }
+  const iterate = (original: Method) =>
+    function (this: unknown, ...args: unknown[]) {
+      const iterator = original.apply(this, args);
+      if (isObject(iterator) && !patchIterator(iterator, o, true, state)) state.endWith("[ReadableStream]");
+      return iterator;
+    };
+  if (typeof values === "function") define(stream, "values", iterate(values));
+  if (typeof asyncIterator === "function") define(stream, Symbol.asyncIterator, iterate(asyncIterator));
+  return true;
+}
+
+/** Observes a stream reader's `read()` and `cancel()` in place; reads run inside the call's context. */
+function watchReader(reader: Record<PropertyKey, unknown>, o: Observation, state: Finisher): void {
+  const read = reader.read as Method | undefined;
+  const cancel = reader.cancel as Method | undefined;
+  if (typeof read === "function")
+    define(reader, "read", function (this: unknown, ...args: unknown[]) {
+      const result = context.with(o.context, () => read.apply(this, args));
+      follow(result, state, (step) => {
+        if ((step as Step | undefined)?.done) state.finish();
+        else state.push((step as Step | undefined)?.value);
+      });
+      return result;
+    });
+  if (typeof cancel === "function")
+    define(reader, "cancel", function (this: unknown, ...args: unknown[]) {
+      const result = cancel.apply(this, args);
+      // A released reader refuses cancel(): the stream goes on, so only a cancel that happened ends the call.
+      if (isObject(result) && typeof result.then === "function")
+        (result as unknown as Promise<unknown>).then(
+          () => state.finish(),
+          () => {},
+        );
+      return result;
+    });
 }

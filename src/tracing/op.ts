@@ -60,7 +60,8 @@ export function callOfSpan(span: Span): Call | undefined {
   if (!holder[CALL]) {
     if (!span.isRecording()) return undefined;
     const { spanId, traceId } = span.spanContext();
-    holder[CALL] = new Call(spanId, traceId, processor);
+    // A call sent by OTLP reaches the service when its span is exported; requests about it wait for that.
+    holder[CALL] = new Call(spanId, traceId, processor, spanRoute(span) === "otlp" ? { otlpSpan: span } : {});
   }
   return holder[CALL];
 }

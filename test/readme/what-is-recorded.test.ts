@@ -4,8 +4,8 @@
  */
 import { afterAll, expect, it } from "vitest";
 import { init } from "../../src/index.js";
-import { readmeBlock, runSnippet } from "../support/readme.js";
 import { TracingDouble } from "../support/tracing-double.js";
+import { readmeBlock, runBlock } from "./snippets.js";
 
 let double: TracingDouble | undefined;
 afterAll(async () => {
@@ -15,11 +15,11 @@ afterAll(async () => {
 
 it("the redactKeys snippet records the inputs and output its comments show", async () => {
   double = await TracingDouble.start();
-  const snippet = readmeBlock("What is recorded, and what never is");
+  const snippet = readmeBlock("### What is recorded, and what never is");
   process.env.TRACEWIRE_BASE_URL = double.url;
   process.env.TRACEWIRE_PROJECT = "acme/readme";
   try {
-    await runSnippet("what-is-recorded", snippet);
+    await runBlock(snippet);
   } finally {
     delete process.env.TRACEWIRE_BASE_URL;
     delete process.env.TRACEWIRE_PROJECT;

@@ -144,6 +144,7 @@ describe("feedback", () => {
           feedback_type: "wandb.runnable.judge",
           payload: { output: 0.9 },
           runnable_ref: "weave:///acme/demo/op/judge:v1",
+          call_ref: callRef(PROJECT, id(1)),
         },
       ],
     });

@@ -273,7 +273,8 @@ export class TracingDouble {
       this.feedback.push({
         ...body,
         _seq: this.seq++,
-        _callStartedBefore: this.calls.get(target)?.start !== undefined,
+        // Known natively (its start arrived) or by OTLP (its span arrived).
+        _callStartedBefore: this.calls.get(target)?.start !== undefined || this.spans.some((s) => s.spanId === target),
       });
       json(res, 200, { id, created_at: new Date().toISOString(), wb_user_id: "user", payload: body.payload });
     });

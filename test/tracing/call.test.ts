@@ -60,17 +60,17 @@ describe("feedback and renames on the wire", () => {
 
   it("rejects a note of 0 or 1025 characters with ValidationError, before sending anything", async () => {
     const requests = s.double.server.requests.length;
-    expect(() => call.note("")).toThrow(ValidationError);
-    expect(() => call.note("n".repeat(1025))).toThrow(ValidationError);
-    expect(() => call.note("n".repeat(1025))).toThrow(/1024/);
+    await expect(call.note("")).rejects.toThrow(ValidationError);
+    await expect(call.note("n".repeat(1025))).rejects.toThrow(ValidationError);
+    await expect(call.note("n".repeat(1025))).rejects.toThrow(/1024/);
     await s.tracing.flush();
     expect(s.double.server.requests.length).toBe(requests);
   });
 
   it("feedback(): custom types go through; an unknown wandb.* type is a ValidationError", async () => {
     const requests = s.double.server.requests.length;
-    expect(() => call.feedback("wandb.thumbs.2", { up: true })).toThrow(ValidationError);
-    expect(() => call.feedback("wandb.reaction.2", { emoji: "x" })).toThrow(ValidationError);
+    await expect(call.feedback("wandb.thumbs.2", { up: true })).rejects.toThrow(ValidationError);
+    await expect(call.feedback("wandb.reaction.2", { emoji: "x" })).rejects.toThrow(ValidationError);
     await s.tracing.flush();
     expect(s.double.server.requests.length).toBe(requests);
 
@@ -103,9 +103,15 @@ describe("feedback and renames on the wire", () => {
   });
 
   it("score(name, value) sends runnable feedback {output} with the default or a given runnable_ref", async () => {
+    const scorerCall = "weave:///acme/demo/call/00000000000000aa";
     const { bodies } = await arrivals(async () => {
       await call.score("relevance", 0.87);
-      await call.score("toxicity", { flagged: false }, { runnableRef: "weave:///acme/demo/op/toxicity:abc123" });
+      await call.score(
+        "toxicity",
+        { flagged: false },
+        { runnableRef: "weave:///acme/demo/op/toxicity:abc123", callRef: scorerCall },
+      );
+      await call.score("brevity", 1, { callRef: scorerCall });
     });
     expect(bodies).toEqual([
       {
@@ -113,7 +119,7 @@ describe("feedback and renames on the wire", () => {
         weave_ref: ref,
         feedback_type: "wandb.runnable.relevance",
         payload: { output: 0.87 },
-        runnable_ref: "weave:///acme/demo/op/relevance:latest",
+        runnable_ref: "weave:///acme/demo/object/relevance:latest",
       },
       {
         project_id: "acme/demo",
@@ -121,8 +127,50 @@ describe("feedback and renames on the wire", () => {
         feedback_type: "wandb.runnable.toxicity",
         payload: { output: { flagged: false } },
         runnable_ref: "weave:///acme/demo/op/toxicity:abc123",
+        call_ref: scorerCall,
+      },
+      {
+        project_id: "acme/demo",
+        weave_ref: ref,
+        feedback_type: "wandb.runnable.brevity",
+        payload: { output: 1 },
+        runnable_ref: "weave:///acme/demo/op/brevity:latest",
+        call_ref: scorerCall,
       },
     ]);
+  });
+
+  it("never throws synchronously: every bad argument is a rejected promise carrying a ValidationError", async () => {
+    const requests = s.double.server.requests.length;
+    const bad: [string, () => Promise<unknown>][] = [
+      ["react('')", () => call.react("")],
+      ["react(1)", () => call.react(1 as never)],
+      ["react('two words')", () => call.react("two words")],
+      ["note('')", () => call.note("")],
+      ["note(null)", () => call.note(null as never)],
+      ["feedback('', {})", () => call.feedback("", {})],
+      ["feedback('x', null)", () => call.feedback("x", null as never)],
+      ["feedback('x', {}, null)", () => call.feedback("x", {}, null as never)],
+      [
+        "feedback('wandb.runnable.x', {output: 1}, {runnableRef: 'nope'})",
+        () => call.feedback("wandb.runnable.x", { output: 1 }, { runnableRef: "nope" }),
+      ],
+      ["annotate('', 1)", () => call.annotate("", 1)],
+      ["annotate('a b', 1)", () => call.annotate("a b", 1)],
+      ["score('', 1)", () => call.score("", 1)],
+      ["score('a:b', 1)", () => call.score("a:b", 1)],
+      ["score('x', 1, 'opts')", () => call.score("x", 1, "opts" as never)],
+      ["setDisplayName(9)", () => call.setDisplayName(9 as never)],
+    ];
+    for (const [what, run] of bad) {
+      let promise: Promise<unknown> | undefined;
+      expect(() => {
+        promise = run();
+      }, what).not.toThrow();
+      await expect(promise, what).rejects.toBeInstanceOf(ValidationError);
+    }
+    await s.tracing.flush();
+    expect(s.double.server.requests.length).toBe(requests);
   });
 
   it("setDisplayName(name) sends /call/update {project_id, call_id, display_name}", async () => {
@@ -132,7 +180,7 @@ describe("feedback and renames on the wire", () => {
     expect(s.double.updates.slice(before)).toEqual([
       { project_id: "acme/demo", call_id: call.id, display_name: "Life, the universe" },
     ]);
-    expect(() => call.setDisplayName("")).toThrow(ValidationError);
+    await expect(call.setDisplayName("")).rejects.toThrow(ValidationError);
   });
 
   it("callById(id) addresses a call recorded elsewhere", async () => {

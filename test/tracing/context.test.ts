@@ -189,6 +189,58 @@ describe("withThread", () => {
   });
 });
 
+describe("context helpers never throw into the app", () => {
+  it("withThread with a bad thread id logs once and runs the function outside any thread", async () => {
+    const before = s.logs.length;
+    const inside = op(async function badThreadInside() {
+      return "ran";
+    });
+    for (const bad of ["", "   ", "t".repeat(1025), null, 42, undefined]) {
+      expect(await withThread(bad as never, () => inside())).toBe("ran");
+    }
+    // Sync functions too, and what they return comes back unchanged.
+    const marker = { same: true };
+    expect(withThread("", () => marker)).toBe(marker);
+    await s.tracing.flush();
+    const calls = s.double.callsNamed("badThreadInside");
+    expect(calls).toHaveLength(6);
+    for (const call of calls) {
+      expect(call.start).not.toHaveProperty("thread_id");
+      expect(call.start).not.toHaveProperty("turn_id");
+    }
+    const lines = s.logs.slice(before);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.message).toMatch(/withThread: the thread id must be a non-empty string.*ran without a thread/);
+  });
+
+  it("withAttributes with attributes that are not an object logs once and runs the function without them", async () => {
+    const before = s.logs.length;
+    const inside = op(async function badAttributesInside() {
+      return "ran";
+    });
+    const result = await withAttributes({ kept: "outer" }, async () => {
+      const out: string[] = [];
+      for (const bad of [null, 42, "tenant=acme", ["a"], undefined])
+        out.push(await withAttributes(bad as never, () => inside()));
+      return out;
+    });
+    expect(result).toEqual(["ran", "ran", "ran", "ran", "ran"]);
+    await s.tracing.flush();
+    const calls = s.double.callsNamed("badAttributesInside");
+    expect(calls).toHaveLength(5);
+    // The enclosing, valid attributes still apply; the bad ones add nothing.
+    for (const call of calls) expect(call.start?.attributes).toEqual({ kept: "outer" });
+    const lines = s.logs.slice(before);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]!.message).toMatch(/withAttributes: attributes must be an object/);
+  });
+
+  it("a missing function is still a ValidationError: there is nothing to run", () => {
+    expect(() => withThread("t", 5 as never)).toThrow(/expects a function/);
+    expect(() => withAttributes({}, null as never)).toThrow(/expects a function/);
+  });
+});
+
 describe("Call handles", () => {
   it("getCurrentCall() is the running call inside an op and undefined outside", async () => {
     expect(getCurrentCall()).toBeUndefined();

@@ -1,6 +1,7 @@
 /** Feedback endpoints: create (one or a batch), query, replace, purge. */
 import { randomUUID } from "node:crypto";
-import { MAX_NOTE_LENGTH, NOTE_FEEDBACK_TYPE, parseRef, REACTION_FEEDBACK_TYPE } from "../../api/refs.js";
+import { checkFeedback } from "../../api/feedback-rules.js";
+import { parseRef } from "../../api/refs.js";
 import type {
   FeedbackCreateBatchReq,
   FeedbackCreateReq,
@@ -25,7 +26,7 @@ import { checkProject } from "./calls.js";
 /** The user every record is attributed to: the local service has no accounts. */
 export const LOCAL_USER = "local-user";
 
-/** Checks what the service checks about a feedback record, and builds the row to store. */
+/** Checks what the service checks about a feedback record (api/feedback-rules.ts), and builds the row to store. */
 export function feedbackRow(req: FeedbackCreateReq, id: string = req.id ?? randomUUID()): StoredFeedback {
   checkProject(req.project_id);
   let refProject: string;
@@ -37,18 +38,10 @@ export function feedbackRow(req: FeedbackCreateReq, id: string = req.id ?? rando
   if (refProject !== req.project_id) {
     throw new HttpError(400, `weave_ref ${req.weave_ref} is not in project ${req.project_id}.`);
   }
-  if (req.feedback_type === REACTION_FEEDBACK_TYPE) {
-    const emoji = req.payload.emoji;
-    if (typeof emoji !== "string" || emoji === "")
-      throw new HttpError(400, `${REACTION_FEEDBACK_TYPE} needs payload {emoji: string}.`);
-  }
-  if (req.feedback_type === NOTE_FEEDBACK_TYPE) {
-    const note = req.payload.note;
-    if (typeof note !== "string" || note.length < 1 || note.length > MAX_NOTE_LENGTH)
-      throw new HttpError(
-        400,
-        `${NOTE_FEEDBACK_TYPE} needs payload {note: string of 1 to ${MAX_NOTE_LENGTH} characters}.`,
-      );
+  try {
+    checkFeedback(req);
+  } catch (err) {
+    throw new HttpError(400, (err as Error).message);
   }
   const row: StoredFeedback = {
     ...Object.fromEntries(Object.entries(req).filter(([, v]) => v !== undefined && v !== null)),
