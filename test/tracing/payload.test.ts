@@ -155,3 +155,17 @@ describe("content capture off", () => {
     });
   }
 });
+
+describe("a redact hook and truncation", () => {
+  it("keeps the serializer's marker with the real number of chars cut (the pass after the hook does not cut it again)", async () => {
+    const s = await startSession({ maxStringLength: 100, redact: () => undefined });
+    try {
+      const long = "y".repeat(5000);
+      op(function longText(_text: string) {})(long);
+      const stored = await s.only("longText");
+      expect(stored.start.inputs).toEqual({ arg0: `${"y".repeat(100)}…[truncated 4900 chars]` });
+    } finally {
+      await s.stop();
+    }
+  });
+});
