@@ -3,6 +3,7 @@
  * this process are queued behind the call's start, so the service never sees feedback for a call it doesn't know.
  */
 
+import type { Span } from "@opentelemetry/api";
 import { requireString } from "../api/base.js";
 import {
   annotationFeedbackType,
@@ -16,6 +17,7 @@ import {
 import type { JsonObject } from "../api/types/common.js";
 import type { FeedbackCreateRes } from "../api/types/feedback.js";
 import { TracewireError, ValidationError } from "../errors.js";
+import { spanRoute } from "../otel/span-data.js";
 import { type ActiveProcessor, globalState } from "../otel/state.js";
 import { serialize } from "./serialize.js";
 
@@ -60,15 +62,20 @@ export class Call {
   /** `entity/project` the call belongs to. */
   readonly project: string;
 
+  /** The call's span while this process may still be running it (weak: a handle never keeps a span alive). */
+  private readonly span: WeakRef<Span> | undefined;
+
   /** @internal use `getCurrentCall()`, `callOf()` or `callById()`. */
   constructor(
     id: string,
     traceId: string,
     private readonly processor: ActiveProcessor,
+    span?: Span,
   ) {
     this.id = id;
     this.traceId = traceId;
     this.project = processor.project;
+    this.span = span && new WeakRef(span);
   }
 
   /** The call's ref URI, `weave:///entity/project/call/<id>`, for `weave_ref` fields. */
@@ -136,13 +143,22 @@ export class Call {
     return this.feedback(runnableFeedbackType(name), { output: value }, { ...options, runnableRef });
   }
 
-  /** Renames the call in the UI (`/call/update`). */
+  /**
+   * Renames the call in the UI (`/call/update`). In portable mode (the call travels by OTLP), a call still running
+   * takes the name as its `wandb.display_name` attribute instead: the service does not know the call before its span
+   * is exported.
+   */
   setDisplayName(name: string): Promise<void> {
     const body = {
       project_id: this.project,
       call_id: this.id,
       display_name: requireString(name, "display name", undefined, MAX_NAME_LENGTH),
     };
+    const span = this.span?.deref();
+    if (span?.isRecording() && spanRoute(span) === "otlp") {
+      span.setAttribute("wandb.display_name", body.display_name);
+      return Promise.resolve();
+    }
     return handled(this.processor.enqueueRequest("/call/update", body, true).then(() => undefined));
   }
 }

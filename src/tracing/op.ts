@@ -60,7 +60,7 @@ export function callOfSpan(span: Span): Call | undefined {
   if (!holder[CALL]) {
     if (!span.isRecording()) return undefined;
     const { spanId, traceId } = span.spanContext();
-    holder[CALL] = new Call(spanId, traceId, processor);
+    holder[CALL] = new Call(spanId, traceId, processor, span);
   }
   return holder[CALL];
 }

@@ -232,4 +232,21 @@ describe('export: "otlp" carries call fields as attributes', () => {
       "wandb.attributes.limits": '{"rpm":5}',
     });
   });
+
+  it("a display name set while the op runs travels on its span, not as a /call/update for a call the service does not know yet", async () => {
+    const { getCurrentCall } = await import("../../src/index.js");
+    const tracing = ctx.start({ export: "otlp" });
+    const answer = op(
+      async (q: string) => {
+        await getCurrentCall()?.setDisplayName(`answer: ${q}`);
+        return q;
+      },
+      { name: "answer" },
+    );
+    await answer("hi");
+    await tracing.flush();
+    expect(ctx.double.spans).toHaveLength(1);
+    expect(ctx.double.spans[0]!.attributes["wandb.display_name"]).toBe("answer: hi");
+    expect(ctx.double.updates).toEqual([]);
+  });
 });
