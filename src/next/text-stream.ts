@@ -10,7 +10,9 @@ export interface TextChunkLike {
 }
 
 /** What `toTextStream` reads from: chunks or plain strings, and optionally an `AbortController` to stop it. */
-export type TextChunkSource = AsyncIterable<TextChunkLike | string> & { controller?: { abort(reason?: unknown): void } };
+export type TextChunkSource = AsyncIterable<TextChunkLike | string> & {
+  controller?: { abort(reason?: unknown): void };
+};
 
 function textOf(chunk: TextChunkLike | string): string {
   if (typeof chunk === "string") return chunk;

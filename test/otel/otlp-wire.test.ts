@@ -233,7 +233,10 @@ describe("resource and headers", () => {
     const [small] = ctx.double.otlpRequests;
     expect(small!.body.length).toBeLessThan(1024);
     expect(small!.headers["content-encoding"]).toBeUndefined();
-    trace.getTracer("lib").startSpan("work", { attributes: { note: "x".repeat(2000) } }).end();
+    trace
+      .getTracer("lib")
+      .startSpan("work", { attributes: { note: "x".repeat(2000) } })
+      .end();
     await tracing.flush();
     const large = ctx.double.otlpRequests[1]!;
     expect(large.body.length).toBeGreaterThanOrEqual(1024);
