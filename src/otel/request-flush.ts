@@ -44,7 +44,6 @@ export function platformWaitUntil(): WaitUntil | undefined {
 interface Request {
   readonly rootId: string;
   readonly open: Set<string>;
-  ended: boolean;
   /** Called when the last open span under an ended root ends. */
   drained: (() => void) | undefined;
   /** Settles the promise handed to the platform's `waitUntil` (a no-op without one). */
@@ -62,13 +61,7 @@ export class RequestFlusher {
     private readonly waitMs = REQUEST_WAIT_MS,
   ) {}
 
-  /** Requests whose root has not ended yet, or whose flush is still waiting (for tests and diagnostics). */
-  get pending(): number {
-    let count = 0;
-    for (const [id, request] of this.spans) if (request.rootId === id) count++;
-    return count;
-  }
-
+  /** Notes a request root, or a span started under one of a request's open spans. */
   onStart(span: Span | ReadableSpan): void {
     const { spanId } = span.spanContext();
     const parent = (span as ReadableSpan).parentSpanContext;
@@ -93,9 +86,10 @@ export class RequestFlusher {
         this.onError("request-wait-until", err);
       }
     }
-    this.spans.set(spanId, { rootId: spanId, open: new Set(), ended: false, drained: undefined, release });
+    this.spans.set(spanId, { rootId: spanId, open: new Set(), drained: undefined, release });
   }
 
+  /** Ends a span of a request; when it is the root, the request's flush begins (after its own onEnd). */
   onEnd(span: ReadableSpan): void {
     if (this.spans.size === 0) return;
     const { spanId } = span.spanContext();
@@ -107,7 +101,6 @@ export class RequestFlusher {
       if (request.open.size === 0) request.drained?.();
       return;
     }
-    request.ended = true;
     // After this onEnd has queued the root itself.
     setTimeout(() => void this.finish(request), 0);
   }
