@@ -1,5 +1,6 @@
 // A tiny OpenAI-compatible chat server on 127.0.0.1, so the example runs offline. It knows one tool
-// (get_weather), answers streamed or not, and sends a usage chunk only when asked for — like the real API.
+// (get_weather), answers streamed or not, and sends a usage chunk only when asked for — like the real API. A
+// question that says "slowly" gets a long answer, one word every 100 ms (to try a client that leaves mid-stream).
 import { createServer } from "node:http";
 
 const USAGE = {
@@ -15,11 +16,13 @@ function answerFor(body) {
     const city = /in ([A-Z][a-z]+)/.exec(String(last?.content ?? ""))?.[1] ?? "Lisbon";
     return { toolCall: { id: "call_1", name: "get_weather", arguments: JSON.stringify({ city }) } };
   }
+  if (/slowly/.test(String(last?.content ?? ""))) return { text: "and so on ".repeat(100).trim(), pace: 100 };
   const weather = body.messages?.findLast?.((m) => m.role === "tool")?.content;
   return { text: weather ? `Right now: ${weather}. Enjoy your day!` : "Hello from the local stand-in." };
 }
 
 export async function startStandIn() {
+  let closedEarly = 0;
   const server = createServer(async (req, res) => {
     if (req.method !== "POST" || !req.url.endsWith("/chat/completions")) {
       res.writeHead(404, { "content-type": "application/json" });
@@ -29,7 +32,7 @@ export async function startStandIn() {
     let raw = "";
     for await (const chunk of req) raw += chunk;
     const body = JSON.parse(raw);
-    const { text, toolCall } = answerFor(body);
+    const { text, toolCall, pace = 15 } = answerFor(body);
     const base = { id: "chatcmpl-local", created: Math.floor(Date.now() / 1000), model: `${body.model}-local` };
     const finish = toolCall ? "tool_calls" : "stop";
     if (!body.stream) {
@@ -58,10 +61,14 @@ export async function startStandIn() {
       res.write(
         `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices, ...(withUsage ? { usage: null } : {}), ...extra })}\n\n`,
       );
+    res.on("close", () => {
+      if (!res.writableEnded) closedEarly++;
+    });
     res.writeHead(200, { "content-type": "text/event-stream" });
     send([{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }]);
     for (const word of (text ?? "").split(/(?= )/)) {
-      await new Promise((resolve) => setTimeout(resolve, 15));
+      await new Promise((resolve) => setTimeout(resolve, pace));
+      if (res.destroyed) return; // the client went away
       send([{ index: 0, delta: { content: word }, finish_reason: null }]);
     }
     send([{ index: 0, delta: {}, finish_reason: finish }]);
@@ -72,5 +79,9 @@ export async function startStandIn() {
   return {
     url: `http://127.0.0.1:${server.address().port}/v1`,
     close: () => new Promise((resolve) => server.close(resolve)),
+    /** Streamed answers the client closed before their end. */
+    get closedEarly() {
+      return closedEarly;
+    },
   };
 }

@@ -2,11 +2,11 @@
  * Keeping a serverless invocation alive until its spans are sent: `after()` from `next/server` when Next provides
  * it, else the platform's `waitUntil`, else a flush in the background.
  */
+import { platformWaitUntil } from "../otel/request-flush.js";
 import { globalState } from "../otel/state.js";
 
 /** `after()` from `next/server`: runs `task` once the response has been sent. */
 export type AfterFn = (task: () => unknown) => void;
-type RequestContext = { get?: () => { waitUntil?: (promise: Promise<unknown>) => void } | undefined };
 
 /** `next/server`, imported once (undefined outside Next). */
 let nextServer: Promise<{ after?: AfterFn } | undefined> | undefined;
@@ -19,20 +19,6 @@ export function loadAfter(): Promise<AfterFn | undefined> {
     () => undefined,
   );
   return nextServer.then((m) => (typeof m?.after === "function" ? m.after : undefined));
-}
-
-/** The platform's `waitUntil`: Next's request context, else Vercel's (what `@vercel/functions` reads). */
-function platformWaitUntil(): ((promise: Promise<unknown>) => void) | undefined {
-  for (const key of ["@next/request-context", "@vercel/request-context"]) {
-    try {
-      const holder = (globalThis as Record<symbol, RequestContext | undefined>)[Symbol.for(key)];
-      const waitUntil = holder?.get?.()?.waitUntil;
-      if (typeof waitUntil === "function") return waitUntil;
-    } catch {
-      // An odd request context must not cost the request.
-    }
-  }
-  return undefined;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());

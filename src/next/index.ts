@@ -5,18 +5,19 @@
  * // instrumentation.ts
  * export { register } from "tracewire/next";
  * // app/api/chat/route.ts
- * export const POST = withTracing(async (request: Request) => …);
+ * export const POST = withTracing(async (request: Request) => new Response(toTextStream(await openai.chat…)));
  * ```
  *
  * This entry is safe to import from an edge bundle: everything Node-only is loaded by `import()` inside the
  * `NEXT_RUNTIME === "nodejs"` branch of `register()`, which Next's bundler drops from edge builds. The modules
- * `withTracing` is made of (with-tracing.ts, body-watch.ts, flush.ts) are bundled into edge builds as they are, so
+ * `withTracing` and `toTextStream` are made of (with-tracing.ts, body-watch.ts, flush.ts, text-stream.ts) are bundled into edge builds as they are, so
  * they must stay free of Node-only imports.
  */
 import { globalState } from "../otel/state.js";
 import type { InitOptions, TracewireHandle } from "../tracing/init.js";
 
 export { VERSION } from "../version.js";
+export { type TextChunkLike, type TextChunkSource, toTextStream } from "./text-stream.js";
 export { type WithTracingOptions, withTracing } from "./with-tracing.js";
 export type { InitOptions, TracewireHandle };
 

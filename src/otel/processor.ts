@@ -35,6 +35,7 @@ import {
 } from "./options.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
+import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
 import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
@@ -79,6 +80,11 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   private readonly otlp: ExportQueue<EncodedSpan>;
   private readonly transport: HttpTransport;
   private readonly otlpExporter: OtlpTraceExporter;
+  /** Flushes each request's spans when its root span ends (serverless, Next.js). */
+  private readonly requests = new RequestFlusher(
+    () => this.forceFlush(),
+    (where, err) => this.internalError(where, err),
+  );
   private internalErrors = 0;
   private shutdownPromise: Promise<void> | undefined;
 
@@ -172,6 +178,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** Routes a starting span; for the calls route, queues its start record. */
   onStart(span: Span, parentContext: Context): void {
     try {
+      this.requests.onStart(span);
       if (!isSampled(span) || !this.keeps(span)) {
         setSpanRoute(span, "none");
         return;
@@ -199,6 +206,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** Queues the ended span (OTLP) or its end record (calls). */
   onEnd(span: ReadableSpan): void {
     try {
+      this.requests.onEnd(span);
       let route = spanRoute(span);
       if (route === undefined) {
         // Started before this processor existed (or onStart failed): send what we can.

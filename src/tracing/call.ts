@@ -6,6 +6,7 @@
  * `ValidationError` before anything is queued; no method here throws synchronously.
  */
 
+import type { Span } from "@opentelemetry/api";
 import { requireString } from "../api/base.js";
 import { annotationName, checkFeedback, type FeedbackFields, runnableName } from "../api/feedback-rules.js";
 import {
@@ -152,6 +153,13 @@ export class Call {
         call_id: this.id,
         display_name: requireString(name, "display name", undefined, MAX_NAME_LENGTH),
       };
+      // Portable mode: the service does not know a running call before its span is exported, so the name rides on
+      // the span itself as `wandb.display_name`.
+      const span = this.otlpSpan?.deref() as Span | undefined;
+      if (span?.isRecording()) {
+        span.setAttribute("wandb.display_name", body.display_name);
+        return Promise.resolve();
+      }
       return this.#enqueue("/call/update", body, true).then(() => undefined);
     });
   }

@@ -1,10 +1,11 @@
 /**
  * `init()`: two lines to trace a Node service. Creates the {@link TracewireSpanProcessor}, registers a tracer
- * provider with an AsyncLocalStorage context manager when the app has none, and returns a handle to flush and
- * shut down. Not configured or disabled: one warning, and every traced function runs untraced at almost no cost.
+ * provider, an AsyncLocalStorage context manager and the W3C trace-context and baggage propagators where the app has
+ * none, and returns a handle to flush and shut down. Not configured or disabled: one warning, and every traced function runs untraced at almost no cost.
  */
-import { context, trace } from "@opentelemetry/api";
+import { context, propagation, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { ENV, echo, readBoolean } from "../config.js";
@@ -126,6 +127,10 @@ export function init(options: InitOptions = {}): TracewireHandle {
     );
   }
   const ownsContext = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // So that instrumentation of outgoing requests (HTTP, fetch, Next.js) sends `traceparent` and `baggage`.
+  const ownsPropagation = propagation.setGlobalPropagator(
+    new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
+  );
   state.tracer = provider.getTracer(TRACER_NAME, VERSION);
 
   let stopped: Promise<void> | undefined;
@@ -140,6 +145,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
         await provider.shutdown();
         if (ownsGlobal) trace.disable();
         if (ownsContext) context.disable();
+        if (ownsPropagation) propagation.disable();
       })();
       return stopped;
     },

@@ -1,9 +1,12 @@
 /**
  * End to end: `next build` and `next start` of examples/nextjs-app (Next 16, Turbopack) on loopback, pointed at the
- * local tracing service and the local chat-completions stand-in. One streamed chat request and one server action
- * (feedback on the request's call), then what arrived at the service: Next's route span with the request call and
- * the chat call (usage) under it, and the reaction. Twice: tracewire's own `register()`, and `@vercel/otel` with a
- * `TracewireSpanProcessor`. Slow (a Next build), so it runs only with TRACEWIRE_NEXT_E2E=1 (`npm run test:next`).
+ * local tracing service and the local chat-completions stand-in, with a 3 s batch timer (OTEL_BSP_SCHEDULE_DELAY).
+ * A server-component page, a streamed chat request, a client that leaves mid-stream and a server action (feedback on
+ * the chat request's call): each request's calls must be at the service within 1 s of its response's end — the
+ * per-request flush, not the timer. Then what arrived: Next's route span with the request call and the chat call
+ * (usage, user and session) under it, the cancelled stream, the reaction. Twice: tracewire's own `register()`, and
+ * `@vercel/otel` with a `TracewireSpanProcessor`. Slow (a Next build), so it runs only with TRACEWIRE_NEXT_E2E=1
+ * (`npm run test:next`).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -23,6 +26,9 @@ const APP = join(ROOT, "examples/nextjs-app");
 const NEXT_BIN = join(ROOT, "node_modules/next/dist/bin/next");
 const run = promisify(execFile);
 const enabled = process.env.TRACEWIRE_NEXT_E2E === "1";
+/** The batch timer: long, so that only the per-request flush can get calls to the service within {@link SENT_WITHIN_MS}. */
+const BATCH_DELAY_MS = 3000;
+const SENT_WITHIN_MS = 1000;
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -35,7 +41,7 @@ async function freePort(): Promise<number> {
 let next: ChildProcess | undefined;
 let output = "";
 let service: TestService | undefined;
-let standIn: { url: string; close(): Promise<void> } | undefined;
+let standIn: { url: string; close(): Promise<void>; readonly closedEarly: number } | undefined;
 let client: TracingClient | undefined;
 
 afterEach(async () => {
@@ -64,7 +70,7 @@ async function startNext(setup: string): Promise<string> {
       TRACEWIRE_BASE_URL: service!.url,
       TRACEWIRE_PROJECT: PROJECT,
       TRACEWIRE_API_KEY: "",
-      OTEL_BSP_SCHEDULE_DELAY: "100",
+      OTEL_BSP_SCHEDULE_DELAY: String(BATCH_DELAY_MS),
       OTEL_SERVICE_NAME: "nextjs-e2e",
       OPENAI_BASE_URL: standIn!.url,
       OPENAI_API_KEY: "local",
@@ -95,15 +101,35 @@ function actionId(): string {
   return ids[0]!;
 }
 
-async function waitForCalls(check: (calls: CallSchema[]) => boolean): Promise<CallSchema[]> {
+/** Polls the service until `check` holds or `deadline` (epoch ms) passes; returns the last answer. */
+async function waitForCalls(
+  check: (calls: CallSchema[]) => boolean,
+  deadline = Date.now() + 15_000,
+): Promise<CallSchema[]> {
   client ??= new TracingClient({ baseUrl: service!.url, project: PROJECT, env: {} });
-  const deadline = Date.now() + 15_000;
   let calls: CallSchema[] = [];
-  while (Date.now() < deadline) {
+  for (;;) {
     calls = await collect(client.calls.streamQuery({ include_feedback: true }));
-    if (check(calls)) return calls;
-    await new Promise((done) => setTimeout(done, 200));
+    if (check(calls) || Date.now() > deadline) return calls;
+    await new Promise((done) => setTimeout(done, 50));
   }
+}
+
+const summaryOf = (calls: CallSchema[]) =>
+  calls.map((c) => `${c.op_name} ${c.id} <- ${c.parent_id} ${c.ended_at ? "ended" : "open"}`).join("\n");
+const feedbackOf = (call: CallSchema | undefined) =>
+  (call?.summary as { weave?: { feedback?: { feedback_type: string; payload: unknown }[] } } | undefined)?.weave
+    ?.feedback ?? [];
+
+/** Asserts that `check` holds at the service within {@link SENT_WITHIN_MS} of `responseEnd`. */
+async function expectSentSoon(what: string, responseEnd: number, check: (calls: CallSchema[]) => boolean) {
+  const calls = await waitForCalls(check, responseEnd + SENT_WITHIN_MS);
+  const late = Date.now() - responseEnd;
+  expect(
+    check(calls),
+    `${what}: not at the service ${late} ms after the response ended\n${summaryOf(calls)}\n--- next output:\n${output}`,
+  ).toBe(true);
+  expect(late, what).toBeLessThanOrEqual(SENT_WITHIN_MS + 100);
   return calls;
 }
 
@@ -127,42 +153,40 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
   }, 300_000);
 
   it.each(["tracewire", "vercel-otel"])(
-    "setup %s: route span, chat call with usage, feedback",
+    "setup %s: page, streamed route, disconnect, server action — each sent within 1 s of its response",
     async (setup) => {
       service = await startService({ storage: "memory" });
       standIn = await startStandIn();
       const url = await startNext(setup);
 
-      const response = await fetch(`${url}/api/chat`, { method: "POST", body: JSON.stringify({ question: "hi" }) });
+      // 1. A server-component page calling a traced function (no withTracing).
+      const page = await fetch(`${url}/answer`);
+      expect(await page.text()).toContain("Hello from the local stand-in.");
+      let calls = await expectSentSoon("page", Date.now(), (calls) => {
+        const answer = calls.find((c) => c.op_name === "answer" && c.ended_at);
+        const chat = calls.find((c) => c.parent_id === answer?.id && c.op_name.includes("chat") && c.ended_at);
+        const root = calls.find((c) => c.op_name === "GET /answer" && c.parent_id === null && c.ended_at);
+        return Boolean(answer && chat && root && answer.trace_id === root.trace_id);
+      });
+      const answer = calls.find((c) => c.op_name === "answer")!;
+      expect(answer.output).toBe("Hello from the local stand-in.");
+
+      // 2. A streamed route handler, with a user and a session id.
+      const response = await fetch(`${url}/api/chat`, {
+        method: "POST",
+        headers: { "x-user-id": "user-7", "x-session-id": "session-7" },
+        body: JSON.stringify({ question: "hi" }),
+      });
       expect(response.status).toBe(200);
       const callId = response.headers.get("x-tracewire-call-id");
       expect(callId, output).toMatch(/^[0-9a-f]{16}$/);
       expect(await response.text()).toBe("Hello from the local stand-in.");
-
-      // The server action, called the way the browser calls it.
-      const action = await fetch(`${url}/`, {
-        method: "POST",
-        headers: { "next-action": actionId(), "content-type": "text/plain;charset=UTF-8", accept: "text/x-component" },
-        body: JSON.stringify([callId, "👍"]),
+      calls = await expectSentSoon("streamed route", Date.now(), (calls) => {
+        const request = calls.find((c) => c.id === callId && c.ended_at);
+        const chat = calls.find((c) => c.parent_id === callId && c.op_name.includes("chat") && c.ended_at);
+        const nextRoot = calls.find((c) => c.op_name === "POST /api/chat" && c.id !== callId && c.ended_at);
+        return Boolean(request && chat && nextRoot);
       });
-      expect(action.status).toBe(200);
-      expect(await action.text()).toContain('"ok":true');
-
-      // The edge route: tracewire/next bundled for edge, untraced, the handler's response unchanged.
-      const edge = await fetch(`${url}/api/edge`);
-      expect(await edge.json()).toEqual({ runtime: "edge", ok: true });
-
-      const has = (calls: CallSchema[]) => {
-        const request = calls.find((c) => c.id === callId);
-        const feedback = (request?.summary as { weave?: { feedback?: unknown[] } } | undefined)?.weave?.feedback;
-        const chat = calls.find((c) => c.parent_id === callId && c.op_name.includes("chat"));
-        const nextRoot = calls.find((c) => c.op_name.startsWith("POST /api/chat") && c.id !== callId);
-        return Boolean(request?.ended_at && feedback?.length && chat?.ended_at && nextRoot?.ended_at);
-      };
-      const calls = await waitForCalls(has);
-      const summary = calls.map((c) => `${c.op_name} ${c.id} <- ${c.parent_id}`).join("\n");
-      expect(has(calls), `${summary}\n--- next output:\n${output}`).toBe(true);
-
       const byId = new Map(calls.map((c) => [c.id, c]));
       const request = byId.get(callId!)!;
       expect(request.op_name).toBe("POST /api/chat");
@@ -171,7 +195,7 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
       expect(request.exception).toBeFalsy();
       // Under Next's own spans: the route handler span, under the request's root span (BaseServer.handleRequest).
       const handlerSpan = byId.get(request.parent_id!);
-      expect(handlerSpan?.op_name, summary).toContain("executing api route (app) /api/chat");
+      expect(handlerSpan?.op_name, summaryOf(calls)).toContain("executing api route (app) /api/chat");
       const nextRoot = byId.get(handlerSpan!.parent_id!)!;
       expect(nextRoot.op_name).toBe("POST /api/chat");
       expect(nextRoot.parent_id).toBeNull();
@@ -181,15 +205,46 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
       expect(Date.parse(request.ended_at!)).toBeGreaterThanOrEqual(Date.parse(chat.ended_at!));
       const usage = (chat.summary as { usage: Record<string, Record<string, number>> }).usage;
       expect(Object.values(usage)[0]).toMatchObject({ total_tokens: 54 });
-      const feedback = (request.summary as { weave: { feedback: { feedback_type: string; payload: unknown }[] } }).weave
-        .feedback;
+      // The user and session ids set inside the handler.
+      expect(chat).toMatchObject({ thread_id: "session-7", attributes: { user_id: "user-7" } });
+
+      // 3. A client that leaves mid-stream: the LLM stream is cancelled, its call ends and is sent with the request.
+      const leaving = new AbortController();
+      const slow = await fetch(`${url}/api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ question: "answer slowly" }),
+        signal: leaving.signal,
+      });
+      const slowId = slow.headers.get("x-tracewire-call-id");
+      const reader = slow.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      leaving.abort();
+      await expectSentSoon("disconnect", Date.now(), (calls) => {
+        const request = calls.find((c) => c.id === slowId && c.ended_at);
+        const chat = calls.find((c) => c.parent_id === slowId && c.op_name.includes("chat") && c.ended_at);
+        return Boolean(request && chat);
+      });
+      expect(standIn!.closedEarly).toBe(1);
+
+      // 4. The server action, called the way the browser calls it: a reaction on the streamed request's call.
+      const action = await fetch(`${url}/`, {
+        method: "POST",
+        headers: { "next-action": actionId(), "content-type": "text/plain;charset=UTF-8", accept: "text/x-component" },
+        body: JSON.stringify([callId, "👍"]),
+      });
+      expect(action.status).toBe(200);
+      expect(await action.text()).toContain('"ok":true');
+      calls = await expectSentSoon("server action", Date.now(), (calls) => {
+        const actionCall = calls.find((c) => c.op_name === "action sendFeedback" && c.ended_at);
+        return Boolean(actionCall && feedbackOf(calls.find((c) => c.id === callId)).length > 0);
+      });
+      const feedback = feedbackOf(calls.find((c) => c.id === callId));
       expect(feedback.map((f) => [f.feedback_type, f.payload])).toEqual([["wandb.reaction.1", { emoji: "👍" }]]);
-      // The server action is a call of its own.
-      expect(
-        calls.some((c) => c.op_name === "action sendFeedback"),
-        summary,
-      ).toBe(true);
+
+      // The edge route: tracewire/next bundled for edge, untraced, the handler's response unchanged.
+      const edge = await fetch(`${url}/api/edge`);
+      expect(await edge.json()).toEqual({ runtime: "edge", ok: true });
     },
-    90_000,
+    120_000,
   );
 });

@@ -7,13 +7,18 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
+import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import type { CallSchema } from "../../src/api/types/calls.js";
 import { collect, PROJECT, startService, type TestService } from "../server/helpers.js";
+import { OpenAIServer, TEXT } from "../support/openai-server.js";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-type Bundle = typeof import("../../src/index.js") & { next: typeof import("../../src/next/index.js") };
+type Bundle = typeof import("../../src/index.js") & {
+  next: typeof import("../../src/next/index.js");
+  openai: typeof import("../../src/instrument/index.js");
+};
 
 let outDir: string;
 let a: Bundle;
@@ -26,7 +31,7 @@ async function bundle(name: string): Promise<Bundle> {
   const dir = join(outDir, name);
   await build({
     stdin: {
-      contents: `export * from "./src/index.ts"; export * as next from "./src/next/index.ts";`,
+      contents: `export * from "./src/index.ts"; export * as next from "./src/next/index.ts"; export * as openai from "./src/instrument/index.ts";`,
       resolveDir: ROOT,
       loader: "ts",
     },
@@ -36,7 +41,7 @@ async function bundle(name: string): Promise<Bundle> {
     platform: "node",
     outdir: dir,
     outExtension: { ".js": ".mjs" },
-    external: ["@opentelemetry/*", "undici", "next"],
+    external: ["@opentelemetry/*", "undici", "next", "openai"],
     logLevel: "error",
   });
   return import(pathToFileURL(join(dir, "stdin.mjs")).href);
@@ -173,5 +178,65 @@ describe("withTracing()", () => {
     expect(GET.name).toBe("handler");
     const response = await GET(new Request("http://localhost/", { method: "GET" }));
     expect(await response.text()).toBe("hi GET");
+  });
+});
+
+describe("toTextStream()", () => {
+  let llm: OpenAIServer | undefined;
+  afterEach(async () => {
+    await llm?.server.close();
+    llm = undefined;
+  });
+
+  async function chatRoute(model: string) {
+    llm ??= await OpenAIServer.start();
+    const openai = b.openai.wrapOpenAI(new OpenAI({ apiKey: "test", baseURL: `${llm.server.url}/v1` }));
+    let ids: { request: string; traceId: string } | undefined;
+    const POST = b.next.withTracing(async (_request: Request) => {
+      const call = b.getCurrentCall()!;
+      ids = { request: call.id, traceId: call.traceId };
+      const stream = await openai.chat.completions.create({
+        model,
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      });
+      return new Response(b.next.toTextStream(stream), { headers: { "content-type": "text/plain" } });
+    });
+    const response = await POST(new Request("http://localhost/api/chat", { method: "POST" }));
+    return { response, ids: ids! };
+  }
+
+  it("is the streamed answer's text; the chat call ends with the stream and the request call after it", async () => {
+    const handle = await startTracing();
+    const { response, ids } = await chatRoute("gpt-4o-mini");
+    expect(await response.text()).toBe(TEXT);
+    await new Promise((done) => setTimeout(done, 20));
+    await handle.flush();
+    const calls = await callsOf(ids.traceId);
+    const chat = calls.find((c) => c.parent_id === ids.request)!;
+    expect(chat).toMatchObject({ op_name: "openai.chat.completions.create" });
+    expect(chat.ended_at).toBeTruthy();
+    expect(calls.find((c) => c.id === ids.request)?.ended_at).toBeTruthy();
+  });
+
+  it("a cancelled body (the client went away) stops the LLM stream at once: its call ends as cancelled", async () => {
+    const handle = await startTracing();
+    // m-slow: two chunks, then one every 50 ms until the client goes away — a long answer still running.
+    const { response, ids } = await chatRoute("m-slow");
+    const reader = response.body!.getReader();
+    expect((await reader.read()).done).toBe(false);
+    await reader.cancel();
+    await new Promise((done) => setTimeout(done, 30));
+    await handle.flush();
+    const calls = await callsOf(ids.traceId);
+    const chat = calls.find((c) => c.parent_id === ids.request);
+    expect(chat?.ended_at, JSON.stringify(calls)).toBeTruthy();
+    expect(chat?.exception).toBeNull();
+    expect(calls.find((c) => c.id === ids.request)?.ended_at).toBeTruthy();
+    expect(llm!.closedEarly).toBe(1);
+  });
+
+  it("refuses what is not an async iterable with a TypeError", () => {
+    expect(() => b.next.toTextStream({} as never)).toThrow(TypeError);
   });
 });

@@ -226,6 +226,23 @@ describe("resource and headers", () => {
     expect(allResources()[0]).toMatchObject({ "telemetry.distro.name": "tracewire" });
   });
 
+  it("gzip (the default) applies to bodies of 1 KiB or more: a smaller body goes plain, as the README says", async () => {
+    const tracing = ctx.start();
+    foreignSpan();
+    await tracing.flush();
+    const [small] = ctx.double.otlpRequests;
+    expect(small!.body.length).toBeLessThan(1024);
+    expect(small!.headers["content-encoding"]).toBeUndefined();
+    trace
+      .getTracer("lib")
+      .startSpan("work", { attributes: { note: "x".repeat(2000) } })
+      .end();
+    await tracing.flush();
+    const large = ctx.double.otlpRequests[1]!;
+    expect(large.body.length).toBeGreaterThanOrEqual(1024);
+    expect(large.headers["content-encoding"]).toBe("gzip");
+  });
+
   it("OTEL_EXPORTER_OTLP_TRACES_HEADERS (percent-decoded) go on OTLP requests only", async () => {
     const tracing = ctx.start({
       apiKey: API_KEY,

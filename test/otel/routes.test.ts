@@ -232,4 +232,33 @@ describe('export: "otlp" carries call fields as attributes', () => {
       "wandb.attributes.limits": '{"rpm":5}',
     });
   });
+
+  it("a display name set while the op runs travels on its span, not as a /call/update for a call the service does not know yet", async () => {
+    const { getCurrentCall } = await import("../../src/index.js");
+    const tracing = ctx.start({ export: "otlp" });
+    const answer = op(
+      async (q: string) => {
+        await getCurrentCall()?.setDisplayName(`answer: ${q}`);
+        return q;
+      },
+      { name: "answer" },
+    );
+    await answer("hi");
+    await tracing.flush();
+    expect(ctx.double.spans).toHaveLength(1);
+    expect(ctx.double.spans[0]!.attributes["wandb.display_name"]).toBe("answer: hi");
+    expect(ctx.double.updates).toEqual([]);
+  });
+
+  it("calls under a turn carry the thread and wandb.is_turn: false, so they never count as turns of their own", async () => {
+    const { withThread } = await import("../../src/index.js");
+    const tracing = ctx.start({ export: "otlp" });
+    const inner = op(async () => 1, { name: "inner" });
+    const turn = op(async () => inner(), { name: "turn" });
+    await withThread("thread-3", () => turn());
+    await tracing.flush();
+    const byName = new Map(ctx.double.spans.map((s) => [s.name, s.attributes]));
+    expect(byName.get("turn")).toMatchObject({ "wandb.thread_id": "thread-3", "wandb.is_turn": true });
+    expect(byName.get("inner")).toMatchObject({ "wandb.thread_id": "thread-3", "wandb.is_turn": false });
+  });
 });
