@@ -133,6 +133,7 @@ export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTra
     setCallEndData(span, payload === undefined ? {} : { output: payload });
     if (payload !== undefined && spanRoute(span) === "otlp") Object.assign(attributes, portableEndAttributes(payload));
   }
-  if (contentAttributes && payload !== undefined) Object.assign(attributes, outputContentAttributes(payload));
+  if (contentAttributes && payload !== undefined)
+    Object.assign(attributes, outputContentAttributes(payload, kind === "cancel" ? "cancelled" : "error"));
   span.setAttributes(attributes);
 }

@@ -24,7 +24,7 @@
  *   its `controller.signal` tells an abort apart from an in-stream error.
  * - `client.withOptions()` returns a wrapped client too.
  */
-import { context } from "@opentelemetry/api";
+import { context, createContextKey } from "@opentelemetry/api";
 import { ENV, type Env } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { ChatCall } from "../genai/chat-call.js";
@@ -61,6 +61,54 @@ const HELPER_OPS: Record<string, string> = {
   runTools: "openai.chat.completions.runTools",
 };
 const CREATE_OP = "openai.chat.completions.create";
+
+/**
+ * The SDK helpers that return a runner (`stream()`, `runTools()`): each request they make is a traced `create`,
+ * and the runner is linked for `callOf()` — the runner itself to its latest request's call, each completion it
+ * emits (`chatCompletion`, what `finalChatCompletion()` returns) to the call of the request it came from.
+ */
+const RUNNER_HELPERS = ["stream", "runTools"];
+const RUNNER_KEY = createContextKey("tracewire.openai.runner");
+
+/** The calls a runner's requests started, in order, until the completion each one produced is linked. */
+interface RunnerLinks {
+  runner: Obj | undefined;
+  pending: ChatCall[];
+}
+
+/** Notes a call started by a runner's request (found on the context the helper ran in). */
+function noteRunnerCall(call: ChatCall): void {
+  const links = context.active().getValue(RUNNER_KEY) as RunnerLinks | undefined;
+  if (!links) return;
+  links.pending.push(call);
+  if (links.runner) call.link(links.runner);
+}
+
+/** Runs a runner helper with a context that lets its requests find the runner, then links what it emits. */
+function traceRunner(helper: AnyFunction, self: unknown, args: unknown[]): unknown {
+  let links: RunnerLinks | undefined;
+  let ctx = context.active();
+  try {
+    links = { runner: undefined, pending: [] };
+    ctx = ctx.setValue(RUNNER_KEY, links);
+  } catch (err) {
+    internalError("runner", err);
+  }
+  const runner: unknown = context.with(ctx, () => Reflect.apply(helper, self, args));
+  try {
+    if (links && isObj(runner) && typeof runner.on === "function") {
+      const known = links;
+      known.runner = runner;
+      known.pending.at(-1)?.link(runner);
+      (runner.on as AnyFunction).call(runner, "chatCompletion", (completion: unknown) => {
+        known.pending.shift()?.link(completion);
+      });
+    }
+  } catch (err) {
+    internalError("runner", err);
+  }
+  return runner;
+}
 
 function internalError(where: string, err: unknown): void {
   globalState().active?.diagnostics.error(
@@ -356,6 +404,11 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       internalError("start", err);
     }
     if (!call) return Reflect.apply(original, this, args);
+    try {
+      noteRunnerCall(call);
+    } catch (err) {
+      internalError("runner", err);
+    }
     if (call.body !== params) args[0] = call.body;
     const active = call;
     let promise: unknown;
@@ -380,6 +433,13 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
 
   try {
     defineOwn(completions, "create", traced);
+    for (const name of RUNNER_HELPERS) {
+      const helper = completions[name];
+      if (typeof helper !== "function") continue;
+      defineOwn(completions, name, function (this: unknown, ...args: unknown[]) {
+        return traceRunner(helper as AnyFunction, this, args);
+      });
+    }
     defineOwn(completions, WRAPPED, true);
   } catch (err) {
     // A frozen client: leave it as it is, untraced, and say so once.

@@ -62,6 +62,15 @@ export function makeClient(
   return new version.OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0, ...options });
 }
 
+/** The end summary of a recorded call, typed for field access. */
+export function summaryOf(call: { end?: { summary?: unknown } | undefined }): {
+  usage?: unknown;
+  gen_ai?: Record<string, unknown>;
+  tracewire?: Record<string, unknown>;
+} {
+  return (call.end?.summary ?? {}) as ReturnType<typeof summaryOf>;
+}
+
 /** The usage summary a traced call records for one request the stand-in answered as `responseModel`. */
 export function usageOfOneRequest(responseModel: string) {
   return {
@@ -71,6 +80,7 @@ export function usageOfOneRequest(responseModel: string) {
       total_tokens: USAGE.total_tokens,
       requests: 1,
       cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
+      reasoning_tokens: USAGE.completion_tokens_details.reasoning_tokens,
     },
   };
 }
