@@ -1,24 +1,29 @@
 /**
- * `wrapOpenAI(client)`: traces the chat completions of an `openai` client (v5 and v6) without changing a single
+ * `wrapOpenAI(client)`: traces the chat completions of an `openai` client (v5, v6 and v7) without changing a single
  * type or behaviour of the client.
  *
- * How (verified against the sources of openai 5.23 and 6.49, which agree on every point used here):
+ * How (verified against the sources of openai 5.23, 6.49 and 7.57):
  * - No Proxy. `create` is shadowed by an own property of the client's `chat.completions` *instance*, which calls
  *   the original with `this` = that instance; private fields, `instanceof` and every other endpoint are untouched.
  *   The instance is marked with a `Symbol.for` key, so wrapping twice is a no-op. `chat.completions.parse()`, the
  *   `chat.completions.stream()` helper and `runTools()` all call `client.chat.completions.create` internally, so
  *   each request they make is traced exactly once; the op name comes from the `X-Stainless-Helper-Method` header
- *   those helpers add (`openai.chat.completions.parse` / `.stream` / `.runTools`).
+ *   those helpers add (v5, v6) or their `__metadata.helperMethod` request option (v7). `stream` and `runTools` are
+ *   shadowed too, only to link the runner they return and the completions it emits for `callOf()`.
  * - The `APIPromise` that `create` returns is handed back as the same object, and tracewire never calls its `then`
  *   (that would read the body eagerly and break `asResponse()`). Instead, on that one instance:
  *   - `responsePromise` is replaced by a promise that settles the same way and reports failures (4xx/5xx,
- *     connection, timeout, abort) — a caller who never awaits still gets the unhandled rejection they would get;
+ *     connection, timeout, abort) — a caller who never awaits still gets the unhandled rejection they would get.
+ *     When tracewire injected `stream_options`, the response it resolves with has a body without what that added
+ *     (genai/sse-usage.ts), and a server's refusal of the option is answered by sending the request again as written;
  *   - `parseResponse` is wrapped to see the parsed result. It is the right hook, not `parse`: `then`,
  *     `withResponse` and the promises `_thenUnwrap` derives (what `chat.completions.parse()` returns) all funnel
  *     through it, while a derived promise never calls the original's `parse`;
  *   - `parse`, `asResponse` and `_thenUnwrap` (and those of derived promises) only note which way the caller
  *     consumes the answer. A caller who only takes `asResponse()` gets the span ended when the response arrives,
  *     with `tracewire.response.raw=true` and no output (the body is theirs to read).
+ *   - openai 7 defines `withResponse` and `_thenUnwrap` per promise, as closures over the raw request: derived
+ *     promises get the same hooks, and `withResponse()` hands out the response the SDK parsed.
  * - A `Stream` is returned as the same object. Its `iterator` factory (an own property that `[Symbol.asyncIterator]`,
  *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
  *   its `controller.signal` tells an abort apart from an in-stream error.
@@ -344,7 +349,7 @@ function observeApiPromise(promise: unknown, call: ChatCall, retry?: () => Promi
 
 /**
  * Traces `client.chat.completions.create` (streamed or not), `chat.completions.parse` and the
- * `chat.completions.stream()` helper of an `openai` client (v5 or v6): one GenAI `chat {model}` span per request,
+ * `chat.completions.stream()` helper of an `openai` client (v5, v6 or v7): one GenAI `chat {model}` span per request,
  * recorded as a call with the request parameters as inputs and the completion (for a stream, the reassembled
  * completion) as output, usage keyed by the response model. Returns the same client; everything else on it is
  * untouched. Wrapping an already wrapped client returns it as is (the first options stay).
@@ -359,7 +364,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
   const completions = isObj(chat) ? chat.completions : undefined;
   if (!isObj(completions) || typeof completions.create !== "function") {
     throw new ValidationError(
-      "wrapOpenAI expects a client of the openai package (v5 or v6): client.chat.completions.create is missing.",
+      "wrapOpenAI expects a client of the openai package (v5, v6 or v7): client.chat.completions.create is missing.",
       "client",
     );
   }
