@@ -9,9 +9,12 @@
  * - as failed (status ERROR, `error.type`, the exception recorded) on an API, connection or in-stream error.
  *
  * Streams are observed by patching the iterator the stream hands out *in place* (stream-tap.ts), so the
- * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, the extra usage-only
- * chunk and the `usage: null` field the server adds to the other chunks are hidden: the consumer sees exactly the
- * chunks an untraced request would have produced. What is recorded at the start and the end is in
+ * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, what the server
+ * adds for it is hidden: in the SSE body itself when the client hands us the HTTP response (sse-usage.ts, so raw
+ * bodies are untouched too), otherwise chunk by chunk — either way the consumer sees exactly what an untraced
+ * request would have produced. A consumer that stops right after every choice finished (`break` on
+ * `finish_reason`) still gets the usage recorded: the chunk that follows is read, within
+ * {@link USAGE_AFTER_FINISH_MS}, before the stream is closed. What is recorded at the start and the end is in
  * span-record.ts.
  *
  * Every tracing step is guarded: a failure is logged (rate-limited) and never reaches the caller.
@@ -28,7 +31,11 @@ import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
 import { ChatChunkAccumulator } from "./openai-chunks.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
+import { responseHidingUsage } from "./sse-usage.js";
 import { type Method, tapFirstIterator, tapIterator } from "./stream-tap.js";
+
+/** How long a `break` right after the last `finish_reason` waits for the usage chunk that follows it. */
+export const USAGE_AFTER_FINISH_MS = 500;
 
 /** Reports a failure of tracewire's own (rate-limited); the chat call itself goes on. */
 function internalError(where: string, err: unknown): void {
@@ -58,7 +65,12 @@ export class ChatCall {
   readonly context: Context;
   /** Whether the request asked for a stream (`stream: true`). */
   readonly streaming: boolean;
-  private readonly injectedUsage: boolean;
+  private injectedUsage: boolean;
+  /** Usage cut out of the SSE body before a stream was observed (kept for its accumulator). */
+  private usage: Obj | undefined;
+  private streamController: { abort(): void } | undefined;
+  /** The call's handle, kept from before the span ended so results can be linked afterwards. */
+  private handle: ReturnType<typeof callOfSpan>;
   private readonly startedAt = performance.now();
   private ended = false;
   private accumulator: ChatChunkAccumulator | undefined;
@@ -76,10 +88,12 @@ export class ChatCall {
     private readonly opName: string,
     private readonly options: ResolvedChatTraceOptions,
     private readonly signal: AbortSignal | undefined,
+    noUsageInjection: boolean,
   ) {
     this.context = trace.setSpan(parent, span);
     this.streaming = params.stream === true;
-    this.injectedUsage = this.streaming && options.includeStreamUsage && params.stream_options == null;
+    this.injectedUsage =
+      this.streaming && options.includeStreamUsage && !noUsageInjection && params.stream_options == null;
     this.body = this.injectedUsage ? { ...params, stream_options: { include_usage: true } } : params;
   }
 
@@ -91,10 +105,49 @@ export class ChatCall {
     try {
       const started = startChatSpan(spec);
       if (!started) return undefined;
-      return new ChatCall(started.span, started.parent, spec.params, spec.opName, spec.options, spec.signal);
+      return new ChatCall(
+        started.span,
+        started.parent,
+        spec.params,
+        spec.opName,
+        spec.options,
+        spec.signal,
+        spec.noUsageInjection === true,
+      );
     } catch (err) {
       internalError("start", err);
       return undefined;
+    }
+  }
+
+  /** Whether tracewire added `stream_options.include_usage` to this request (and so hides what it brings). */
+  get injectsUsage(): boolean {
+    return this.injectedUsage;
+  }
+
+  /**
+   * The request is sent again without the injected `stream_options` (the server refused it): nothing is hidden
+   * any more, and `body` is the caller's parameters again.
+   */
+  withoutInjection(params: Obj): void {
+    this.injectedUsage = false;
+    (this as { body: Obj }).body = params;
+  }
+
+  /**
+   * The HTTP response the SDK will parse and the caller may read raw: with the injected usage hidden from its body
+   * (and recorded here), or `response` itself when nothing was injected or it cannot be filtered.
+   */
+  hideUsage(response: unknown): unknown {
+    if (!this.injectedUsage) return response;
+    try {
+      return responseHidingUsage(response, (usage) => {
+        if (this.accumulator) this.accumulator.addUsage(usage);
+        else this.usage = usage;
+      });
+    } catch (err) {
+      internalError("hide-usage", err);
+      return response;
     }
   }
 
@@ -103,11 +156,14 @@ export class ChatCall {
     return this.ended;
   }
 
-  /** Links `result` (a completion, a stream) to this call for `callOf(result)`. Only while the span is live. */
+  /**
+   * Links `result` (a completion, a stream, what an SDK helper made of them) to this call for `callOf(result)`;
+   * also after the span ended (a helper's result is made from the completion that ended it).
+   */
   link(result: unknown): void {
     try {
-      if (this.ended || !isObj(result)) return;
-      const call = callOfSpan(this.span);
+      if (!isObj(result)) return;
+      const call = this.handle ?? callOfSpan(this.span);
       if (call) globalState().results.set(result, call);
     } catch (err) {
       internalError("link", err);
@@ -180,6 +236,10 @@ export class ChatCall {
         return;
       }
       this.accumulator = new ChatChunkAccumulator(this.options.captureTokenIds);
+      if (this.usage) this.accumulator.addUsage(this.usage);
+      const controller = (stream as { controller?: unknown }).controller;
+      if (isObj(controller) && typeof controller.abort === "function")
+        this.streamController = controller as unknown as { abort(): void };
       this.link(stream);
       this.track(stream);
       this.watchAbort(signal);
@@ -221,6 +281,7 @@ export class ChatCall {
       end: () => this.streamEnded(),
       returning: () => {
         this.returning = true;
+        return this.awaitUsage(iterator);
       },
       returned: () => this.stopped(),
       failed: (err) => this.fail(err),
@@ -242,13 +303,54 @@ export class ChatCall {
     }
     if (!this.injectedUsage || !isObj(value)) return false;
     try {
-      const choices = value.choices;
-      if (Array.isArray(choices) && choices.length === 0 && isObj(value.usage)) return true;
-      if (value.usage === null) delete value.usage;
+      // The shapes of sse-usage.ts, for streams whose body tracewire could not filter.
+      if (isObj(value.usage)) {
+        const choices = value.choices;
+        if (!Array.isArray(choices) || choices.length === 0) return true;
+        delete value.usage;
+      } else if (value.usage === null) delete value.usage;
     } catch (err) {
       internalError("hide-usage", err);
     }
     return false;
+  }
+
+  /**
+   * Before a `return()` (the consumer stopped): when every choice finished but the injected usage has not arrived,
+   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then aborts
+   * a read still pending so the stream closes as it would have.
+   */
+  private awaitUsage(iterator: Obj): Promise<void> | undefined {
+    const accumulator = this.accumulator;
+    if (this.ended || !this.injectedUsage || !accumulator?.finished || accumulator.hasUsage) return undefined;
+    const next = iterator.next;
+    if (typeof next !== "function") return undefined;
+    return new Promise<void>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const stop = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      timer = setTimeout(() => {
+        try {
+          this.streamController?.abort();
+        } catch (err) {
+          internalError("usage-wait", err);
+        }
+        stop();
+      }, USAGE_AFTER_FINISH_MS);
+      const pull = (): void => {
+        if (accumulator.hasUsage || this.ended) {
+          stop();
+          return;
+        }
+        (Reflect.apply(next, iterator, []) as Promise<IteratorResult<unknown>>).then(
+          (step) => (step.done ? stop() : pull()),
+          () => stop(),
+        );
+      };
+      pull();
+    });
   }
 
   /** The iterator reported done: finished, or stopped quietly by an abort. */
@@ -283,6 +385,7 @@ export class ChatCall {
     this.ended = true;
     const span = this.span;
     try {
+      this.handle ??= callOfSpan(span);
       abandoned.unregister(this);
       this.detach?.();
       recordChatEnd(span, end, this.options, this.opName);

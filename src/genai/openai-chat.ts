@@ -27,18 +27,17 @@ import {
   ATTR_GEN_AI_REQUEST_TOP_P,
   ATTR_SERVER_ADDRESS,
   ATTR_SERVER_PORT,
+  ATTR_TRACEWIRE_CANCEL_REASON,
+  ATTR_TRACEWIRE_CANCELLED,
+  ATTR_TRACEWIRE_RESPONSE_RAW,
   GEN_AI_OPERATION,
 } from "../semconv.js";
 import { isNum, isObj, type Obj } from "./guards.js";
 
 // ---- attribute names beyond the GenAI registry ----------------------------------------------------------------
 
-/** `true` when the caller stopped the call (abort, `break`, an abandoned stream) — not an error. */
-export const ATTR_TRACEWIRE_CANCELLED = "tracewire.cancelled";
-/** Why a cancelled call stopped: `abort` (AbortSignal / controller), `break` (iteration stopped early), `abandoned`. */
-export const ATTR_TRACEWIRE_CANCEL_REASON = "tracewire.cancel.reason";
-/** `true` when the caller read the raw HTTP response (`asResponse()`), so the body was not seen by tracewire. */
-export const ATTR_TRACEWIRE_RESPONSE_RAW = "tracewire.response.raw";
+// Defined next to the GenAI names, since the pipeline reads them too; exported from here with the others.
+export { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED, ATTR_TRACEWIRE_RESPONSE_RAW };
 /** Engine scheduling priority of the request (training service / vLLM `priority`). */
 export const ATTR_TRACEWIRE_REQUEST_PRIORITY = "tracewire.request.priority";
 /** The engine request id the caller chose (training service / vLLM `request_id`). */

@@ -145,6 +145,16 @@ export class ChatChunkAccumulator {
     }
   }
 
+  /** Records usage that reached tracewire outside the chunks (cut out of the SSE body before the SDK parsed it). */
+  addUsage(usage: Obj): void {
+    this.usage = usage;
+  }
+
+  /** Whether the usage has been seen. */
+  get hasUsage(): boolean {
+    return this.usage !== undefined;
+  }
+
   /** Whether every choice seen so far has a finish reason (the answer is complete even without `[DONE]`). */
   get finished(): boolean {
     let any = false;

@@ -112,14 +112,17 @@ export function inputMessagesJson(messages: unknown): string | undefined {
   return JSON.stringify(out);
 }
 
-/** Semconv finish reasons: `tool_calls`/`function_call` → `tool_call`; a choice that never finished → `error`. */
-function semconvFinishReason(reason: unknown): string {
+/**
+ * Semconv finish reasons: `tool_calls`/`function_call` → `tool_call`; a choice that never finished → `unfinished`
+ * (`error` for a failed call, `cancelled` for one the caller stopped).
+ */
+function semconvFinishReason(reason: unknown, unfinished: string): string {
   if (reason === "tool_calls" || reason === "function_call") return "tool_call";
-  return typeof reason === "string" && reason !== "" ? reason : "error";
+  return typeof reason === "string" && reason !== "" ? reason : unfinished;
 }
 
-/** `gen_ai.output.messages` (JSON): one message per choice, each with its finish reason. */
-export function outputMessagesJson(completion: unknown): string | undefined {
+/** `gen_ai.output.messages` (JSON): one message per choice, each with its finish reason (see semconvFinishReason). */
+export function outputMessagesJson(completion: unknown, unfinished = "error"): string | undefined {
   if (!isObj(completion) || !Array.isArray(completion.choices)) return undefined;
   const out: Obj[] = [];
   for (const choice of completion.choices) {
@@ -130,7 +133,7 @@ export function outputMessagesJson(completion: unknown): string | undefined {
     out.push({
       role: typeof message.role === "string" ? message.role : "assistant",
       parts,
-      finish_reason: semconvFinishReason(choice.finish_reason),
+      finish_reason: semconvFinishReason(choice.finish_reason, unfinished),
     });
   }
   return JSON.stringify(out);
@@ -163,8 +166,8 @@ export function inputContentAttributes(params: unknown): Attributes {
   return attributes;
 }
 
-/** The content attributes of a completion (already serialized and redacted). */
-export function outputContentAttributes(completion: unknown): Attributes {
-  const messages = outputMessagesJson(completion);
+/** The content attributes of a completion (already serialized and redacted); `unfinished` as in outputMessagesJson. */
+export function outputContentAttributes(completion: unknown, unfinished = "error"): Attributes {
+  const messages = outputMessagesJson(completion, unfinished);
   return messages === undefined ? {} : { [ATTR_GEN_AI_OUTPUT_MESSAGES]: messages };
 }

@@ -73,11 +73,25 @@ export function withoutTokenIds(completion: unknown): unknown {
   return rest;
 }
 
-/** `error.type`: the HTTP status, else the provider's error code or type, else the error class, else `_OTHER`. */
+/** The first error code (`ECONNRESET`, `UND_ERR_SOCKET`, a provider's `code`) on `err` or its chain of causes. */
+function codeOf(err: unknown): string | undefined {
+  let current = err;
+  for (let depth = 0; depth < 5 && isObj(current); depth++) {
+    if (typeof current.code === "string" && current.code !== "") return current.code;
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/**
+ * `error.type`: the HTTP status, else the error code (the provider's, or for a connection cut the socket's, read
+ * through the error's `cause` chain), else the provider's error type, else the error class, else `_OTHER`.
+ */
 export function errorTypeOf(err: unknown): string {
   if (isObj(err)) {
     if (isNum(err.status) && err.status > 0) return String(err.status);
-    if (typeof err.code === "string" && err.code !== "") return err.code;
+    const code = codeOf(err);
+    if (code !== undefined) return code;
     if (typeof err.type === "string" && err.type !== "") return err.type;
     const ctor = (err as { constructor?: { name?: unknown } }).constructor?.name;
     if (typeof ctor === "string" && ctor !== "" && ctor !== "Error" && ctor !== "Object") return ctor;

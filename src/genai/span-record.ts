@@ -37,6 +37,8 @@ export interface ChatCallSpec {
   options: ResolvedChatTraceOptions;
   /** The caller's AbortSignal: when it fired, a failure is a cancellation, not an error. */
   signal?: AbortSignal | undefined;
+  /** Never add `stream_options` to this request (its server is known to refuse it). */
+  noUsageInjection?: boolean | undefined;
 }
 
 /** How a chat call ended, and what it delivered (`output` is absent when nothing was seen). */
@@ -131,6 +133,7 @@ export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTra
     setCallEndData(span, payload === undefined ? {} : { output: payload });
     if (payload !== undefined && spanRoute(span) === "otlp") Object.assign(attributes, portableEndAttributes(payload));
   }
-  if (contentAttributes && payload !== undefined) Object.assign(attributes, outputContentAttributes(payload));
+  if (contentAttributes && payload !== undefined)
+    Object.assign(attributes, outputContentAttributes(payload, kind === "cancel" ? "cancelled" : "error"));
   span.setAttributes(attributes);
 }

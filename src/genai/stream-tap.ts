@@ -57,8 +57,11 @@ export interface IteratorHooks {
   step(value: unknown): boolean;
   /** The iterator reported done (or a step that is not an object). */
   end(): void;
-  /** The consumer called `return()`. */
-  returning(): void;
+  /**
+   * The consumer called `return()`. A promise returned here is awaited (never rejected into the consumer) before
+   * the iterator's own `return()` runs.
+   */
+  returning(): Promise<void> | undefined;
   /** `return()` completed. */
   returned(): void;
   /** `next()` or `return()` threw or rejected. */
@@ -97,14 +100,23 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
   const ret = iterator.return;
   if (typeof ret === "function") {
     defineOwn(iterator, "return", function (this: unknown, ...args: unknown[]) {
-      hooks.returning();
-      let result: unknown;
+      let before: Promise<void> | undefined;
       try {
-        result = Reflect.apply(ret, this, args);
-      } catch (err) {
-        hooks.failed(err);
-        throw err;
+        before = hooks.returning();
+      } catch {
+        before = undefined;
       }
+      const forward = () => {
+        let result: unknown;
+        try {
+          result = Reflect.apply(ret, this, args);
+        } catch (err) {
+          hooks.failed(err);
+          throw err;
+        }
+        return result;
+      };
+      const result = before ? before.then(forward, forward) : forward();
       return Promise.resolve(result).then(
         (step) => {
           hooks.returned();

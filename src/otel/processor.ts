@@ -21,7 +21,7 @@ import { TRACER_NAME } from "../version.js";
 import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
-import { portableStartAttributes } from "../wire/span-to-call.js";
+import { portableStartAttributes, setExportedSpanName } from "../wire/span-to-call.js";
 import { type CallItem, type CallRequest, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
@@ -195,7 +195,11 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         );
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
-        if (data) span.setAttributes(portableStartAttributes(data));
+        if (data) {
+          span.setAttributes(portableStartAttributes(data));
+          // The service names the call after the span: the op name, as on the calls route.
+          if (data.opName !== span.name) setExportedSpanName(span, data.opName);
+        }
         setSpanRoute(span, route);
       }
     } catch (err) {

@@ -10,7 +10,15 @@ import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
 import { describeAs } from "../secrets.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import { JsonWriter, literal } from "./json-writer.js";
-import { type CallEndData, type CallStartData, exceptionOf, isoTime, usageFromAttributes } from "./span-to-call.js";
+import {
+  type CallEndData,
+  type CallStartData,
+  exceptionOf,
+  genAiStartAttributes,
+  isoTime,
+  outcomeSummary,
+  usageFromAttributes,
+} from "./span-to-call.js";
 
 /** A call start or end, encoded: `{"start":…}` / `{"end":…}` in `buf[start, end)`. */
 export interface CallRecordItem extends Slice {
@@ -67,7 +75,8 @@ export class CallRecordEncoder {
       w.literal(L.startedAt);
       w.string(isoTime(span.startTime));
       w.literal(L.attributes);
-      w.json(JSON.stringify(data ? data.attributes : span.attributes));
+      // A GenAI call's request facts as the service would promote them; the call's own attributes win.
+      w.json(JSON.stringify(data ? { ...genAiStartAttributes(span.attributes), ...data.attributes } : span.attributes));
       w.literal(L.inputs);
       if (data) w.json(JSON.stringify(data.inputs));
       else w.literal(L.emptyObject);
@@ -105,7 +114,9 @@ export class CallRecordEncoder {
       w.string(isoTime(span.endTime));
       w.literal(L.summary);
       const usage = usageFromAttributes(span.attributes);
-      if (usage) w.json(JSON.stringify({ usage } satisfies CallSummary));
+      const summary: CallSummary = outcomeSummary(span.attributes);
+      if (usage) summary.usage = usage;
+      if (Object.keys(summary).length > 0) w.json(JSON.stringify(summary));
       else w.literal(L.emptyObject);
       if (data && "output" in data) {
         const output = JSON.stringify(data.output);

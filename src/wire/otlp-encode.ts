@@ -13,6 +13,7 @@
  *   remote.
  * - A JS number that is an integer in int64 range is an `int_value`; any other number is a `double_value`.
  */
+
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -25,6 +26,7 @@ import {
   WIRE_LEN,
   WIRE_VARINT,
 } from "./protobuf-writer.js";
+import { exportedSpanName } from "./span-to-call.js";
 
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
@@ -175,7 +177,7 @@ function writeSpanMessage(w: ProtobufWriter, span: ReadableSpan): void {
   w.hexField(2, ctx.spanId); // span_id
   w.stringField(3, ctx.traceState?.serialize()); // trace_state
   w.hexField(4, span.parentSpanContext?.spanId); // parent_span_id
-  w.stringField(5, span.name); // name
+  w.stringField(5, exportedSpanName(span)); // name (a tracewire call's op name)
   w.uint32Field(6, span.kind + 1); // kind
   writeTime(w, 7, span.startTime); // start_time_unix_nano
   writeTime(w, 8, span.endTime); // end_time_unix_nano

@@ -4,11 +4,13 @@
  * are integers, and every int64 (timestamps *and* `intValue`) is a decimal string, the canonical proto3 JSON form
  * (receivers must accept it; OTel JS sends `intValue` as a number). Optional proto3 fields are left out when empty.
  */
+
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { AttributeCache } from "./attribute-cache.js";
 import { JsonWriter, literal } from "./json-writer.js";
 import { capString, isInt64, spanFlags } from "./otlp-encode.js";
+import { exportedSpanName } from "./span-to-call.js";
 
 /** Fixed JSON text, encoded once. */
 const L = {
@@ -198,7 +200,7 @@ function writeJsonSpanObject(w: JsonWriter, span: ReadableSpan): void {
   w.literal(L.flags);
   w.number(spanFlags(ctx.traceFlags, parent?.isRemote));
   w.literal(L.name);
-  w.string(span.name);
+  w.string(exportedSpanName(span)); // a tracewire call's op name
   w.literal(L.kind);
   w.number(span.kind + 1); // a kind that is not a number is null (proto3 JSON: the default)
   w.literal(L.start);

@@ -8,11 +8,24 @@ import { type Attributes, type HrTime, SpanStatusCode } from "@opentelemetry/api
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { JsonObject, LlmUsage } from "../api/types/common.js";
 import {
+  ATTR_ERROR_TYPE,
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
+  ATTR_GEN_AI_RESPONSE_ID,
   ATTR_GEN_AI_RESPONSE_MODEL,
+  ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK,
+  ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
+  ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
+  ATTR_SERVER_ADDRESS,
+  ATTR_SERVER_PORT,
+  ATTR_TRACEWIRE_CANCEL_REASON,
+  ATTR_TRACEWIRE_CANCELLED,
+  ATTR_TRACEWIRE_RESPONSE_RAW,
 } from "../semconv.js";
 
 /**
@@ -60,7 +73,11 @@ function intAttribute(attributes: Attributes, key: string): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? Math.trunc(value) : undefined;
 }
 
-/** `summary.usage` keyed by model from `gen_ai.usage.*`, or undefined when the span carries no usage. */
+/**
+ * `summary.usage` keyed by model from `gen_ai.usage.*`, or undefined when the span carries no usage. Cached and
+ * reasoning tokens keep the keys the service's usage rollups read (`cache_read_input_tokens`,
+ * `cache_creation_input_tokens`, `reasoning_tokens`).
+ */
 export function usageFromAttributes(attributes: Attributes): Record<string, LlmUsage> | undefined {
   const input = intAttribute(attributes, ATTR_GEN_AI_USAGE_INPUT_TOKENS);
   const output = intAttribute(attributes, ATTR_GEN_AI_USAGE_OUTPUT_TOKENS);
@@ -74,7 +91,97 @@ export function usageFromAttributes(attributes: Attributes): Record<string, LlmU
   };
   const cached = intAttribute(attributes, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS);
   if (cached !== undefined) usage.cache_read_input_tokens = cached;
+  const created = intAttribute(attributes, ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS);
+  if (created !== undefined) usage.cache_creation_input_tokens = created;
+  const reasoning = intAttribute(attributes, ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS);
+  if (reasoning !== undefined) usage.reasoning_tokens = reasoning;
   return { [typeof model === "string" && model ? model : "unknown"]: usage };
+}
+
+/**
+ * The request-side facts of a GenAI span as call attributes, under the keys the service's OTLP ingestion promotes
+ * GenAI attributes to (`operation`, `provider`, `model`, `model_parameters`: the `gen_ai.request.*` values), plus
+ * `server` (`address`, `port`): so a call looks the same whichever route brought it. Empty for other spans.
+ */
+export function genAiStartAttributes(attributes: Attributes): JsonObject {
+  const out: JsonObject = {};
+  const operation = attributes[ATTR_GEN_AI_OPERATION_NAME];
+  if (typeof operation !== "string") return out;
+  out.operation = operation;
+  const provider = attributes[ATTR_GEN_AI_PROVIDER_NAME];
+  if (typeof provider === "string") out.provider = provider;
+  const model = attributes[ATTR_GEN_AI_REQUEST_MODEL];
+  if (typeof model === "string") out.model = model;
+  const parameters: JsonObject = {};
+  for (const [key, value] of Object.entries(attributes)) {
+    if (!key.startsWith("gen_ai.request.") || value === undefined) continue;
+    // `choice.count` → `choice: {count}`, as the service splits keys on dots.
+    const path = key.slice("gen_ai.request.".length).split(".");
+    let node = parameters;
+    for (const part of path.slice(0, -1)) {
+      let next = node[part];
+      if (typeof next !== "object" || next === null || Array.isArray(next)) {
+        next = {};
+        node[part] = next;
+      }
+      node = next as JsonObject;
+    }
+    node[path[path.length - 1] as string] = value as JsonObject[string];
+  }
+  if (Object.keys(parameters).length > 0) out.model_parameters = parameters;
+  const address = attributes[ATTR_SERVER_ADDRESS];
+  if (typeof address === "string") {
+    const server: JsonObject = { address };
+    const port = attributes[ATTR_SERVER_PORT];
+    if (typeof port === "number") server.port = port;
+    out.server = server;
+  }
+  return out;
+}
+
+/**
+ * The outcome facts of a span for its call's summary, beside `usage`: `gen_ai` (`response_id`, `response_model`,
+ * `finish_reasons`, `time_to_first_chunk` in seconds, `error_type`) and `tracewire` (`status: "cancelled"` with
+ * `cancel_reason`, or `response_raw`). Empty for spans that carry none of them.
+ */
+export function outcomeSummary(attributes: Attributes): JsonObject {
+  const summary: JsonObject = {};
+  const genAi: JsonObject = {};
+  const facts: [string, string][] = [
+    ["response_id", ATTR_GEN_AI_RESPONSE_ID],
+    ["response_model", ATTR_GEN_AI_RESPONSE_MODEL],
+    ["finish_reasons", ATTR_GEN_AI_RESPONSE_FINISH_REASONS],
+    ["time_to_first_chunk", ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK],
+    ["error_type", ATTR_ERROR_TYPE],
+  ];
+  for (const [field, key] of facts) {
+    const value = attributes[key];
+    if (value !== undefined && value !== null) genAi[field] = value as JsonObject[string];
+  }
+  if (Object.keys(genAi).length > 0) summary.gen_ai = genAi;
+  if (attributes[ATTR_TRACEWIRE_CANCELLED] === true) {
+    const tracewire: JsonObject = { status: "cancelled" };
+    const reason = attributes[ATTR_TRACEWIRE_CANCEL_REASON];
+    if (typeof reason === "string") tracewire.cancel_reason = reason;
+    summary.tracewire = tracewire;
+  } else if (attributes[ATTR_TRACEWIRE_RESPONSE_RAW] === true) summary.tracewire = { response_raw: true };
+  return summary;
+}
+
+const EXPORTED_NAME = Symbol.for("tracewire.exported_name");
+
+/**
+ * The name a span is exported under over OTLP: a tracewire call's op name when the processor set one (the service
+ * makes a span's name its `op_name`, so a chat call is `openai.chat.completions.create` on both routes, not
+ * `chat gpt-4o-mini`), else the span's own name. Other span processors still see the span's own name.
+ */
+export function exportedSpanName(span: ReadableSpan): string {
+  return (span as { [EXPORTED_NAME]?: string })[EXPORTED_NAME] ?? span.name;
+}
+
+/** Sets the name {@link exportedSpanName} gives a span. */
+export function setExportedSpanName(span: object, name: string): void {
+  (span as { [EXPORTED_NAME]?: string })[EXPORTED_NAME] = name;
 }
 
 /** The error text of a failed span: its status message, else its recorded exception, else a generic line. */

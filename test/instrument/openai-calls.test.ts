@@ -15,6 +15,7 @@ import {
   makeClient,
   plain,
   setupOpenAIServer,
+  summaryOf,
   TOOLS,
   usageOfOneRequest,
   VERSIONS,
@@ -45,7 +46,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only(CREATE);
     expect(call.start.inputs).toEqual(params);
     expect(call.end!.output).toEqual(plain(completion));
-    expect(call.end!.summary).toEqual({ usage: EXPECTED_USAGE });
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
     expect(call.end!.exception).toBeUndefined();
     expect(call.starts).toBe(1);
     expect(call.ends).toBe(1);
@@ -80,7 +81,7 @@ describe.each(VERSIONS)("$name", (version) => {
       system_fingerprint: "fp_standin",
       service_tier: "default",
     });
-    expect(call.end!.summary).toEqual({ usage: EXPECTED_USAGE });
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
   it("keeps parallel tool calls apart when their deltas interleave", async () => {
@@ -115,7 +116,7 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(chunks.at(-1)!.usage).toEqual(USAGE);
     expect(chunks[0]!.usage).toBeNull();
     const call = await session.only(CREATE);
-    expect(call.end!.summary).toEqual({ usage: EXPECTED_USAGE });
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
   it("with includeStreamUsage: false nothing is injected and no usage is recorded", async () => {
@@ -123,7 +124,7 @@ describe.each(VERSIONS)("$name", (version) => {
     await collect(await bare.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true }));
     expect(ctx.server.chatBodies().at(-1)!.stream_options).toBeUndefined();
     const call = await session.only(CREATE);
-    expect(call.end!.summary).toEqual({});
+    expect(summaryOf(call).usage).toBeUndefined();
   });
 
   it("parse() is one call named openai.chat.completions.parse with the raw completion as output", async () => {
@@ -141,7 +142,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only("openai.chat.completions.parse");
     const output = call.end!.output as { choices: { message: { content: string } }[] };
     expect(JSON.parse(output.choices[0]!.message.content)).toEqual(JSON_ANSWER);
-    expect(call.end!.summary).toEqual({ usage: EXPECTED_USAGE });
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
   it("the stream() helper is one call named openai.chat.completions.stream", async () => {
@@ -156,7 +157,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only("openai.chat.completions.stream");
     const output = call.end!.output as { choices: { message: { content: string } }[] };
     expect(output.choices[0]!.message.content).toBe(TEXT);
-    expect(call.end!.summary).toEqual({ usage: EXPECTED_USAGE });
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
   it("runTools() records one call per round, named openai.chat.completions.runTools", async () => {
@@ -191,7 +192,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only(CREATE);
     expect(call.start.parent_id).toBe(parent.start.id);
     expect(call.start.trace_id).toBe(parent.start.trace_id);
-    expect(call.start.attributes).toEqual({ tenant: "acme" });
+    expect(call.start.attributes).toMatchObject({ tenant: "acme", operation: "chat", model: MODEL });
   });
 
   it("an API error ends the call with the exception; the SDK's error reaches the caller", async () => {
@@ -267,7 +268,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only(CREATE);
     expect(call.start.inputs).toEqual({});
     expect(call.end!.output).toBeUndefined();
-    expect(call.end!.summary).toEqual({ usage: EXPECTED_USAGE });
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
   it("the training service's token ids stay out of the output unless captureTokenIds is set", async () => {

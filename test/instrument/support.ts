@@ -1,7 +1,7 @@
 /**
- * What the instrumentation tests share: both installed majors of the real `openai` package (v6, and v5 through
- * the `openai5` alias), with the classes the fidelity checks compare against, and small helpers to build clients
- * pointed at the loopback {@link OpenAIServer}.
+ * What the instrumentation tests share: the installed majors of the real `openai` package (v6, v5 through the
+ * `openai5` alias, and v7 through `openai7` on Node ≥ 22, which it requires), with the classes the fidelity checks
+ * compare against, and small helpers to build clients pointed at the loopback {@link OpenAIServer}.
  */
 import OpenAI6 from "openai";
 import { APIPromise as APIPromise6 } from "openai/core/api-promise";
@@ -22,6 +22,26 @@ export interface SdkVersion {
   Stream: abstract new (...args: never[]) => unknown;
 }
 
+/** Whether this Node.js runs openai 7 (its `engines` asks for Node ≥ 22; CI runs the suite on Node 20 and 24). */
+export const HAS_OPENAI7 = Number(process.versions.node.split(".")[0]) >= 22;
+
+async function openai7(): Promise<SdkVersion[]> {
+  if (!HAS_OPENAI7) return [];
+  const [sdk, promise, streaming] = await Promise.all([
+    import("openai7"),
+    import("openai7/core/api-promise"),
+    import("openai7/core/streaming"),
+  ]);
+  return [
+    {
+      name: "openai v7",
+      OpenAI: sdk.default as unknown as typeof OpenAI6,
+      APIPromise: promise.APIPromise,
+      Stream: streaming.Stream,
+    },
+  ];
+}
+
 export const VERSIONS: SdkVersion[] = [
   { name: "openai v6", OpenAI: OpenAI6, APIPromise: APIPromise6, Stream: Stream6 },
   {
@@ -30,6 +50,7 @@ export const VERSIONS: SdkVersion[] = [
     APIPromise: APIPromise5,
     Stream: Stream5,
   },
+  ...(await openai7()),
 ];
 
 /** A client of `version` on the stand-in: no retries, so each test request is exactly one HTTP request. */
@@ -41,6 +62,15 @@ export function makeClient(
   return new version.OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0, ...options });
 }
 
+/** The end summary of a recorded call, typed for field access. */
+export function summaryOf(call: { end?: { summary?: unknown } | undefined }): {
+  usage?: unknown;
+  gen_ai?: Record<string, unknown>;
+  tracewire?: Record<string, unknown>;
+} {
+  return (call.end?.summary ?? {}) as ReturnType<typeof summaryOf>;
+}
+
 /** The usage summary a traced call records for one request the stand-in answered as `responseModel`. */
 export function usageOfOneRequest(responseModel: string) {
   return {
@@ -50,6 +80,7 @@ export function usageOfOneRequest(responseModel: string) {
       total_tokens: USAGE.total_tokens,
       requests: 1,
       cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
+      reasoning_tokens: USAGE.completion_tokens_details.reasoning_tokens,
     },
   };
 }

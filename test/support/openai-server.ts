@@ -1,6 +1,6 @@
 /**
  * A loopback OpenAI-compatible chat server for the instrumentation tests, built on {@link TestServer}. It answers
- * `POST /v1/chat/completions` (also reachable as `/chat/completions` under a `/v1` base URL) the way OpenAI and
+ * `POST /v1/chat/completions` (also under any other path prefix, e.g. a per-test `/<tag>/v1` base URL) the way OpenAI and
  * vLLM do, deterministically, so a wrapped and an unwrapped client asking the same thing get the same bytes:
  *
  * - text answers, streamed (SSE) or not; `n: 2` interleaves two choices;
@@ -12,7 +12,12 @@
  * - `return_token_ids` (vLLM): `prompt_token_ids` and per-choice `token_ids`;
  * - models that misbehave: `m-error-stream` (an error event inside the 200 stream after two chunks), `m-slow`
  *   (two chunks, then one every 50 ms until the client goes away), `m-status-<code>` (an OpenAI error body with
- *   that status), `m-reset` (connection reset), `m-hang` (never answers).
+ *   that status), `m-reset` (connection reset), `m-hang` (never answers), `m-cut` (a stream whose connection is cut
+ *   after two chunks);
+ * - other server shapes of streamed usage: `m-usage-last` (the usage on the last content chunk, no `usage: null`
+ *   elsewhere), `m-usage-nochoices` (a usage chunk without a `choices` field), `m-usage-late` (OpenAI's shape, with
+ *   the usage chunk 100 ms after the last `finish_reason`), `m-azure-old` (a 400 "Unrecognized request argument
+ *   supplied: stream_options" when the request has `stream_options`, as older Azure OpenAI API versions answer).
  *
  * The answering model is the requested one plus {@link MODEL_SUFFIX}, like OpenAI's dated snapshots, so tests can
  * tell the request model from the response model.
@@ -58,7 +63,7 @@ export class OpenAIServer {
   static async start(): Promise<OpenAIServer> {
     const stand = new OpenAIServer(await TestServer.start());
     const handler = (req: RecordedRequest, res: ServerResponse) => stand.answer(req, res);
-    stand.server.on("POST", /^(\/v1)?\/chat\/completions\/?$/, handler);
+    stand.server.on("POST", /^(\/[\w.-]+)*\/chat\/completions\/?$/, handler);
     stand.server.on("GET", "/v1/models", {
       json: { object: "list", data: [{ id: "gpt-4o-mini", object: "model", created: CREATED, owned_by: "stand-in" }] },
     });
@@ -97,6 +102,20 @@ export class OpenAIServer {
             type: "invalid_request_error",
             param: null,
             code: "standin",
+          },
+        }),
+      );
+      return;
+    }
+    if (model === "m-azure-old" && body.stream_options !== undefined) {
+      res.writeHead(400, { "content-type": "application/json", "x-request-id": requestId });
+      res.end(
+        JSON.stringify({
+          error: {
+            code: null,
+            message: "Unrecognized request argument supplied: stream_options",
+            param: null,
+            type: "invalid_request_error",
           },
         }),
       );
@@ -159,6 +178,7 @@ export class OpenAIServer {
     const withUsage = options.include_usage === true;
     const tokenIds = body.return_token_ids === true;
     const n = typeof body.n === "number" ? body.n : 1;
+    const openAiUsageShape = model !== "m-usage-last" && model !== "m-usage-nochoices";
     let finished = false;
     res.once("close", () => {
       if (!finished) this.closedEarly++;
@@ -176,7 +196,7 @@ export class OpenAIServer {
         choices,
         ...extra,
       };
-      if (withUsage && !("usage" in extra)) c.usage = null;
+      if (withUsage && !("usage" in extra) && openAiUsageShape) c.usage = null;
       if (tokenIds && first) c.prompt_token_ids = PROMPT_TOKEN_IDS;
       first = false;
       return c;
@@ -262,8 +282,20 @@ export class OpenAIServer {
       res.end();
       return;
     }
+    if (model === "m-cut") {
+      send(events[0]!);
+      send(events[1]!);
+      await sleep(20);
+      res.socket?.destroy();
+      return;
+    }
+    if (withUsage && model === "m-usage-last") (events.at(-1) as Body).usage = USAGE;
     for (const event of events) send(event);
-    if (withUsage) send(chunk([], { usage: USAGE }));
+    if (withUsage && model === "m-usage-late") await sleep(100);
+    if (withUsage && model === "m-usage-nochoices") {
+      const { choices: _none, ...usageOnly } = chunk([], { usage: USAGE });
+      send(usageOnly);
+    } else if (withUsage && model !== "m-usage-last") send(chunk([], { usage: USAGE }));
     res.write("data: [DONE]\n\n");
     finished = true;
     res.end();

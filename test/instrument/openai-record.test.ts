@@ -1,0 +1,183 @@
+/**
+ * The native call record of a wrapOpenAI call is as rich as its span: request facts as call attributes at start
+ * (the keys the service's OTLP ingestion promotes GenAI attributes to, plus `server`), outcome facts in the end's
+ * summary (`gen_ai`: response id and model, finish reasons, time to first chunk, error type; `tracewire`: a
+ * cancelled status), usage with cached and reasoning tokens, and the same op_name on both routes. Also: a connection
+ * cut mid-stream is an error typed by its socket code, and a cancelled stream's output messages say `cancelled`.
+ */
+import { describe, expect, it } from "vitest";
+import { callOf } from "../../src/index.js";
+import { wrapOpenAI } from "../../src/instrument/index.js";
+import { MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
+import { setupSessionPerTest } from "../support/tracing-session.js";
+import {
+  collect,
+  MESSAGES,
+  makeClient,
+  setupOpenAIServer,
+  summaryOf,
+  TOOLS,
+  usageOfOneRequest,
+  VERSIONS,
+} from "./support.js";
+
+const CREATE = "openai.chat.completions.create";
+const MODEL = "gpt-4o-mini";
+const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
+/** What a connection cut looks like to `error.type`: the socket's error code, never the error class. */
+const SOCKET_CODE = /^(UND_ERR_SOCKET|ECONNRESET|EPIPE)$/;
+
+const JSON_SCHEMA_FORMAT = {
+  type: "json_schema" as const,
+  json_schema: { name: "weather", schema: { type: "object", properties: {} }, strict: false },
+};
+
+const ctx = setupOpenAIServer();
+
+describe.each(VERSIONS)("$name", (version) => {
+  describe("calls route", () => {
+    const session = setupSessionPerTest();
+    const client = () => wrapOpenAI(makeClient(version, ctx.server));
+
+    it("a completion: request facts as call attributes, response facts and full usage in the summary", async () => {
+      await client().chat.completions.create({ model: MODEL, messages: MESSAGES, temperature: 0.2, n: 1 });
+      const call = await session.only(CREATE);
+      const port = Number(new URL(ctx.server.url).port);
+      expect(call.start.attributes).toEqual({
+        operation: "chat",
+        provider: "openai",
+        model: MODEL,
+        model_parameters: { model: MODEL, temperature: 0.2 },
+        server: { address: "127.0.0.1", port },
+      });
+      expect(call.end!.summary).toEqual({
+        usage: usageOfOneRequest(RESPONSE_MODEL),
+        gen_ai: { response_id: "chatcmpl-standin-1", response_model: RESPONSE_MODEL, finish_reasons: ["stop"] },
+      });
+      // Reasoning and cached tokens keep the keys the service's usage rollups read.
+      expect(summaryOf(call).usage).toMatchObject({
+        [RESPONSE_MODEL]: { reasoning_tokens: 3, cache_read_input_tokens: 6 },
+      });
+    });
+
+    it("a stream: the time to first chunk and the finish reasons are in the summary", async () => {
+      await collect(await client().chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true, n: 2 }));
+      const call = await session.only(CREATE);
+      const genAi = summaryOf(call).gen_ai!;
+      expect(genAi.finish_reasons).toEqual(["stop", "stop"]);
+      expect(genAi.response_id).toBe("chatcmpl-standin-2");
+      expect(typeof genAi.time_to_first_chunk).toBe("number");
+      expect(genAi.time_to_first_chunk as number).toBeGreaterThanOrEqual(0);
+      expect(call.start.attributes).toMatchObject({ model_parameters: { stream: true, choice: { count: 2 } } });
+    });
+
+    it("a stream the caller breaks out of is recorded as cancelled, not as a success with nothing to say", async () => {
+      const stream = await client().chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
+      for await (const _chunk of stream) break;
+      const call = await session.only(CREATE);
+      expect(call.end!.exception).toBeUndefined();
+      expect(summaryOf(call).tracewire).toEqual({ status: "cancelled", cancel_reason: "break" });
+    });
+
+    it("an API error: the exception, and error_type in the summary", async () => {
+      await client()
+        .chat.completions.create({ model: "m-status-429", messages: MESSAGES })
+        .then(
+          () => undefined,
+          () => undefined,
+        );
+      const call = await session.only(CREATE);
+      expect(call.end!.exception).toContain("429");
+      expect(summaryOf(call).gen_ai).toEqual({ error_type: "429" });
+    });
+
+    it("a connection cut mid-stream: the caller gets the SDK's error, the call an exception typed by the socket code", async () => {
+      const seen: unknown[] = [];
+      const error = await (async () => {
+        for await (const chunk of await client().chat.completions.create({
+          model: "m-cut",
+          messages: MESSAGES,
+          stream: true,
+        }))
+          seen.push(chunk);
+      })().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(Error);
+      expect(seen).toHaveLength(2);
+      const call = await session.only(CREATE);
+      expect(typeof call.end!.exception).toBe("string");
+      expect(summaryOf(call).gen_ai!.error_type).toMatch(SOCKET_CODE);
+    });
+
+    it("callOf() works on a parse() result", async () => {
+      const parsed = await client().chat.completions.parse({
+        model: MODEL,
+        messages: MESSAGES,
+        response_format: JSON_SCHEMA_FORMAT,
+      });
+      const call = await session.only("openai.chat.completions.parse");
+      expect(callOf(parsed)?.id).toBe(call.start.id);
+    });
+
+    it("callOf() works on the stream() runner's final completion and on each runTools() round's completion", async () => {
+      const runner = client().chat.completions.stream({ model: MODEL, messages: MESSAGES });
+      const final = await runner.finalChatCompletion();
+      expect(final.choices[0]!.message.content).toBe(TEXT);
+      const streamCall = await session.only("openai.chat.completions.stream");
+      expect(callOf(final)?.id).toBe(streamCall.start.id);
+
+      const completions: unknown[] = [];
+      const tools = TOOLS.map((t) => ({
+        type: "function" as const,
+        function: {
+          ...t.function,
+          parse: (text: string) => JSON.parse(text) as object,
+          function: (args: object) => JSON.stringify(args),
+        },
+      }));
+      // The SDK types runnable tools with branded helpers; these plain ones are what it accepts at runtime.
+      const run = client().chat.completions.runTools({ model: MODEL, messages: MESSAGES, tools: tools as never });
+      run.on("chatCompletion", (completion) => completions.push(completion));
+      await run.finalChatCompletion();
+      await session.tracing.flush();
+      const rounds = session.double.callsNamed("openai.chat.completions.runTools");
+      expect(rounds).toHaveLength(2);
+      expect(completions.map((c) => callOf(c)?.id)).toEqual(rounds.map((r) => r.start!.id));
+    });
+  });
+
+  describe("portable mode", () => {
+    const session = setupSessionPerTest({ export: "otlp" });
+
+    it("the span reaches the service under the same op_name as on the calls route", async () => {
+      await wrapOpenAI(makeClient(version, ctx.server)).chat.completions.create({ model: MODEL, messages: MESSAGES });
+      await session.tracing.flush();
+      expect(session.double.spans.map((s) => s.name)).toEqual([CREATE]);
+    });
+
+    it("a connection cut mid-stream sets error.type to the socket code", async () => {
+      const stream = await wrapOpenAI(makeClient(version, ctx.server)).chat.completions.create({
+        model: "m-cut",
+        messages: MESSAGES,
+        stream: true,
+      });
+      await collect(stream).catch(() => undefined);
+      await session.tracing.flush();
+      const [span] = session.double.spans;
+      expect(span!.attributes["error.type"]).toMatch(SOCKET_CODE);
+    });
+
+    it("a cancelled stream's output messages say cancelled, not error", async () => {
+      await session.restart({ export: "otlp" });
+      const traced = wrapOpenAI(makeClient(version, ctx.server), { contentAttributes: true });
+      const stream = await traced.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
+      for await (const _chunk of stream) break;
+      await session.tracing.flush();
+      const [span] = session.double.spans;
+      const messages = JSON.parse(span!.attributes["gen_ai.output.messages"] as string) as { finish_reason: string }[];
+      expect(messages.map((m) => m.finish_reason)).toEqual(["cancelled"]);
+    });
+  });
+});
