@@ -14,6 +14,18 @@ import { describeAs } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
 import {
+  buildQuery,
+  errorCode,
+  flattenHeaders,
+  isUnreachable,
+  NOT_SENT_CODES,
+  parseMaybeJson,
+  type QueryValue,
+  readAll,
+  sleep,
+  TIMEOUT_CODES,
+} from "./request-parts.js";
+import {
   type AttemptOutcome,
   isRetryable,
   nextDelay,
@@ -40,9 +52,6 @@ function loadUndici(): Promise<{ Pool: PoolConstructor; request: UndiciRequest }
   );
   return undici;
 }
-
-/** Query values; arrays repeat the key (`?ids=a&ids=b`), `undefined` is left out. */
-export type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
 
 /** One HTTP request, relative to the transport's base URL. */
 export interface RequestOptions {
@@ -113,95 +122,9 @@ export interface OpenResponse {
   request: RequestInfo;
 }
 
+export { encodePath, isUnreachable, type QueryValue } from "./request-parts.js";
+
 export const USER_AGENT = `tracewire/${VERSION} node/${process.version} (${process.platform}; ${process.arch})`;
-
-/** Encodes one path segment (`/objs/${encodePath(id)}`). */
-export function encodePath(segment: string): string {
-  return encodeURIComponent(segment);
-}
-
-/** Error codes that mean the connection never opened: the server cannot have seen the request. */
-const NOT_SENT_CODES = new Set([
-  "ECONNREFUSED",
-  "ENOTFOUND",
-  "EAI_AGAIN",
-  "EHOSTUNREACH",
-  "ENETUNREACH",
-  "ENETDOWN",
-  "EHOSTDOWN",
-  "UND_ERR_CONNECT_TIMEOUT",
-]);
-const TIMEOUT_CODES = new Set(["UND_ERR_CONNECT_TIMEOUT", "UND_ERR_HEADERS_TIMEOUT", "UND_ERR_BODY_TIMEOUT"]);
-
-/**
- * Whether `err` says the service could not be reached at all: the connection was refused or the host did not resolve
- * (a connect timeout is not included: the service may only be slow). Nothing was sent; waiting for it is pointless.
- */
-export function isUnreachable(err: unknown): boolean {
-  if (!(err instanceof ConnectionError) || err instanceof TimeoutError) return false;
-  const code = errorCode(err.cause);
-  return code !== undefined && code !== "UND_ERR_CONNECT_TIMEOUT" && NOT_SENT_CODES.has(code);
-}
-
-function errorCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-function flattenHeaders(raw: Record<string, string | string[] | undefined>): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [key, value] of Object.entries(raw)) {
-    if (value !== undefined) out[key.toLowerCase()] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return out;
-}
-
-function buildQuery(query: Record<string, QueryValue> | undefined): string {
-  if (!query) return "";
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(query)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) params.append(key, String(item));
-    else params.append(key, String(value));
-  }
-  const text = params.toString();
-  return text ? `?${text}` : "";
-}
-
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
-}
-
-async function readAll(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
-}
-
-function parseMaybeJson(text: string): unknown {
-  if (text === "") return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
 
 /**
  * The one HTTP path of every native client: an undici `Pool` per origin with keep-alive, an overall deadline,
