@@ -12,8 +12,8 @@
  */
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { kindOf, MAX_TIMER_MS } from "../config.js";
-import { ApiError, ValidationError } from "../errors.js";
+import { MAX_TIMER_MS } from "../config.js";
+import { ApiError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../secrets.js";
@@ -22,7 +22,8 @@ import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
 import { portableStartAttributes, setExportedSpanName } from "../wire/span-to-call.js";
-import { type CallItem, type CallRequest, CallsExporter } from "./calls-exporter.js";
+import { CallRequests } from "./call-requests.js";
+import { type CallItem, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import { ExportQueue, type QueueStats } from "./export-queue.js";
@@ -39,17 +40,6 @@ import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
 import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
-
-/** Requests (feedback) about an OTLP-route span, waiting on the span itself for it to end. */
-const PARKED = Symbol.for("tracewire.parkedRequests");
-
-/** The requests parked on `span`, removed from it. */
-function takeParked(span: object): CallRequest[] | undefined {
-  const holder = span as { [PARKED]?: CallRequest[] };
-  const parked = holder[PARKED];
-  if (parked) delete holder[PARKED];
-  return parked;
-}
 
 /**
  * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
@@ -85,6 +75,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     () => this.forceFlush(),
     (where, err) => this.internalError(where, err),
   );
+  private readonly callRequests: CallRequests;
   private internalErrors = 0;
   private shutdownPromise: Promise<void> | undefined;
 
@@ -169,6 +160,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       (count, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${count} span(s) because ${reason}.`),
     );
 
+    this.callRequests = new CallRequests(this.calls, this.otlp);
+
     const state = globalState();
     state.live.add(this);
     state.active = this;
@@ -230,8 +223,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       if (route === "otlp") {
         this.offerSpan(span);
         // Requests about this call waited for it to end; they go once its export is done (or it was dropped).
-        const parked = takeParked(span);
-        if (parked) this.sendAfterExport(parked);
+        this.callRequests.spanEnded(span);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
         this.offerCall(this.callRecords.end(this.redacted(span), callEndData(span)), true);
@@ -262,37 +254,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
    * route), the request waits for the span to end, then for its export, and is sent right after.
    */
   enqueueRequest(path: string, body: object, replaySafe = false, afterExport?: AfterExport): Promise<unknown> {
-    if (typeof path !== "string" || !/^\/[A-Za-z0-9_./-]+$/.test(path)) {
-      throw new ValidationError(
-        `enqueueRequest: path must be a service path such as "/feedback/create", got ${JSON.stringify(path)}.`,
-        "path",
-      );
-    }
-    if (body === null || typeof body !== "object" || Array.isArray(body)) {
-      throw new ValidationError(`enqueueRequest: body must be a JSON object, got ${kindOf(body)}.`, "body");
-    }
-    return new Promise((resolve, reject) => {
-      const settle = (error: unknown, result?: unknown) => (error ? reject(error) : resolve(result));
-      const request: CallRequest = { kind: "request", path, body, replaySafe, settle };
-      const span = afterExport?.span as (ReadableSpan & { [PARKED]?: CallRequest[] }) | undefined;
-      if (!afterExport) this.sendRequest(request);
-      else if (span && !span.ended && spanRoute(span) === "otlp") {
-        span[PARKED] ??= [];
-        span[PARKED].push(request);
-      } else this.sendAfterExport([request]);
-    });
-  }
-
-  /** Queues call-scoped requests and sends them without waiting for the timer. */
-  private sendRequest(...requests: CallRequest[]): void {
-    for (const request of requests) this.calls.offer(request);
-    this.calls.hurry();
-  }
-
-  /** Sends `requests` once every span queued for OTLP so far has been exported (now, not at the timer). */
-  private sendAfterExport(requests: CallRequest[]): void {
-    this.otlp.whenFinished(() => this.sendRequest(...requests));
-    this.otlp.hurry();
+    return this.callRequests.enqueue(path, body, replaySafe, afterExport);
   }
 
   /**
