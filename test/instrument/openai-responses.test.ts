@@ -69,7 +69,7 @@ async function nth(opName: string, n: number) {
   await session.tracing.flush();
   const calls = session.double.callsNamed(opName);
   expect(calls, `calls named ${opName}`).toHaveLength(n);
-  return calls[n - 1]!;
+  return calls[n - 1] as (typeof calls)[number] & { start: Record<string, unknown> };
 }
 
 /** An event stream's events as the consumer sees them (typed loosely: the fields differ per event type). */
@@ -128,8 +128,8 @@ describe.each(VERSIONS)("$name", (version) => {
       const params = { model: MODEL, instructions: INSTRUCTIONS, input: INPUT, stream: true as const, ...extra };
       const stream = await client.responses.create(params);
       expect(stream).toBeInstanceOf(version.Stream);
-      const events = (await collect(stream)) as Event[];
-      const expected = (await collect(await unwrapped.responses.create(params))) as Event[];
+      const events = (await collect(stream)) as unknown as Event[];
+      const expected = (await collect(await unwrapped.responses.create(params))) as unknown as Event[];
       expect(events.length).toBe(expected.length);
       for (let i = 0; i < events.length; i++) expect(events[i], `event ${i}`).toStrictEqual(expected[i]);
 
@@ -175,7 +175,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const error = await errorOf(
       (async () => {
         for await (const event of stream) {
-          seen.push(event as Event);
+          seen.push(event as unknown as Event);
           if (seen.length === 8) stream.controller.abort();
         }
       })(),
