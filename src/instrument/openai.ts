@@ -28,6 +28,11 @@
  *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
  *   its `controller.signal` tells an abort apart from an in-stream error.
  * - `client.withOptions()` returns a wrapped client too.
+ *
+ * `responses.create` and `embeddings.create` are shadowed the same way (on the `responses` / `embeddings` instance),
+ * with their own call format (genai/openai-responses.ts, genai/openai-embeddings.ts). `responses.stream()` makes its
+ * request through `responses.create` with the helper header / metadata `stream`; `responses.parse()` calls
+ * `responses.create` synchronously and marks it in no way, so its shadow names the request while it runs.
  */
 import { context, createContextKey } from "@opentelemetry/api";
 import { ENV, type Env } from "../config.js";

@@ -140,6 +140,7 @@ describe.each(VERSIONS)("$name", (version) => {
       expect(call.end!.output).toEqual(plain(completed.response));
       expect(summaryOf(call).usage).toEqual(USAGE_SUMMARY);
       expect(typeof summaryOf(call).gen_ai!.time_to_first_chunk).toBe("number");
+      expect(callOf(stream)?.id).toBe(call.start.id);
     }
   });
 
