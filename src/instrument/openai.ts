@@ -1,6 +1,6 @@
 /**
- * `wrapOpenAI(client)`: traces the chat completions of an `openai` client (v5, v6 and v7) without changing a single
- * type or behaviour of the client.
+ * `wrapOpenAI(client)`: traces the chat completions, responses and embeddings of an `openai` client (v5, v6 and v7)
+ * without changing a single type or behaviour of the client.
  *
  * How (verified against the sources of openai 5.23, 6.49 and 7.57):
  * - No Proxy. `create` is shadowed by an own property of the client's `chat.completions` *instance*, which calls
