@@ -36,6 +36,10 @@ export const ATTR_GEN_AI_SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions";
 export const ATTR_GEN_AI_TOOL_DEFINITIONS = "gen_ai.tool.definitions";
 export const ATTR_GEN_AI_TOOL_NAME = "gen_ai.tool.name";
 export const ATTR_GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id";
+/** Embeddings: the number of dimensions of each vector (requested, or as returned). */
+export const ATTR_GEN_AI_EMBEDDINGS_DIMENSION_COUNT = "gen_ai.embeddings.dimension.count";
+/** Embeddings: the encoding formats the request asked for (`float`, `base64`). */
+export const ATTR_GEN_AI_REQUEST_ENCODING_FORMATS = "gen_ai.request.encoding_formats";
 export const ATTR_ERROR_TYPE = "error.type";
 export const ATTR_SERVER_ADDRESS = "server.address";
 export const ATTR_SERVER_PORT = "server.port";
@@ -49,4 +53,9 @@ export const ATTR_TRACEWIRE_CANCEL_REASON = "tracewire.cancel.reason";
 export const ATTR_TRACEWIRE_RESPONSE_RAW = "tracewire.response.raw";
 
 /** Well-known `gen_ai.operation.name` values used by tracewire. */
-export const GEN_AI_OPERATION = { chat: "chat", executeTool: "execute_tool", invokeAgent: "invoke_agent" } as const;
+export const GEN_AI_OPERATION = {
+  chat: "chat",
+  embeddings: "embeddings",
+  executeTool: "execute_tool",
+  invokeAgent: "invoke_agent",
+} as const;

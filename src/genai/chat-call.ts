@@ -26,9 +26,9 @@ import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
+import { type CallFormat, OPENAI_CHAT_FORMAT, type StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
 import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
-import { ChatChunkAccumulator } from "./openai-chunks.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
 import { responseHidingUsage } from "./sse-usage.js";
@@ -73,7 +73,7 @@ export class ChatCall {
   private handle: ReturnType<typeof callOfSpan>;
   private readonly startedAt = performance.now();
   private ended = false;
-  private accumulator: ChatChunkAccumulator | undefined;
+  private accumulator: StreamAccumulator | undefined;
   private firstChunk = false;
   /** `next()` calls in flight, and whether `return()` was called: an abort during either is reported by them. */
   private pending = 0;
@@ -89,11 +89,16 @@ export class ChatCall {
     private readonly options: ResolvedChatTraceOptions,
     private readonly signal: AbortSignal | undefined,
     noUsageInjection: boolean,
+    private readonly format: CallFormat,
   ) {
     this.context = trace.setSpan(parent, span);
     this.streaming = params.stream === true;
     this.injectedUsage =
-      this.streaming && options.includeStreamUsage && !noUsageInjection && params.stream_options == null;
+      this.streaming &&
+      format.injectsStreamUsage &&
+      options.includeStreamUsage &&
+      !noUsageInjection &&
+      params.stream_options == null;
     this.body = this.injectedUsage ? { ...params, stream_options: { include_usage: true } } : params;
   }
 
@@ -113,6 +118,7 @@ export class ChatCall {
         spec.options,
         spec.signal,
         spec.noUsageInjection === true,
+        spec.format ?? OPENAI_CHAT_FORMAT,
       );
     } catch (err) {
       internalError("start", err);
@@ -170,11 +176,18 @@ export class ChatCall {
     }
   }
 
-  /** Ends the span with a non-streamed answer. */
+  /** Ends the span with a non-streamed answer (failed when the answer itself reports a failure). */
   complete(completion: unknown): void {
     if (this.ended) return;
     this.link(completion);
-    this.finish({ kind: "ok", output: { value: completion } });
+    let failure: unknown;
+    try {
+      failure = this.format.failureOf?.(completion);
+    } catch (err) {
+      internalError("failure", err);
+    }
+    if (failure !== undefined) this.finish({ kind: "error", output: { value: completion }, err: failure });
+    else this.finish({ kind: "ok", output: { value: completion } });
   }
 
   /** Ends the span because the request failed: cancelled when the caller aborted, otherwise an error. */
@@ -235,7 +248,7 @@ export class ChatCall {
         this.finish({ kind: "ok", output: undefined });
         return;
       }
-      this.accumulator = new ChatChunkAccumulator(this.options.captureTokenIds);
+      this.accumulator = this.format.accumulator(this.options);
       if (this.usage) this.accumulator.addUsage(this.usage);
       const controller = (stream as { controller?: unknown }).controller;
       if (isObj(controller) && typeof controller.abort === "function")
@@ -353,18 +366,27 @@ export class ChatCall {
     });
   }
 
-  /** The iterator reported done: finished, or stopped quietly by an abort. */
+  /** The iterator reported done: finished, failed in the stream itself, or stopped quietly by an abort. */
   private streamEnded(): void {
     if (this.ended) return;
-    if (this.streamSignal?.aborted || this.signal?.aborted) this.cancel("abort");
-    else this.finish({ kind: "ok", output: this.partialOutput() ?? { value: this.accumulator?.completion() } });
+    if (this.streamSignal?.aborted || this.signal?.aborted) {
+      this.cancel("abort");
+      return;
+    }
+    const output = this.partialOutput() ?? { value: this.accumulator?.completion() };
+    const failure = this.accumulator?.failure;
+    if (failure !== undefined) this.finish({ kind: "error", output, err: failure });
+    else this.finish({ kind: "ok", output });
   }
 
   /** The consumer called `return()` (e.g. `break`): complete if every choice had finished, cancelled otherwise. */
   private stopped(): void {
     if (this.ended) return;
-    if (this.accumulator?.finished) this.finish({ kind: "ok", output: this.partialOutput() });
-    else this.cancel("break");
+    const accumulator = this.accumulator;
+    if (!accumulator?.finished) this.cancel("break");
+    else if (accumulator.failure !== undefined)
+      this.finish({ kind: "error", output: this.partialOutput(), err: accumulator.failure });
+    else this.finish({ kind: "ok", output: this.partialOutput() });
   }
 
   /** The completion a stream's chunks add up to so far; undefined before the first chunk (or if reassembly fails). */
@@ -388,7 +410,7 @@ export class ChatCall {
       this.handle ??= callOfSpan(span);
       abandoned.unregister(this);
       this.detach?.();
-      recordChatEnd(span, end, this.options, this.opName);
+      recordChatEnd(span, end, this.options, this.opName, this.format);
     } catch (e) {
       internalError("end", e);
     } finally {

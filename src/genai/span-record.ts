@@ -15,16 +15,10 @@ import { payloadSettings, preparePayload } from "../tracing/payload.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { portableEndAttributes } from "../wire/span-to-call.js";
+import { type CallFormat, OPENAI_CHAT_FORMAT } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
-import {
-  ATTR_TRACEWIRE_CANCEL_REASON,
-  ATTR_TRACEWIRE_CANCELLED,
-  type ChatEndpoint,
-  chatRequestAttributes,
-  chatSpanName,
-} from "./openai-chat.js";
-import { inputContentAttributes, outputContentAttributes } from "./openai-content.js";
-import { chatResponseAttributes, errorTypeOf, withoutTokenIds } from "./openai-response.js";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED, type ChatEndpoint } from "./openai-chat.js";
+import { errorTypeOf } from "./openai-response.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 
 /** What a chat call needs to start. */
@@ -39,6 +33,8 @@ export interface ChatCallSpec {
   signal?: AbortSignal | undefined;
   /** Never add `stream_options` to this request (its server is known to refuse it). */
   noUsageInjection?: boolean | undefined;
+  /** What kind of call this is and how it is recorded. Default {@link OPENAI_CHAT_FORMAT}. */
+  format?: CallFormat | undefined;
 }
 
 /** How a chat call ended, and what it delivered (`output` is absent when nothing was seen). */
@@ -87,27 +83,35 @@ export function startChatSpan(spec: ChatCallSpec): { span: Span; parent: Context
     }
     startContext = parent.setValue(CALL_START_KEY, data);
   }
-  const attributes = chatRequestAttributes(params, spec.endpoint, params.stream === true);
+  const format = spec.format ?? OPENAI_CHAT_FORMAT;
+  const attributes = format.requestAttributes(params, spec.endpoint, params.stream === true);
   // The conversation a chat call belongs to is the withThread() thread it runs in.
   if (thread) attributes[ATTR_GEN_AI_CONVERSATION_ID] = thread.threadId;
   const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
-  const span = tracer.startSpan(chatSpanName(params), { kind: SpanKind.CLIENT, attributes }, startContext);
+  const span = tracer.startSpan(format.spanName(params), { kind: SpanKind.CLIENT, attributes }, startContext);
   if (!span.isRecording()) {
     span.end();
     return undefined;
   }
-  if (contentAttributes && inputs !== undefined) span.setAttributes(inputContentAttributes(inputs));
+  if (contentAttributes && inputs !== undefined) span.setAttributes(format.inputContent(inputs));
   return { span, parent };
 }
 
 /**
  * Records how a chat call ended on its span (attributes, status, exception, the call's end data); does not end the
- * span. `opName` and `options` are the call's. Throws what tracing throws; the caller ends the span regardless.
+ * span. `opName`, `options` and `format` are the call's. Throws what tracing throws; the caller ends the span
+ * regardless.
  */
-export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTraceOptions, opName: string): void {
+export function recordChatEnd(
+  span: Span,
+  end: ChatEnd,
+  options: ResolvedChatTraceOptions,
+  opName: string,
+  format: CallFormat = OPENAI_CHAT_FORMAT,
+): void {
   const { kind, output, err, reason } = end;
   const attributes: Attributes = {};
-  if (output) chatResponseAttributes(output.value, attributes);
+  if (output) format.responseAttributes(output.value, attributes);
   if (kind === "cancel") {
     attributes[ATTR_TRACEWIRE_CANCELLED] = true;
     if (reason) attributes[ATTR_TRACEWIRE_CANCEL_REASON] = reason;
@@ -126,14 +130,13 @@ export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTra
   const contentAttributes = contentAttributesOn(options);
   let payload: JsonValue | undefined;
   if (output && (state.active || contentAttributes)) {
-    const value = options.captureTokenIds ? output.value : withoutTokenIds(output.value);
-    payload = preparePayload(value, "output", opName);
+    payload = preparePayload(format.recordedOutput(output.value, options), "output", opName);
   }
   if (state.active) {
     setCallEndData(span, payload === undefined ? {} : { output: payload });
     if (payload !== undefined && spanRoute(span) === "otlp") Object.assign(attributes, portableEndAttributes(payload));
   }
   if (contentAttributes && payload !== undefined)
-    Object.assign(attributes, outputContentAttributes(payload, kind === "cancel" ? "cancelled" : "error"));
+    Object.assign(attributes, format.outputContent(payload, kind === "cancel" ? "cancelled" : "error"));
   span.setAttributes(attributes);
 }

@@ -1,6 +1,6 @@
 /**
- * `wrapOpenAI(client)`: traces the chat completions of an `openai` client (v5, v6 and v7) without changing a single
- * type or behaviour of the client.
+ * `wrapOpenAI(client)`: traces the chat completions, responses and embeddings of an `openai` client (v5, v6 and v7)
+ * without changing a single type or behaviour of the client.
  *
  * How (verified against the sources of openai 5.23, 6.49 and 7.57):
  * - No Proxy. `create` is shadowed by an own property of the client's `chat.completions` *instance*, which calls
@@ -28,16 +28,25 @@
  *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
  *   its `controller.signal` tells an abort apart from an in-stream error.
  * - `client.withOptions()` returns a wrapped client too.
+ *
+ * `responses.create` and `embeddings.create` are shadowed the same way (on the `responses` / `embeddings` instance),
+ * with their own call format (genai/openai-responses.ts, genai/openai-embeddings.ts). `responses.stream()` makes its
+ * request through `responses.create` with the helper header / metadata `stream`; `responses.parse()` calls
+ * `responses.create` synchronously and marks it in no way, so its shadow names the request while it runs.
  */
 import { context, createContextKey } from "@opentelemetry/api";
 import { ENV, type Env } from "../config.js";
 import { ValidationError } from "../errors.js";
+import type { CallFormat } from "../genai/call-format.js";
 import { ChatCall } from "../genai/chat-call.js";
 import { type ChatEndpoint, chatEndpoint, originOf } from "../genai/openai-chat.js";
-import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
-import { controllerSignal, defineOwn } from "../genai/stream-tap.js";
+import { OPENAI_EMBEDDINGS_FORMAT } from "../genai/openai-embeddings.js";
+import { OPENAI_RESPONSES_FORMAT } from "../genai/openai-responses.js";
+import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
+import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
+import { type AnyFunction, internalError, isObj, isThenable, type Obj, observeApiPromise } from "./openai-promise.js";
 
 /** Options of {@link wrapOpenAI}. */
 export interface WrapOpenAIOptions extends ChatTraceOptions {
@@ -48,29 +57,41 @@ export interface WrapOpenAIOptions extends ChatTraceOptions {
   env?: Env;
 }
 
-type Obj = Record<PropertyKey, unknown>;
-// biome-ignore lint/suspicious/noExplicitAny: the SDK's methods are called through untyped references.
-type AnyFunction = (...args: any[]) => any;
-
-const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null;
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  isObj(value) && typeof (value as { then?: unknown }).then === "function";
-
-/** Marks a `chat.completions` instance that is already traced. */
+/** Marks a resource instance (`chat.completions`, `responses`, `embeddings`) that is already traced. */
 const WRAPPED = Symbol.for("tracewire.openai.wrapped");
 
 const HELPER_HEADER = "X-Stainless-Helper-Method";
-const HELPER_OPS: Record<string, string> = {
-  "chat.completions.parse": "openai.chat.completions.parse",
-  stream: "openai.chat.completions.stream",
-  runTools: "openai.chat.completions.runTools",
+
+/** One traced endpoint: its op names (by the SDK helper that made the request) and what its calls record. */
+interface Endpoint {
+  /** The op name of a request no helper made. */
+  op: string;
+  /** Helper name (`X-Stainless-Helper-Method` header or `__metadata.helperMethod`) → op name. */
+  helpers: Record<string, string>;
+  format?: CallFormat;
+}
+
+const CHAT: Endpoint = {
+  op: "openai.chat.completions.create",
+  helpers: {
+    "chat.completions.parse": "openai.chat.completions.parse",
+    stream: "openai.chat.completions.stream",
+    runTools: "openai.chat.completions.runTools",
+  },
 };
-const CREATE_OP = "openai.chat.completions.create";
+const RESPONSES: Endpoint = {
+  op: "openai.responses.create",
+  helpers: { stream: "openai.responses.stream" },
+  format: OPENAI_RESPONSES_FORMAT,
+};
+const RESPONSES_PARSE_OP = "openai.responses.parse";
+const EMBEDDINGS: Endpoint = { op: "openai.embeddings.create", helpers: {}, format: OPENAI_EMBEDDINGS_FORMAT };
 
 /**
- * The SDK helpers that return a runner (`stream()`, `runTools()`): each request they make is a traced `create`,
- * and the runner is linked for `callOf()` — the runner itself to its latest request's call, each completion it
- * emits (`chatCompletion`, what `finalChatCompletion()` returns) to the call of the request it came from.
+ * The SDK helpers that return a runner (`chat.completions.stream()`, `runTools()`, `responses.stream()`): each
+ * request they make is a traced `create`, and the runner is linked for `callOf()` — the runner itself to its latest
+ * request's call, each completion it emits (`chatCompletion`, what `finalChatCompletion()` returns) to the call of
+ * the request it came from.
  */
 const RUNNER_HELPERS = ["stream", "runTools"];
 const RUNNER_KEY = createContextKey("tracewire.openai.runner");
@@ -115,31 +136,31 @@ function traceRunner(helper: AnyFunction, self: unknown, args: unknown[]): unkno
   return runner;
 }
 
-function internalError(where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
-    `openai-${where}`,
-    `Internal error in wrapOpenAI (${where}; the request itself is unaffected): ${describeError(err)}`,
-  );
-}
-
 /**
  * The op name: which SDK helper (if any) made this request, from the header the helpers add (openai 5 and 6) or the
  * request metadata they pass (`__metadata.helperMethod`, openai 7).
  */
-function opNameOf(options: Obj | undefined): string {
+function opNameOf(options: Obj | undefined, endpoint: Endpoint): string {
+  const { helpers, op } = endpoint;
   const metadata = options?.__metadata;
   const fromMetadata = isObj(metadata) ? metadata.helperMethod : undefined;
-  if (typeof fromMetadata === "string" && HELPER_OPS[fromMetadata]) return HELPER_OPS[fromMetadata];
+  if (typeof fromMetadata === "string" && helpers[fromMetadata]) return helpers[fromMetadata];
   const headers = options?.headers;
-  if (!isObj(headers)) return CREATE_OP;
+  if (!isObj(headers)) return op;
   let helper: unknown;
   if (typeof (headers as { get?: unknown }).get === "function") {
     helper = (headers as unknown as { get(name: string): unknown }).get(HELPER_HEADER);
   } else if (!Array.isArray(headers)) {
     helper = headers[HELPER_HEADER];
   }
-  return (typeof helper === "string" && HELPER_OPS[helper]) || CREATE_OP;
+  return (typeof helper === "string" && helpers[helper]) || op;
 }
+
+/**
+ * The op name a helper that calls `create` synchronously and marks it in no other way gives that request
+ * (`responses.parse()`): set only while the helper runs.
+ */
+let helperOp: string | undefined;
 
 /**
  * Base URLs whose server refused `stream_options` (older Azure OpenAI API versions answer 400 "Unrecognized request
@@ -157,240 +178,19 @@ function rememberRefusal(baseUrl: string): void {
   refusingStreamOptions.add(baseUrl);
 }
 
-/** Whether an error is a server's refusal of the `stream_options` parameter (a 400 or 422 that names it). */
-function refusesStreamOptions(err: unknown): boolean {
-  try {
-    if (!isObj(err) || (err.status !== 400 && err.status !== 422)) return false;
-    const body = isObj(err.error) ? err.error : undefined;
-    if (body?.param === "stream_options") return true;
-    const texts = [err.message, body?.message, typeof body?.detail === "string" ? body.detail : JSON.stringify(body)];
-    return texts.some((text) => typeof text === "string" && text.includes("stream_options"));
-  } catch {
-    return false;
-  }
-}
-
-/** How the caller consumes one APIPromise (and the promises derived from it). */
-interface Consumption {
-  parse: boolean;
-  raw: boolean;
-  arrived: boolean;
-}
-
-/** Shadows the method `name` of one promise so that `note()` runs before each call of the original. */
-function noteCalls(promise: Obj, name: string, note: () => void): void {
-  const original = promise[name];
-  if (typeof original !== "function") return;
-  defineOwn(promise, name, function (this: unknown, ...args: unknown[]) {
-    note();
-    return Reflect.apply(original as AnyFunction, this, args);
-  });
-}
-
-/** What one traced request's APIPromise and every promise derived from it share. */
-interface Observed {
-  call: ChatCall;
-  consumption: Consumption;
-  /** The response promise every hooked promise reads: settles like the SDK's, seen by tracewire. */
-  responsePromise: PromiseLike<unknown>;
-  /** Ends the call with what the SDK parsed (once: a derived promise parses through its origin first). */
-  settle(value: unknown): void;
-  /** Whether the request was sent again without the injected `stream_options`. */
-  retried: boolean;
+/** What every traced method of one client shares: its settings and where it sends requests. */
+interface ClientTracing {
+  settings: ResolvedChatTraceOptions;
+  baseUrlNow(): string;
+  endpointNow(): ChatEndpoint;
 }
 
 /**
- * Hooks one APIPromise (the one `create` returned, or one `_thenUnwrap` derived from it, as `parse()` does) in place:
- * its `responsePromise` and `parseResponse` (see the module comment), which way the caller consumes it, and the
- * instance methods openai 7 defines per promise (`withResponse` and `_thenUnwrap` closures over the raw request),
- * so that every version reads the same observed response.
+ * The traced version of a `create` method (`original`): starts a call per request (unless tracing is off or the
+ * parameters are not an object), runs the request in the call's context and observes the APIPromise it returns.
  */
-function hookPromise(promise: Obj, observed: Observed): void {
-  const { call, consumption } = observed;
-  if (promise.responsePromise !== observed.responsePromise) promise.responsePromise = observed.responsePromise;
-  const parseResponse = promise.parseResponse;
-  if (typeof parseResponse === "function") {
-    promise.parseResponse = function (this: unknown, ...args: unknown[]) {
-      const result = Reflect.apply(parseResponse as AnyFunction, this, args);
-      return Promise.resolve(result).then(
-        (value) => {
-          try {
-            observed.settle(value);
-            // What a derived promise hands out (a parse() result) leads back to the call too.
-            call.link(value);
-          } catch (err) {
-            internalError("settle", err);
-          }
-          return value;
-        },
-        (err: unknown) => {
-          call.fail(err);
-          throw err;
-        },
-      );
-    };
-  }
-  // openai 7: withResponse() reads the raw request's response; hand out the one the SDK parsed instead.
-  const withResponse = Object.hasOwn(promise, "withResponse") ? promise.withResponse : undefined;
-  if (typeof withResponse === "function") {
-    defineOwn(promise, "withResponse", function (this: unknown, ...args: unknown[]) {
-      const viaObserved = () =>
-        Promise.all([promise as unknown as PromiseLike<unknown>, observed.responsePromise]).then(([data, props]) => {
-          const response = (props as { response: Response }).response;
-          return { data, response, request_id: response.headers.get("x-request-id") };
-        });
-      const result = Reflect.apply(withResponse as AnyFunction, this, args) as Promise<unknown>;
-      return Promise.resolve(result).then(
-        (value) =>
-          Promise.resolve(observed.responsePromise).then((props) => {
-            const response = isObj(props) ? props.response : undefined;
-            return isObj(value) && response !== undefined && value.response !== response
-              ? { ...value, response }
-              : value;
-          }),
-        // The raw request failed but its retry without stream_options did not: answer from the retry.
-        (err: unknown) => (observed.retried ? viaObserved() : Promise.reject(err)),
-      );
-    });
-  }
-  noteCalls(promise, "parse", () => {
-    if (consumption.parse) return;
-    consumption.parse = true;
-    call.untrack();
-  });
-  noteCalls(promise, "asResponse", () => {
-    if (consumption.raw) return;
-    consumption.raw = true;
-    call.untrack();
-    if (consumption.arrived && !consumption.parse) call.raw();
-  });
-  const thenUnwrap = promise._thenUnwrap;
-  if (typeof thenUnwrap === "function") {
-    defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
-      const derived = Reflect.apply(thenUnwrap as AnyFunction, this, args);
-      try {
-        if (isObj(derived)) hookPromise(derived, observed);
-      } catch (err) {
-        internalError("derive", err);
-      }
-      return derived;
-    });
-  }
-}
-
-/**
- * Observes what `create` returned (an APIPromise) without consuming it. `retry` sends the request again without
- * the injected `stream_options` and returns the new request's response promise (or undefined when it cannot).
- */
-function observeApiPromise(promise: unknown, call: ChatCall, retry?: () => PromiseLike<unknown> | undefined): void {
-  try {
-    if (!isObj(promise)) {
-      call.complete(promise);
-      return;
-    }
-    const responsePromise = promise.responsePromise;
-    if (!isThenable(responsePromise) || typeof promise.parseResponse !== "function") {
-      // Not an APIPromise this version of tracewire knows: record the request, never touch the promise.
-      globalState().active?.diagnostics.warn(
-        "openai-shape",
-        "wrapOpenAI: chat.completions.create returned an unknown promise type; its answer is not recorded.",
-      );
-      call.raw();
-      return;
-    }
-    let settled = false;
-    const settle = (value: unknown) => {
-      if (settled) return;
-      settled = true;
-      if (!call.streaming) call.complete(value);
-      else if (isObj(value) && typeof value.iterator === "function") {
-        call.observeStream(value, "iterator", controllerSignal(value));
-      } else call.complete(value);
-    };
-    const consumption: Consumption = { parse: false, raw: false, arrived: false };
-    const observed: Observed = { call, consumption, responsePromise, settle, retried: false };
-    const arrived = (props: unknown) => {
-      consumption.arrived = true;
-      if (consumption.raw && !consumption.parse) call.raw();
-      // The body the SDK parses and a raw reader gets: without what the injected stream_options added.
-      if (call.injectsUsage && isObj(props)) {
-        const response = call.hideUsage(props.response);
-        if (response !== props.response) return { ...props, response };
-      }
-      return props;
-    };
-    const failed = (err: unknown) => {
-      call.fail(err);
-      throw err;
-    };
-    const observedResponse = responsePromise.then(arrived, (err: unknown) => {
-      // A server that refuses the injected stream_options: send the request as the caller wrote it, once.
-      if (call.injectsUsage && retry && refusesStreamOptions(err)) {
-        try {
-          const again = retry();
-          if (again !== undefined) {
-            observed.retried = true;
-            return again.then(arrived, failed);
-          }
-        } catch (retryErr) {
-          internalError("retry", retryErr);
-        }
-      }
-      return failed(err);
-    });
-    observed.responsePromise = observedResponse;
-    hookPromise(promise, observed);
-    call.track(promise);
-  } catch (err) {
-    internalError("observe", err);
-    call.raw();
-  }
-}
-
-/**
- * Traces `client.chat.completions.create` (streamed or not), `chat.completions.parse` and the
- * `chat.completions.stream()` helper of an `openai` client (v5, v6 or v7): one GenAI `chat {model}` span per request,
- * recorded as a call with the request parameters as inputs and the completion (for a stream, the reassembled
- * completion) as output, usage keyed by the response model. Returns the same client; everything else on it is
- * untouched. Wrapping an already wrapped client returns it as is (the first options stay).
- *
- * @throws ValidationError when `client` is not an `openai` client; ConfigError for a malformed option.
- */
-export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptions = {}): T {
-  if (client === null || typeof client !== "object") {
-    throw new ValidationError(`wrapOpenAI expects an OpenAI client, got ${client === null ? "null" : typeof client}.`);
-  }
-  const chat = (client as Obj).chat;
-  const completions = isObj(chat) ? chat.completions : undefined;
-  if (!isObj(completions) || typeof completions.create !== "function") {
-    throw new ValidationError(
-      "wrapOpenAI expects a client of the openai package (v5, v6 or v7): client.chat.completions.create is missing.",
-      "client",
-    );
-  }
-  if (completions[WRAPPED]) return client;
-  const env = options.env ?? process.env;
-  const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
-  const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };
-
-  const baseUrlNow = (): string => {
-    const base = (client as Obj).baseURL;
-    return typeof base === "string" ? base : "";
-  };
-  // The endpoint follows client.baseURL, computed again only when it changes.
-  let lastBase: unknown;
-  let endpoint: ChatEndpoint | undefined;
-  const endpointNow = (): ChatEndpoint => {
-    const base = (client as Obj).baseURL;
-    if (endpoint === undefined || base !== lastBase) {
-      lastBase = base;
-      endpoint = chatEndpoint(typeof base === "string" ? base : undefined, settings.providerName, known);
-    }
-    return endpoint;
-  };
-
-  const original = completions.create as AnyFunction;
-  const traced = function create(this: unknown, ...args: unknown[]): unknown {
+function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: ClientTracing): AnyFunction {
+  return function create(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
     if (!isObj(params) || Array.isArray(params)) return Reflect.apply(original, this, args);
     let call: ChatCall | undefined;
@@ -398,12 +198,13 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       const requestOptions = isObj(args[1]) ? args[1] : undefined;
       const signal = requestOptions?.signal;
       call = ChatCall.start({
-        opName: opNameOf(requestOptions),
+        opName: helperOp ?? opNameOf(requestOptions, endpoint),
         params: params as Record<string, unknown>,
-        endpoint: endpointNow(),
-        options: settings,
+        endpoint: tracing.endpointNow(),
+        options: tracing.settings,
         signal: signal instanceof AbortSignal ? signal : undefined,
-        noUsageInjection: refusingStreamOptions.has(baseUrlNow()),
+        noUsageInjection: refusingStreamOptions.has(tracing.baseUrlNow()),
+        format: endpoint.format,
       });
     } catch (err) {
       internalError("start", err);
@@ -424,7 +225,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       throw err;
     }
     const retry = () => {
-      rememberRefusal(baseUrlNow());
+      rememberRefusal(tracing.baseUrlNow());
       active.withoutInjection(params as Record<string, unknown>);
       const again: unknown = context.with(active.context, () =>
         Reflect.apply(original, this, [params, ...args.slice(1)]),
@@ -432,20 +233,95 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       const responsePromise = isObj(again) ? again.responsePromise : undefined;
       return isThenable(responsePromise) ? responsePromise : undefined;
     };
-    observeApiPromise(promise, active, retry);
+    observeApiPromise(promise, active, endpoint.op, retry);
     return promise;
+  };
+}
+
+/**
+ * Shadows `create` (and the given runner helpers) on one resource instance with traced versions, and marks it.
+ * Returns false when the instance is already traced or has no `create`.
+ */
+function instrumentResource(resource: Obj, endpoint: Endpoint, tracing: ClientTracing, runners: string[]): boolean {
+  if (resource[WRAPPED] || typeof resource.create !== "function") return false;
+  defineOwn(resource, "create", tracedCreate(resource.create as AnyFunction, endpoint, tracing));
+  for (const name of runners) {
+    const helper = resource[name];
+    if (typeof helper !== "function") continue;
+    defineOwn(resource, name, function (this: unknown, ...args: unknown[]) {
+      return traceRunner(helper as AnyFunction, this, args);
+    });
+  }
+  defineOwn(resource, WRAPPED, true);
+  return true;
+}
+
+/** Names the request `responses.parse()` makes (through `responses.create`) `openai.responses.parse`. */
+function instrumentResponsesParse(responses: Obj): void {
+  const parse = responses.parse;
+  if (typeof parse !== "function") return;
+  defineOwn(responses, "parse", function (this: unknown, ...args: unknown[]) {
+    const outer = helperOp;
+    helperOp = RESPONSES_PARSE_OP;
+    try {
+      return Reflect.apply(parse as AnyFunction, this, args);
+    } finally {
+      helperOp = outer;
+    }
+  });
+}
+
+/**
+ * Traces the model calls of an `openai` client (v5, v6 or v7), one GenAI span per HTTP request, recorded as a call
+ * with the request parameters as inputs:
+ * - `chat.completions.create` (streamed or not), `chat.completions.parse()`, the `chat.completions.stream()` helper
+ *   and `runTools()`: `chat {model}` spans whose output is the completion (for a stream, the reassembled one);
+ * - `responses.create` (streamed or not), `responses.parse()` and the `responses.stream()` helper: `chat {model}`
+ *   spans whose output is the response (for a stream, the one its events add up to);
+ * - `embeddings.create`: `embeddings {model}` spans whose output leaves the vectors out.
+ * Usage is keyed by the response model. Returns the same client; everything else on it is untouched. Wrapping an
+ * already wrapped client returns it as is (the first options stay).
+ *
+ * @throws ValidationError when `client` is not an `openai` client; ConfigError for a malformed option.
+ */
+export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptions = {}): T {
+  if (client === null || typeof client !== "object") {
+    throw new ValidationError(`wrapOpenAI expects an OpenAI client, got ${client === null ? "null" : typeof client}.`);
+  }
+  const chat = (client as Obj).chat;
+  const completions = isObj(chat) ? chat.completions : undefined;
+  if (!isObj(completions) || typeof completions.create !== "function") {
+    throw new ValidationError(
+      "wrapOpenAI expects a client of the openai package (v5, v6 or v7): client.chat.completions.create is missing.",
+      "client",
+    );
+  }
+  if (completions[WRAPPED]) return client;
+  const env = options.env ?? process.env;
+  const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
+  const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };
+
+  // The endpoint follows client.baseURL, computed again only when it changes.
+  let lastBase: unknown;
+  let endpoint: ChatEndpoint | undefined;
+  const tracing: ClientTracing = {
+    settings,
+    baseUrlNow: () => {
+      const base = (client as Obj).baseURL;
+      return typeof base === "string" ? base : "";
+    },
+    endpointNow: () => {
+      const base = (client as Obj).baseURL;
+      if (endpoint === undefined || base !== lastBase) {
+        lastBase = base;
+        endpoint = chatEndpoint(typeof base === "string" ? base : undefined, settings.providerName, known);
+      }
+      return endpoint;
+    },
   };
 
   try {
-    defineOwn(completions, "create", traced);
-    for (const name of RUNNER_HELPERS) {
-      const helper = completions[name];
-      if (typeof helper !== "function") continue;
-      defineOwn(completions, name, function (this: unknown, ...args: unknown[]) {
-        return traceRunner(helper as AnyFunction, this, args);
-      });
-    }
-    defineOwn(completions, WRAPPED, true);
+    instrumentResource(completions, CHAT, tracing, RUNNER_HELPERS);
   } catch (err) {
     // A frozen client: leave it as it is, untraced, and say so once.
     globalState().active?.diagnostics.warn(
@@ -453,6 +329,17 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
       `wrapOpenAI could not instrument this client (${describeError(err)}); it runs untraced.`,
     );
     return client;
+  }
+  // Endpoints an older client may lack, or a test double leave out: traced when present.
+  try {
+    const responses = (client as Obj).responses;
+    if (isObj(responses) && instrumentResource(responses, RESPONSES, tracing, ["stream"])) {
+      instrumentResponsesParse(responses);
+    }
+    const embeddings = (client as Obj).embeddings;
+    if (isObj(embeddings)) instrumentResource(embeddings, EMBEDDINGS, tracing, []);
+  } catch (err) {
+    internalError("instrument", err);
   }
 
   const originalWithOptions = (client as Obj).withOptions;

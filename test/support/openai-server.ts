@@ -19,10 +19,14 @@
  *   the usage chunk 100 ms after the last `finish_reason`), `m-azure-old` (a 400 "Unrecognized request argument
  *   supplied: stream_options" when the request has `stream_options`, as older Azure OpenAI API versions answer).
  *
+ * It also answers `POST …/responses` (the Responses API, streamed as typed SSE events) and `POST …/embeddings`:
+ * see openai-responses-server.ts.
+ *
  * The answering model is the requested one plus {@link MODEL_SUFFIX}, like OpenAI's dated snapshots, so tests can
  * tell the request model from the response model.
  */
 import type { ServerResponse } from "node:http";
+import { answerEmbeddings, answerResponses } from "./openai-responses-server.js";
 import { type RecordedRequest, TestServer } from "./server.js";
 
 export const MODEL_SUFFIX = "-2024-07-18";
@@ -64,6 +68,7 @@ export class OpenAIServer {
     const stand = new OpenAIServer(await TestServer.start());
     const handler = (req: RecordedRequest, res: ServerResponse) => stand.answer(req, res);
     stand.server.on("POST", /^(\/[\w.-]+)*\/chat\/completions\/?$/, handler);
+    stand.server.on("POST", /^(\/[\w.-]+)*\/(responses|embeddings)\/?$/, handler);
     stand.server.on("GET", "/v1/models", {
       json: { object: "list", data: [{ id: "gpt-4o-mini", object: "model", created: CREATED, owned_by: "stand-in" }] },
     });
@@ -77,6 +82,11 @@ export class OpenAIServer {
 
   get url(): string {
     return this.server.url;
+  }
+
+  /** JSON bodies of the requests received at `…/<endpoint>` (`responses`, `embeddings`), in order. */
+  bodiesOf(endpoint: string): Body[] {
+    return this.server.requests.filter((r) => r.path.endsWith(`/${endpoint}`)).map((r) => r.json as Body);
   }
 
   /** JSON bodies of the chat requests received, in order. */
@@ -127,6 +137,14 @@ export class OpenAIServer {
     }
     if (model === "m-hang") {
       await new Promise<void>((resolve) => res.once("close", resolve));
+      return;
+    }
+    if (/\/responses\/?$/.test(req.path)) {
+      await answerResponses(body, model, requestId, res, () => this.closedEarly++);
+      return;
+    }
+    if (/\/embeddings\/?$/.test(req.path)) {
+      answerEmbeddings(body, model, requestId, res);
       return;
     }
     if (body.stream === true) await this.stream(body, model, requestId, res);

@@ -1,0 +1,221 @@
+/**
+ * How wrapOpenAI observes the `APIPromise` an `openai` method returns, without consuming it or changing what the
+ * caller gets (see instrument/openai.ts for the whole picture): the response promise and `parseResponse` of that one
+ * instance (and of every promise derived from it with `_thenUnwrap`, as `parse()` and openai 7 do) are hooked, and
+ * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
+ */
+import type { ChatCall } from "../genai/chat-call.js";
+import { controllerSignal, defineOwn } from "../genai/stream-tap.js";
+import { describeError } from "../otel/diagnostics.js";
+import { globalState } from "../otel/state.js";
+
+export type Obj = Record<PropertyKey, unknown>;
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's methods are called through untyped references.
+export type AnyFunction = (...args: any[]) => any;
+
+export const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null;
+export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  isObj(value) && typeof (value as { then?: unknown }).then === "function";
+
+export function internalError(where: string, err: unknown): void {
+  globalState().active?.diagnostics.error(
+    `openai-${where}`,
+    `Internal error in wrapOpenAI (${where}; the request itself is unaffected): ${describeError(err)}`,
+  );
+}
+
+/** Whether an error is a server's refusal of the `stream_options` parameter (a 400 or 422 that names it). */
+export function refusesStreamOptions(err: unknown): boolean {
+  try {
+    if (!isObj(err) || (err.status !== 400 && err.status !== 422)) return false;
+    const body = isObj(err.error) ? err.error : undefined;
+    if (body?.param === "stream_options") return true;
+    const texts = [err.message, body?.message, typeof body?.detail === "string" ? body.detail : JSON.stringify(body)];
+    return texts.some((text) => typeof text === "string" && text.includes("stream_options"));
+  } catch {
+    return false;
+  }
+}
+
+/** How the caller consumes one APIPromise (and the promises derived from it). */
+interface Consumption {
+  parse: boolean;
+  raw: boolean;
+  arrived: boolean;
+}
+
+/** Shadows the method `name` of one promise so that `note()` runs before each call of the original. */
+function noteCalls(promise: Obj, name: string, note: () => void): void {
+  const original = promise[name];
+  if (typeof original !== "function") return;
+  defineOwn(promise, name, function (this: unknown, ...args: unknown[]) {
+    note();
+    return Reflect.apply(original as AnyFunction, this, args);
+  });
+}
+
+/** What one traced request's APIPromise and every promise derived from it share. */
+interface Observed {
+  call: ChatCall;
+  consumption: Consumption;
+  /** The response promise every hooked promise reads: settles like the SDK's, seen by tracewire. */
+  responsePromise: PromiseLike<unknown>;
+  /** Ends the call with what the SDK parsed (once: a derived promise parses through its origin first). */
+  settle(value: unknown): void;
+  /** Whether the request was sent again without the injected `stream_options`. */
+  retried: boolean;
+}
+
+/**
+ * Hooks one APIPromise (the one `create` returned, or one `_thenUnwrap` derived from it, as `parse()` does) in place:
+ * its `responsePromise` and `parseResponse` (see the module comment), which way the caller consumes it, and the
+ * instance methods openai 7 defines per promise (`withResponse` and `_thenUnwrap` closures over the raw request),
+ * so that every version reads the same observed response.
+ */
+function hookPromise(promise: Obj, observed: Observed): void {
+  const { call, consumption } = observed;
+  if (promise.responsePromise !== observed.responsePromise) promise.responsePromise = observed.responsePromise;
+  const parseResponse = promise.parseResponse;
+  if (typeof parseResponse === "function") {
+    promise.parseResponse = function (this: unknown, ...args: unknown[]) {
+      const result = Reflect.apply(parseResponse as AnyFunction, this, args);
+      return Promise.resolve(result).then(
+        (value) => {
+          try {
+            observed.settle(value);
+            // What a derived promise hands out (a parse() result) leads back to the call too.
+            call.link(value);
+          } catch (err) {
+            internalError("settle", err);
+          }
+          return value;
+        },
+        (err: unknown) => {
+          call.fail(err);
+          throw err;
+        },
+      );
+    };
+  }
+  // openai 7: withResponse() reads the raw request's response; hand out the one the SDK parsed instead.
+  const withResponse = Object.hasOwn(promise, "withResponse") ? promise.withResponse : undefined;
+  if (typeof withResponse === "function") {
+    defineOwn(promise, "withResponse", function (this: unknown, ...args: unknown[]) {
+      const viaObserved = () =>
+        Promise.all([promise as unknown as PromiseLike<unknown>, observed.responsePromise]).then(([data, props]) => {
+          const response = (props as { response: Response }).response;
+          return { data, response, request_id: response.headers.get("x-request-id") };
+        });
+      const result = Reflect.apply(withResponse as AnyFunction, this, args) as Promise<unknown>;
+      return Promise.resolve(result).then(
+        (value) =>
+          Promise.resolve(observed.responsePromise).then((props) => {
+            const response = isObj(props) ? props.response : undefined;
+            return isObj(value) && response !== undefined && value.response !== response
+              ? { ...value, response }
+              : value;
+          }),
+        // The raw request failed but its retry without stream_options did not: answer from the retry.
+        (err: unknown) => (observed.retried ? viaObserved() : Promise.reject(err)),
+      );
+    });
+  }
+  noteCalls(promise, "parse", () => {
+    if (consumption.parse) return;
+    consumption.parse = true;
+    call.untrack();
+  });
+  noteCalls(promise, "asResponse", () => {
+    if (consumption.raw) return;
+    consumption.raw = true;
+    call.untrack();
+    if (consumption.arrived && !consumption.parse) call.raw();
+  });
+  const thenUnwrap = promise._thenUnwrap;
+  if (typeof thenUnwrap === "function") {
+    defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
+      const derived = Reflect.apply(thenUnwrap as AnyFunction, this, args);
+      try {
+        if (isObj(derived)) hookPromise(derived, observed);
+      } catch (err) {
+        internalError("derive", err);
+      }
+      return derived;
+    });
+  }
+}
+
+/**
+ * Observes what `create` returned (an APIPromise) without consuming it. `method` names the op for diagnostics;
+ * `retry` sends the request again without the injected `stream_options` and returns the new request's response
+ * promise (or undefined when it cannot).
+ */
+export function observeApiPromise(
+  promise: unknown,
+  call: ChatCall,
+  method: string,
+  retry?: () => PromiseLike<unknown> | undefined,
+): void {
+  try {
+    if (!isObj(promise)) {
+      call.complete(promise);
+      return;
+    }
+    const responsePromise = promise.responsePromise;
+    if (!isThenable(responsePromise) || typeof promise.parseResponse !== "function") {
+      // Not an APIPromise this version of tracewire knows: record the request, never touch the promise.
+      globalState().active?.diagnostics.warn(
+        "openai-shape",
+        `wrapOpenAI: ${method} returned an unknown promise type; its answer is not recorded.`,
+      );
+      call.raw();
+      return;
+    }
+    let settled = false;
+    const settle = (value: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (!call.streaming) call.complete(value);
+      else if (isObj(value) && typeof value.iterator === "function") {
+        call.observeStream(value, "iterator", controllerSignal(value));
+      } else call.complete(value);
+    };
+    const consumption: Consumption = { parse: false, raw: false, arrived: false };
+    const observed: Observed = { call, consumption, responsePromise, settle, retried: false };
+    const arrived = (props: unknown) => {
+      consumption.arrived = true;
+      if (consumption.raw && !consumption.parse) call.raw();
+      // The body the SDK parses and a raw reader gets: without what the injected stream_options added.
+      if (call.injectsUsage && isObj(props)) {
+        const response = call.hideUsage(props.response);
+        if (response !== props.response) return { ...props, response };
+      }
+      return props;
+    };
+    const failed = (err: unknown) => {
+      call.fail(err);
+      throw err;
+    };
+    const observedResponse = responsePromise.then(arrived, (err: unknown) => {
+      // A server that refuses the injected stream_options: send the request as the caller wrote it, once.
+      if (call.injectsUsage && retry && refusesStreamOptions(err)) {
+        try {
+          const again = retry();
+          if (again !== undefined) {
+            observed.retried = true;
+            return again.then(arrived, failed);
+          }
+        } catch (retryErr) {
+          internalError("retry", retryErr);
+        }
+      }
+      return failed(err);
+    });
+    observed.responsePromise = observedResponse;
+    hookPromise(promise, observed);
+    call.track(promise);
+  } catch (err) {
+    internalError("observe", err);
+    call.raw();
+  }
+}
