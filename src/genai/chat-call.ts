@@ -26,9 +26,9 @@ import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
+import { type ChatDialect, OPENAI_CHAT, type StreamAccumulator } from "./dialect.js";
 import { isObj, type Obj } from "./guards.js";
 import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
-import { ChatChunkAccumulator } from "./openai-chunks.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
 import { responseHidingUsage } from "./sse-usage.js";
@@ -73,7 +73,7 @@ export class ChatCall {
   private handle: ReturnType<typeof callOfSpan>;
   private readonly startedAt = performance.now();
   private ended = false;
-  private accumulator: ChatChunkAccumulator | undefined;
+  private accumulator: StreamAccumulator | undefined;
   private firstChunk = false;
   /** `next()` calls in flight, and whether `return()` was called: an abort during either is reported by them. */
   private pending = 0;
@@ -89,6 +89,7 @@ export class ChatCall {
     private readonly options: ResolvedChatTraceOptions,
     private readonly signal: AbortSignal | undefined,
     noUsageInjection: boolean,
+    private readonly dialect: ChatDialect,
   ) {
     this.context = trace.setSpan(parent, span);
     this.streaming = params.stream === true;
@@ -113,6 +114,7 @@ export class ChatCall {
         spec.options,
         spec.signal,
         spec.noUsageInjection === true,
+        spec.dialect ?? OPENAI_CHAT,
       );
     } catch (err) {
       internalError("start", err);
@@ -235,7 +237,7 @@ export class ChatCall {
         this.finish({ kind: "ok", output: undefined });
         return;
       }
-      this.accumulator = new ChatChunkAccumulator(this.options.captureTokenIds);
+      this.accumulator = this.dialect.accumulator(this.options);
       if (this.usage) this.accumulator.addUsage(this.usage);
       const controller = (stream as { controller?: unknown }).controller;
       if (isObj(controller) && typeof controller.abort === "function")
@@ -388,7 +390,7 @@ export class ChatCall {
       this.handle ??= callOfSpan(span);
       abandoned.unregister(this);
       this.detach?.();
-      recordChatEnd(span, end, this.options, this.opName);
+      recordChatEnd(span, end, this.options, this.opName, this.dialect);
     } catch (e) {
       internalError("end", e);
     } finally {

@@ -15,16 +15,10 @@ import { payloadSettings, preparePayload } from "../tracing/payload.js";
 import type { JsonValue } from "../tracing/serialize.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { portableEndAttributes } from "../wire/span-to-call.js";
+import { type ChatDialect, OPENAI_CHAT } from "./dialect.js";
 import { isObj, type Obj } from "./guards.js";
-import {
-  ATTR_TRACEWIRE_CANCEL_REASON,
-  ATTR_TRACEWIRE_CANCELLED,
-  type ChatEndpoint,
-  chatRequestAttributes,
-  chatSpanName,
-} from "./openai-chat.js";
-import { inputContentAttributes, outputContentAttributes } from "./openai-content.js";
-import { chatResponseAttributes, errorTypeOf, withoutTokenIds } from "./openai-response.js";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED, type ChatEndpoint } from "./openai-chat.js";
+import { errorTypeOf } from "./openai-response.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 
 /** What a chat call needs to start. */
@@ -37,8 +31,10 @@ export interface ChatCallSpec {
   options: ResolvedChatTraceOptions;
   /** The caller's AbortSignal: when it fired, a failure is a cancellation, not an error. */
   signal?: AbortSignal | undefined;
-  /** Never add `stream_options` to this request (its server is known to refuse it). */
+  /** Never add `stream_options` to this request (its server is known to refuse it, or it is not OpenAI's API). */
   noUsageInjection?: boolean | undefined;
+  /** The provider's wire format (dialect.ts). Default: OpenAI chat completions. */
+  dialect?: ChatDialect | undefined;
 }
 
 /** How a chat call ended, and what it delivered (`output` is absent when nothing was seen). */
@@ -87,27 +83,35 @@ export function startChatSpan(spec: ChatCallSpec): { span: Span; parent: Context
     }
     startContext = parent.setValue(CALL_START_KEY, data);
   }
-  const attributes = chatRequestAttributes(params, spec.endpoint, params.stream === true);
+  const dialect = spec.dialect ?? OPENAI_CHAT;
+  const attributes = dialect.requestAttributes(params, spec.endpoint, params.stream === true);
   // The conversation a chat call belongs to is the withThread() thread it runs in.
   if (thread) attributes[ATTR_GEN_AI_CONVERSATION_ID] = thread.threadId;
   const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
-  const span = tracer.startSpan(chatSpanName(params), { kind: SpanKind.CLIENT, attributes }, startContext);
+  const span = tracer.startSpan(dialect.spanName(params), { kind: SpanKind.CLIENT, attributes }, startContext);
   if (!span.isRecording()) {
     span.end();
     return undefined;
   }
-  if (contentAttributes && inputs !== undefined) span.setAttributes(inputContentAttributes(inputs));
+  if (contentAttributes && inputs !== undefined) span.setAttributes(dialect.inputContentAttributes(inputs));
   return { span, parent };
 }
 
 /**
  * Records how a chat call ended on its span (attributes, status, exception, the call's end data); does not end the
- * span. `opName` and `options` are the call's. Throws what tracing throws; the caller ends the span regardless.
+ * span. `opName`, `options` and `dialect` are the call's. Throws what tracing throws; the caller ends the span
+ * regardless.
  */
-export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTraceOptions, opName: string): void {
+export function recordChatEnd(
+  span: Span,
+  end: ChatEnd,
+  options: ResolvedChatTraceOptions,
+  opName: string,
+  dialect: ChatDialect = OPENAI_CHAT,
+): void {
   const { kind, output, err, reason } = end;
   const attributes: Attributes = {};
-  if (output) chatResponseAttributes(output.value, attributes);
+  if (output) dialect.responseAttributes(output.value, attributes);
   if (kind === "cancel") {
     attributes[ATTR_TRACEWIRE_CANCELLED] = true;
     if (reason) attributes[ATTR_TRACEWIRE_CANCEL_REASON] = reason;
@@ -126,14 +130,13 @@ export function recordChatEnd(span: Span, end: ChatEnd, options: ResolvedChatTra
   const contentAttributes = contentAttributesOn(options);
   let payload: JsonValue | undefined;
   if (output && (state.active || contentAttributes)) {
-    const value = options.captureTokenIds ? output.value : withoutTokenIds(output.value);
-    payload = preparePayload(value, "output", opName);
+    payload = preparePayload(dialect.recordedOutput(output.value, options), "output", opName);
   }
   if (state.active) {
     setCallEndData(span, payload === undefined ? {} : { output: payload });
     if (payload !== undefined && spanRoute(span) === "otlp") Object.assign(attributes, portableEndAttributes(payload));
   }
   if (contentAttributes && payload !== undefined)
-    Object.assign(attributes, outputContentAttributes(payload, kind === "cancel" ? "cancelled" : "error"));
+    Object.assign(attributes, dialect.outputContentAttributes(payload, kind === "cancel" ? "cancelled" : "error"));
   span.setAttributes(attributes);
 }
