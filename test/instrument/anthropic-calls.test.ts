@@ -132,6 +132,8 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     await wrapped().messages.create(TEXT_REQUEST);
     await session.tracing.flush();
     expect([...session.double.calls.values()]).toHaveLength(1);
+    // The SDK's own span would arrive over OTLP (a foreign span): none does.
+    expect(session.double.spans.map((s) => s.name)).toEqual([]);
     const call = await session.only(CREATE);
     const sent = ctx.server.messageRequests().slice(before);
     expect(sent).toHaveLength(1);
