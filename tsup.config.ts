@@ -10,6 +10,7 @@ export default defineConfig([
       index: "src/index.ts",
       otel: "src/otel/index.ts",
       openai: "src/instrument/index.ts",
+      anthropic: "src/instrument/anthropic-entry.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
     },
@@ -22,7 +23,7 @@ export default defineConfig([
     splitting: true,
     treeshake: true,
     // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself.
-    external: ["next"],
+    external: ["next", "@anthropic-ai/sdk"],
   },
   {
     entry: { cli: "src/server/cli.ts" },

@@ -67,6 +67,14 @@ const PROBES = {
     types: (m) => [`const openaiVersion: string = ${m}.VERSION;`],
     bad: (m) => `const openaiBad: number = ${m}.VERSION;`,
   },
+  "./anthropic": {
+    name: "wrapAnthropic",
+    kind: "function",
+    types: (m) => [
+      `const wrapA: <T extends object>(client: T, options?: ${m}.WrapAnthropicOptions) => T = ${m}.wrapAnthropic;`,
+    ],
+    bad: (m) => `const anthropicBad: number = ${m}.wrapAnthropic;`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",

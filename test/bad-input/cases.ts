@@ -32,6 +32,7 @@ import {
   withAttributes,
   withThread,
 } from "../../src/index.js";
+import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import { createOtlpExporter, OtlpTraceExporter, TracewireSpanProcessor } from "../../src/otel/index.js";
 import type { TestServer } from "../support/server.js";
@@ -1208,6 +1209,35 @@ add({
   run: () => wrapOpenAI({ chat: { completions: { create() {} } } }, "trace" as never),
   error: ConfigError,
   names: "wrapOpenAI options",
+});
+
+// ---- tracewire/anthropic --------------------------------------------------------------------------------------
+
+for (const [input, client] of [
+  ["null", null],
+  ["a string", "anthropic"],
+  ["an object without messages.create", { messages: {} }],
+] as [string, unknown][])
+  add({
+    target: "wrapAnthropic",
+    input: `client ${input}`,
+    run: () => wrapAnthropic(client as never),
+    error: ValidationError,
+    names: "wrapAnthropic",
+  });
+add({
+  target: "wrapAnthropic",
+  input: "options.providerName empty",
+  run: () => wrapAnthropic({ messages: { create() {} } }, { providerName: " " }),
+  error: ConfigError,
+  names: "wrapAnthropic options.providerName",
+});
+add({
+  target: "wrapAnthropic",
+  input: "options.contentAttributes a string",
+  run: () => wrapAnthropic({ messages: { create() {} } }, { contentAttributes: "yes" as never }),
+  error: ConfigError,
+  names: "wrapAnthropic options.contentAttributes",
 });
 
 export const BAD_INPUTS: readonly BadInput[] = cases;

@@ -1,0 +1,357 @@
+/**
+ * `wrapAnthropic(client)`: traces the Messages API of an `@anthropic-ai/sdk` client (0.x and 1.x) without changing a
+ * single type or behaviour of the client.
+ *
+ * How (verified against the sources of @anthropic-ai/sdk 0.137 and 1.14):
+ * - No Proxy. `create` and `stream` are shadowed by own properties of the client's `messages` *instance*, which
+ *   call the originals with `this` = that instance; every other endpoint is untouched, and the instance is marked
+ *   with a `Symbol.for` key so wrapping twice is a no-op. `messages.stream()` (a `MessageStream`) and
+ *   `messages.parse()` call `messages.create` internally, so each request they make is traced exactly once;
+ *   `stream()` starts its call itself (op `anthropic.messages.stream`) and hands it to the `create` it makes.
+ * - The `APIPromise` that `create` returns is handed back as the same object, and tracewire never calls its `then`
+ *   (that would read the body eagerly and break `asResponse()`). On that one instance `responsePromise` is replaced
+ *   by a promise that settles the same way and reports failures, and `parseResponse` is wrapped to see the parsed
+ *   Message or `Stream` (`then`, `withResponse()` and the promises `_thenUnwrap` derives all funnel through it);
+ *   `parse`/`asResponse` only note which way the caller consumes the answer, so a caller who only takes
+ *   `asResponse()` gets the call ended when the response arrives, with `tracewire.response.raw=true`.
+ * - A `Stream` is returned as the same object; its `iterator` factory (what `for await`, `tee()` and
+ *   `toReadableStream()` use) is wrapped so the first iterator it hands out is observed in place, and its events
+ *   are reassembled per content-block index (genai/anthropic-stream.ts). `controller.signal` tells an abort apart
+ *   from an in-stream `error` event.
+ * - The SDK's own OpenTelemetry span for a traced call (`anthropic.messages.create`, on by default since the SDK
+ *   records spans itself) would be a second call for the same request. For the requests it traces, tracewire
+ *   passes the SDK its documented hand-over (the `__span` request option a helper uses to own the call span) with a
+ *   non-recording span that carries tracewire's span context: the SDK's trace headers then name tracewire's span,
+ *   and one request is one call. A client whose own spans are off is left exactly as it is.
+ * - `client.withOptions()` returns a wrapped client too.
+ */
+import { context, createContextKey, trace } from "@opentelemetry/api";
+import { ValidationError } from "../errors.js";
+import { ANTHROPIC_MESSAGES, ANTHROPIC_PROVIDER } from "../genai/anthropic-messages.js";
+import { ChatCall } from "../genai/chat-call.js";
+import { isObj, type Obj } from "../genai/guards.js";
+import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
+import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
+import { controllerSignal, defineOwn } from "../genai/stream-tap.js";
+import { describeError } from "../otel/diagnostics.js";
+import { globalState } from "../otel/state.js";
+
+/** Options of {@link wrapAnthropic}. */
+export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAttributes"> {
+  /**
+   * `gen_ai.provider.name` for every call. Default: what the client says it is (`anthropic`; the Bedrock and
+   * Vertex clients name their platform), else `anthropic`.
+   */
+  providerName?: string;
+  /** Where `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is read. Default `process.env`. */
+  env?: Record<string, string | undefined>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the SDK's methods are called through untyped references.
+type AnyFunction = (...args: any[]) => any;
+
+const isThenable = (value: unknown): value is PromiseLike<unknown> =>
+  isObj(value) && typeof (value as { then?: unknown }).then === "function";
+
+/** Marks a `messages` instance that is already traced. */
+const WRAPPED = Symbol.for("tracewire.anthropic.wrapped");
+const CREATE_OP = "anthropic.messages.create";
+const STREAM_OP = "anthropic.messages.stream";
+/** The SDK's own name for the span of a `messages.create` call (what its `__span` hand-over carries). */
+const SDK_SPAN_NAME = "anthropic.messages.create";
+/** The call `messages.stream()` started, for the `create` it makes (found on the context it runs in). */
+const STREAM_CALL_KEY = createContextKey("tracewire.anthropic.stream-call");
+
+function internalError(where: string, err: unknown): void {
+  globalState().active?.diagnostics.error(
+    `anthropic-${where}`,
+    `Internal error in wrapAnthropic (${where}; the request itself is unaffected): ${describeError(err)}`,
+  );
+}
+
+/**
+ * The request options to send: the caller's, plus the SDK's `__span` hand-over (see the module comment) when the
+ * client records spans of its own and nothing handed one over yet.
+ */
+function handOver(client: Obj, options: unknown, call: ChatCall): unknown {
+  if (!client._tracer) return options;
+  if (options !== undefined && !isObj(options)) return options;
+  if (options?.__span !== undefined) return options;
+  const span = trace.wrapSpanContext(call.span.spanContext());
+  return { ...options, __span: { span, name: SDK_SPAN_NAME, startTime: Date.now() } };
+}
+
+/** How the caller consumes one APIPromise (and the promises derived from it). */
+interface Consumption {
+  parse: boolean;
+  raw: boolean;
+  arrived: boolean;
+}
+
+/** Shadows the method `name` of one promise so that `note()` runs before each call of the original. */
+function noteCalls(promise: Obj, name: string, note: () => void): void {
+  const original = promise[name];
+  if (typeof original !== "function") return;
+  defineOwn(promise, name, function (this: unknown, ...args: unknown[]) {
+    note();
+    return Reflect.apply(original as AnyFunction, this, args);
+  });
+}
+
+/** Hooks one APIPromise (the one `create` returned, or one `_thenUnwrap` derived from it) in place. */
+function hookPromise(
+  promise: Obj,
+  call: ChatCall,
+  consumption: Consumption,
+  responsePromise: PromiseLike<unknown>,
+  settle: (value: unknown) => void,
+): void {
+  promise.responsePromise = responsePromise;
+  const parseResponse = promise.parseResponse;
+  if (typeof parseResponse === "function") {
+    promise.parseResponse = function (this: unknown, ...args: unknown[]) {
+      const result = Reflect.apply(parseResponse as AnyFunction, this, args);
+      return Promise.resolve(result).then(
+        (value) => {
+          try {
+            settle(value);
+            call.link(value);
+          } catch (err) {
+            internalError("settle", err);
+          }
+          return value;
+        },
+        (err: unknown) => {
+          call.fail(err);
+          throw err;
+        },
+      );
+    };
+  }
+  noteCalls(promise, "parse", () => {
+    if (consumption.parse) return;
+    consumption.parse = true;
+    call.untrack();
+  });
+  noteCalls(promise, "asResponse", () => {
+    if (consumption.raw) return;
+    consumption.raw = true;
+    call.untrack();
+    if (consumption.arrived && !consumption.parse) call.raw();
+  });
+  const thenUnwrap = promise._thenUnwrap;
+  if (typeof thenUnwrap === "function") {
+    defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
+      const derived = Reflect.apply(thenUnwrap as AnyFunction, this, args);
+      try {
+        if (isObj(derived)) hookPromise(derived, call, consumption, responsePromise, settle);
+      } catch (err) {
+        internalError("derive", err);
+      }
+      return derived;
+    });
+  }
+}
+
+/** Observes what `create` returned (an APIPromise) without consuming it. */
+function observeApiPromise(promise: unknown, call: ChatCall): void {
+  try {
+    if (!isObj(promise)) {
+      call.complete(promise);
+      return;
+    }
+    const original = promise.responsePromise;
+    if (!isThenable(original) || typeof promise.parseResponse !== "function") {
+      globalState().active?.diagnostics.warn(
+        "anthropic-shape",
+        "wrapAnthropic: messages.create returned an unknown promise type; its answer is not recorded.",
+      );
+      call.raw();
+      return;
+    }
+    let settled = false;
+    const settle = (value: unknown) => {
+      if (settled) return;
+      settled = true;
+      if (call.streaming && isObj(value) && typeof value.iterator === "function") {
+        call.observeStream(value, "iterator", controllerSignal(value));
+      } else call.complete(value);
+    };
+    const consumption: Consumption = { parse: false, raw: false, arrived: false };
+    const responsePromise = original.then(
+      (props) => {
+        consumption.arrived = true;
+        if (consumption.raw && !consumption.parse) call.raw();
+        return props;
+      },
+      (err: unknown) => {
+        call.fail(err);
+        throw err;
+      },
+    );
+    hookPromise(promise, call, consumption, responsePromise, settle);
+    call.track(promise);
+  } catch (err) {
+    internalError("observe", err);
+    call.raw();
+  }
+}
+
+/** A `messages.stream()` call waiting for the `create` it makes. */
+interface StreamSlot {
+  call: ChatCall | undefined;
+}
+
+/**
+ * Traces the Messages API of an `@anthropic-ai/sdk` client (0.x or 1.x, and the Bedrock and Vertex clients built
+ * on it): `messages.create` (streamed or not), `messages.stream()` and `messages.parse()`. One GenAI
+ * `chat {model}` span per request, recorded as a call with the request parameters as inputs and the Message (for a
+ * stream, the reassembled Message) as output, usage with cache creation and read tokens keyed by the response
+ * model. Returns the same client; everything else on it is untouched. Wrapping an already wrapped client returns
+ * it as is (the first options stay).
+ *
+ * @throws ValidationError when `client` is not an Anthropic client; ConfigError for a malformed option.
+ */
+export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropicOptions = {}): T {
+  if (client === null || typeof client !== "object") {
+    throw new ValidationError(
+      `wrapAnthropic expects an Anthropic client, got ${client === null ? "null" : typeof client}.`,
+    );
+  }
+  const messages = (client as Obj).messages;
+  if (!isObj(messages) || typeof messages.create !== "function") {
+    throw new ValidationError(
+      "wrapAnthropic expects a client of the @anthropic-ai/sdk package: client.messages.create is missing.",
+      "client",
+    );
+  }
+  if ((messages as Record<PropertyKey, unknown>)[WRAPPED]) return client;
+  const env = options.env ?? process.env;
+  const { providerName, contentAttributes } = options ?? {};
+  const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");
+  const self = client as Obj;
+
+  let lastBase: unknown;
+  let endpoint: ChatEndpoint | undefined;
+  const endpointNow = (): ChatEndpoint => {
+    const base = self.baseURL;
+    if (endpoint === undefined || base !== lastBase) {
+      lastBase = base;
+      const own = self._genAIProviderName;
+      const provider = settings.providerName ?? (typeof own === "string" && own !== "" ? own : ANTHROPIC_PROVIDER);
+      endpoint = chatEndpoint(typeof base === "string" ? base : undefined, provider);
+    }
+    return endpoint;
+  };
+
+  const start = (opName: string, params: Obj, requestOptions: unknown): ChatCall | undefined => {
+    try {
+      const signal = isObj(requestOptions) ? requestOptions.signal : undefined;
+      return ChatCall.start({
+        opName,
+        params,
+        endpoint: endpointNow(),
+        options: settings,
+        signal: signal instanceof AbortSignal ? signal : undefined,
+        noUsageInjection: true,
+        format: ANTHROPIC_MESSAGES,
+      });
+    } catch (err) {
+      internalError("start", err);
+      return undefined;
+    }
+  };
+
+  const originalCreate = messages.create as AnyFunction;
+  const create = function create(this: unknown, ...args: unknown[]): unknown {
+    const params = args[0];
+    if (!isObj(params) || Array.isArray(params)) return Reflect.apply(originalCreate, this, args);
+    // A create made by messages.stream() continues the call the helper started.
+    const slot = context.active().getValue(STREAM_CALL_KEY) as StreamSlot | undefined;
+    let call = slot?.call;
+    if (slot) slot.call = undefined;
+    call ??= start(CREATE_OP, params, args[1]);
+    if (!call) return Reflect.apply(originalCreate, this, args);
+    const active = call;
+    let promise: unknown;
+    try {
+      try {
+        const sent = handOver(self, args[1], active);
+        if (sent !== args[1]) args[1] = sent;
+      } catch (err) {
+        internalError("hand-over", err);
+      }
+      promise = context.with(active.context, () => Reflect.apply(originalCreate, this, args));
+    } catch (err) {
+      active.fail(err);
+      throw err;
+    }
+    observeApiPromise(promise, active);
+    return promise;
+  };
+
+  const originalStream = messages.stream;
+  const stream = function stream(this: unknown, ...args: unknown[]): unknown {
+    const body = args[0];
+    if (typeof originalStream !== "function") return undefined;
+    if (!isObj(body) || Array.isArray(body)) return Reflect.apply(originalStream, this, args);
+    const call = start(STREAM_OP, { ...body, stream: true }, args[1]);
+    if (!call) return Reflect.apply(originalStream, this, args);
+    const slot: StreamSlot = { call };
+    let ctx = context.active();
+    try {
+      const sent = handOver(self, args[1], call);
+      if (sent !== args[1]) args[1] = sent;
+      ctx = call.context.setValue(STREAM_CALL_KEY, slot);
+    } catch (err) {
+      internalError("stream", err);
+    }
+    let helper: unknown;
+    try {
+      helper = context.with(ctx, () => Reflect.apply(originalStream as AnyFunction, this, args));
+    } catch (err) {
+      call.fail(err);
+      throw err;
+    }
+    try {
+      // The helper never made its request (a version that builds it elsewhere): record what is known.
+      if (slot.call) slot.call.raw();
+      call.link(helper);
+      if (isObj(helper) && typeof helper.on === "function")
+        (helper.on as AnyFunction).call(helper, "finalMessage", (message: unknown) => call.link(message));
+    } catch (err) {
+      internalError("stream", err);
+    }
+    return helper;
+  };
+
+  try {
+    defineOwn(messages, "create", create);
+    if (typeof originalStream === "function") defineOwn(messages, "stream", stream);
+    defineOwn(messages, WRAPPED, true);
+  } catch (err) {
+    globalState().active?.diagnostics.warn(
+      "anthropic-frozen",
+      `wrapAnthropic could not instrument this client (${describeError(err)}); it runs untraced.`,
+    );
+    return client;
+  }
+
+  const originalWithOptions = self.withOptions;
+  if (typeof originalWithOptions === "function") {
+    try {
+      defineOwn(client, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
+        const derived = Reflect.apply(originalWithOptions as AnyFunction, this, args);
+        try {
+          return isObj(derived) ? wrapAnthropic(derived, options) : derived;
+        } catch (err) {
+          internalError("with-options", err);
+          return derived;
+        }
+      });
+    } catch (err) {
+      internalError("with-options", err);
+    }
+  }
+  return client;
+}
