@@ -10,6 +10,7 @@ export default defineConfig([
       index: "src/index.ts",
       otel: "src/otel/index.ts",
       openai: "src/instrument/index.ts",
+      ai: "src/instrument/ai.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
     },

@@ -67,6 +67,12 @@ const PROBES = {
     types: (m) => [`const openaiVersion: string = ${m}.VERSION;`],
     bad: (m) => `const openaiBad: number = ${m}.VERSION;`,
   },
+  "./ai": {
+    name: "tracewireTelemetry",
+    kind: "function",
+    types: (m) => [`const aiTelemetry: ${m}.TracewireTelemetry = ${m}.tracewireTelemetry();`],
+    bad: (m) => `const aiBad: number = ${m}.tracewireTelemetry();`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",

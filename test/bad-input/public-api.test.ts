@@ -1,5 +1,5 @@
 /**
- * Every public function of `tracewire`, `tracewire/otel`, `tracewire/api` and `tracewire/openai`, called with bad
+ * Every public function of `tracewire`, `tracewire/otel`, `tracewire/api`, `tracewire/openai` and `tracewire/ai`, called with bad
  * input (the table in cases.ts), throws a typed error whose message names the parameter — synchronously or as the
  * rejection of the promise it returns — and sends nothing. Then: nothing already accepted was lost, and the table
  * covers every export and every client method (a new one without a case fails here).
@@ -9,6 +9,7 @@ import * as apiExports from "../../src/api/index.js";
 import { InferenceClient, TracingClient, TrainingClient } from "../../src/api/index.js";
 import * as rootExports from "../../src/index.js";
 import { ConfigError, callOf, op, TracewireError, ValidationError } from "../../src/index.js";
+import * as aiExports from "../../src/instrument/ai.js";
 import * as openaiExports from "../../src/instrument/index.js";
 import * as otelExports from "../../src/otel/index.js";
 import { createOtlpExporter } from "../../src/otel/index.js";
@@ -170,6 +171,7 @@ describe("the table covers the public surface", () => {
     ["tracewire/otel", otelExports],
     ["tracewire/api", apiExports],
     ["tracewire/openai", openaiExports],
+    ["tracewire/ai", aiExports],
   ] as const)("every function exported by %s has bad-input cases (or a reason it has none)", (_name, mod) => {
     const missing = Object.entries(mod)
       .filter(([, value]) => typeof value === "function" && !isErrorClass(value))
@@ -219,6 +221,8 @@ describe("the table covers the public surface", () => {
               "rejectCalls",
               "warnUnauthorized",
               "redacted",
+              "adapt",
+              "adaptedEnd",
               "offerSpan",
               "sendRequest",
               "sendAfterExport",
