@@ -11,6 +11,7 @@ export default defineConfig([
       otel: "src/otel/index.ts",
       openai: "src/instrument/index.ts",
       anthropic: "src/instrument/anthropic-entry.ts",
+      ai: "src/instrument/ai.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
     },
@@ -22,8 +23,8 @@ export default defineConfig([
     clean: ["!cli.js", "!cli.js.map"],
     splitting: true,
     treeshake: true,
-    // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself.
-    external: ["next", "@anthropic-ai/sdk"],
+    // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
+    external: ["next", "@anthropic-ai/sdk", "openai", "ai"],
   },
   {
     entry: { cli: "src/server/cli.ts" },

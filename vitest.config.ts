@@ -9,6 +9,7 @@ export default defineConfig({
     alias: [
       { find: /^tracewire$/, replacement: src("index.ts") },
       { find: /^tracewire\/openai$/, replacement: src("instrument/index.ts") },
+      { find: /^tracewire\/ai$/, replacement: src("instrument/ai.ts") },
       { find: /^tracewire\/(otel|api|next)$/, replacement: src("$1/index.ts") },
     ],
   },

@@ -75,6 +75,12 @@ const PROBES = {
     ],
     bad: (m) => `const anthropicBad: number = ${m}.wrapAnthropic;`,
   },
+  "./ai": {
+    name: "tracewireTelemetry",
+    kind: "function",
+    types: (m) => [`const aiTelemetry: ${m}.TracewireTelemetry = ${m}.tracewireTelemetry();`],
+    bad: (m) => `const aiBad: number = ${m}.tracewireTelemetry();`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",

@@ -37,9 +37,19 @@ import {
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
-import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
+import {
+  type CallEndData,
+  type CallStartData,
+  callEndData,
+  callStartData,
+  setSpanRoute,
+  spanRoute,
+} from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
-import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
+import { type ActiveProcessor, type AfterExport, type CallAdapter, globalState } from "./state.js";
+
+/** The adapter that made an adapted span's start data (see `adapt`). */
+const ADAPTER = Symbol.for("tracewire.callAdapter");
 
 /**
  * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
@@ -176,8 +186,13 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         setSpanRoute(span, "none");
         return;
       }
-      const route = this.routeOf(span);
-      const data = callStartData(parentContext);
+      let data = callStartData(parentContext);
+      let adapted = false;
+      if (!data) {
+        data = this.adapt(span);
+        adapted = data !== undefined;
+      }
+      const route = this.routeOf(span, adapted);
       if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
         setSpanRoute(
@@ -226,7 +241,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.callRequests.spanEnded(span);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.offerCall(this.callRecords.end(this.redacted(span), callEndData(span)), true);
+        this.offerCall(this.callRecords.end(this.redacted(span), callEndData(span) ?? this.adaptedEnd(span)), true);
       }
     } catch (err) {
       this.internalError("onEnd", err);
@@ -343,8 +358,44 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.diagnostics.warn("calls-rejected", message);
   }
 
-  /** The user's `route` hook, else the export mode. A hook that throws counts as an internal error and keeps the default. */
-  private routeOf(span: Span | ReadableSpan): SpanRoute {
+  /**
+   * The call start data a registered adapter makes of a foreign span (an AI SDK 6 `ai.*` span), or undefined. The
+   * adapter that answered is remembered on the span for its end. An adapter that throws costs only the mapping.
+   */
+  private adapt(span: Span): CallStartData | undefined {
+    const adapters = globalState().adapters;
+    if (!adapters) return undefined;
+    for (const adapter of adapters.values()) {
+      try {
+        const data = adapter.start(span);
+        if (data) {
+          (span as { [ADAPTER]?: CallAdapter })[ADAPTER] = adapter;
+          return data;
+        }
+      } catch (err) {
+        this.internalError("adapt", err);
+      }
+    }
+    return undefined;
+  }
+
+  /** The end data the adapter of an adapted span makes of it, or undefined. */
+  private adaptedEnd(span: ReadableSpan): CallEndData | undefined {
+    const adapter = (span as { [ADAPTER]?: CallAdapter })[ADAPTER];
+    if (!adapter) return undefined;
+    try {
+      return adapter.end(span);
+    } catch (err) {
+      this.internalError("adapt-end", err);
+      return {};
+    }
+  }
+
+  /**
+   * The user's `route` hook, else the export mode; in `auto` mode tracewire's own spans and adapted ones take the
+   * calls route. A hook that throws counts as an internal error and keeps the default.
+   */
+  private routeOf(span: Span | ReadableSpan, adapted = false): SpanRoute {
     let custom: SpanRoute | undefined;
     try {
       custom = this.options.route?.(span as Span);
@@ -353,7 +404,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     }
     if (custom === "calls" || custom === "otlp") return custom;
     if (this.options.exportMode !== "auto") return this.options.exportMode;
-    return span.instrumentationScope.name === TRACER_NAME ? "calls" : "otlp";
+    return adapted || span.instrumentationScope.name === TRACER_NAME ? "calls" : "otlp";
   }
 
   /** The user's `filter` hook. A hook that throws counts as an internal error and drops the span (fails closed). */

@@ -4,6 +4,8 @@
  * processor, tracer and exit hooks (DESIGN §3).
  */
 import type { Tracer } from "@opentelemetry/api";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { CallEndData, CallStartData } from "../wire/span-to-call.js";
 import type { Diagnostics } from "./diagnostics.js";
 import type { PayloadSettings } from "./payload-options.js";
 
@@ -35,6 +37,18 @@ export interface ActiveProcessor {
   forceFlush(timeoutMs?: number): Promise<void>;
 }
 
+/**
+ * Turns a span another instrumentation started into a first-class call (real JSON inputs and output), for the
+ * foreign spans tracewire knows the shape of. Registered by the layers above (genai/ai-sdk-spans.ts); the
+ * processor asks each at a span's start and, for the one that answered, at its end.
+ */
+export interface CallAdapter {
+  /** The call start data of `span`, or undefined when the span is not one this adapter knows. */
+  start(span: ReadableSpan): CallStartData | undefined;
+  /** The call end data of an ended span this adapter started. */
+  end(span: ReadableSpan): CallEndData;
+}
+
 export interface TracewireGlobal {
   /** The processor op() and Call use; the most recently constructed live one. */
   active: ActiveProcessor | undefined;
@@ -50,6 +64,8 @@ export interface TracewireGlobal {
   handle: unknown;
   /** Objects returned by traced calls → their call (for `callOf`). Weak: never keeps a result alive. */
   results: WeakMap<object, unknown>;
+  /** Call adapters of foreign spans, by name (a second bundled copy registering the same name replaces it). */
+  adapters?: Map<string, CallAdapter>;
 }
 
 const KEY = Symbol.for("tracewire.global.v1");
@@ -67,4 +83,11 @@ export function globalState(): TracewireGlobal {
     handle: undefined,
   };
   return holder[KEY];
+}
+
+/** Registers (or replaces) the call adapter `name` (see {@link CallAdapter}). */
+export function registerCallAdapter(name: string, adapter: CallAdapter): void {
+  const state = globalState();
+  state.adapters ??= new Map();
+  state.adapters.set(name, adapter);
 }

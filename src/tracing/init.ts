@@ -10,6 +10,7 @@ import { defaultResource, resourceFromAttributes } from "@opentelemetry/resource
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
+import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { readLogger, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
@@ -108,6 +109,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
     );
   }
   const processor = new TracewireSpanProcessor(options);
+  // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
+  installAiSdkSpans();
 
   const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME;
   const resource = defaultResource().merge(

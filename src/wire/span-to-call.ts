@@ -89,11 +89,16 @@ export function usageFromAttributes(attributes: Attributes): Record<string, LlmU
     total_tokens: (input ?? 0) + (output ?? 0),
     requests: 1,
   };
-  const cached = intAttribute(attributes, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS);
+  // The AI SDK 6 reports these under its own keys only (`ai.usage.*`, beside `gen_ai.usage.*`).
+  const cached =
+    intAttribute(attributes, ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS) ??
+    intAttribute(attributes, "ai.usage.cachedInputTokens");
   if (cached !== undefined) usage.cache_read_input_tokens = cached;
   const created = intAttribute(attributes, ATTR_GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS);
   if (created !== undefined) usage.cache_creation_input_tokens = created;
-  const reasoning = intAttribute(attributes, ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS);
+  const reasoning =
+    intAttribute(attributes, ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS) ??
+    intAttribute(attributes, "ai.usage.reasoningTokens");
   if (reasoning !== undefined) usage.reasoning_tokens = reasoning;
   return { [typeof model === "string" && model ? model : "unknown"]: usage };
 }

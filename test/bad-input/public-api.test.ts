@@ -1,6 +1,6 @@
 /**
- * Every public function of `tracewire`, `tracewire/otel`, `tracewire/api`, `tracewire/openai` and
- * `tracewire/anthropic`, called with bad input (the table in cases.ts), throws a typed error whose message names the parameter — synchronously or as the
+ * Every public function of `tracewire`, `tracewire/otel`, `tracewire/api`, `tracewire/openai`, `tracewire/anthropic`
+ * and `tracewire/ai`, called with bad input (the table in cases.ts), throws a typed error whose message names the parameter — synchronously or as the
  * rejection of the promise it returns — and sends nothing. Then: nothing already accepted was lost, and the table
  * covers every export and every client method (a new one without a case fails here).
  */
@@ -9,6 +9,7 @@ import * as apiExports from "../../src/api/index.js";
 import { InferenceClient, TracingClient, TrainingClient } from "../../src/api/index.js";
 import * as rootExports from "../../src/index.js";
 import { ConfigError, callOf, op, TracewireError, ValidationError } from "../../src/index.js";
+import * as aiExports from "../../src/instrument/ai.js";
 import * as anthropicExports from "../../src/instrument/anthropic-entry.js";
 import * as openaiExports from "../../src/instrument/index.js";
 import * as otelExports from "../../src/otel/index.js";
@@ -172,6 +173,7 @@ describe("the table covers the public surface", () => {
     ["tracewire/api", apiExports],
     ["tracewire/openai", openaiExports],
     ["tracewire/anthropic", anthropicExports],
+    ["tracewire/ai", aiExports],
   ] as const)("every function exported by %s has bad-input cases (or a reason it has none)", (_name, mod) => {
     const missing = Object.entries(mod)
       .filter(([, value]) => typeof value === "function" && !isErrorClass(value))
@@ -221,6 +223,8 @@ describe("the table covers the public surface", () => {
               "rejectCalls",
               "warnUnauthorized",
               "redacted",
+              "adapt",
+              "adaptedEnd",
               "offerSpan",
               "sendRequest",
               "sendAfterExport",

@@ -1,0 +1,401 @@
+/**
+ * The tracewire telemetry integration of the Vercel AI SDK 7 (`registerTelemetry(tracewireTelemetry())`): the SDK
+ * calls it at each lifecycle event of an operation, and each event opens or closes one tracewire call
+ * (call-span.ts), keyed by the operation's `callId`, its step, and each tool call's `toolCallId`. The tree and what
+ * each call records are in ai-sdk-shapes.ts.
+ *
+ * The operation starts in the caller's context, so it nests under the caller's op or span. `executeLanguageModelCall`
+ * and `executeTool` run the provider request and each tool inside their call's context: HTTP instrumentation nests
+ * under the model call, and a traced function (or another `generateText`) inside a tool nests under the tool call.
+ *
+ * Nothing here throws into the SDK: each event is guarded, and a failure is logged (rate-limited) and counted as
+ * lost for that call only. The SDK hands the integration events already filtered by `recordInputs`/`recordOutputs`;
+ * the payloads then go through tracewire's own serialization and redaction like every other call's.
+ */
+import { context, SpanKind } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
+import { describeError } from "../otel/diagnostics.js";
+import { globalState } from "../otel/state.js";
+import { describeAs } from "../secrets.js";
+import { ATTR_GEN_AI_OPERATION_NAME } from "../semconv.js";
+import {
+  contentOutput,
+  metadataAttributes,
+  modelCallOpName,
+  operationOpName,
+  requestAttributes,
+  responseAttributes,
+  settingsOf,
+  TOOL_CALL_OP,
+  toolAttributes,
+  toolCallOf,
+  toolSetOf,
+  usageAttributes,
+} from "./ai-sdk-shapes.js";
+import { type CallSpan, type CallSpanEnd, endCallSpan, startCallSpan } from "./call-span.js";
+import { isObj, type Obj } from "./guards.js";
+
+/** One operation in flight: its calls, and what its children repeat. */
+interface Operation {
+  operationId: string;
+  provider: unknown;
+  modelId: unknown;
+  root: CallSpan;
+  step: CallSpan | undefined;
+  /** The step's prompt as sent to the model (`promptMessages`, `stepTools`, `stepToolChoice`). */
+  stepPrompt: Obj | undefined;
+  model: CallSpan | undefined;
+  tools: Map<string, CallSpan>;
+  /** Call attributes of every call of the operation: the caller's metadata. */
+  attributes: JsonObject;
+  settings: Obj | undefined;
+  recordOutputs: boolean;
+}
+
+/** Operations are dropped (ended as abandoned) past this many in flight, so a leak of ours stays bounded. */
+const MAX_OPERATIONS = 10_000;
+
+function internalError(where: string, err: unknown): void {
+  globalState().active?.diagnostics.error(
+    `ai-sdk-${where}`,
+    `Internal error while tracing an AI SDK call (${where}; the call itself is unaffected): ${describeError(err)}`,
+  );
+}
+
+/** The event's own time (events reported after the fact carry one), as span time input. */
+function timeOf(event: Obj): number | undefined {
+  return typeof event.timestamp === "number" && Number.isFinite(event.timestamp) ? event.timestamp : undefined;
+}
+
+/** The fields of `event` that are set, among `keys`. */
+function pick(event: Obj, keys: string[]): Obj {
+  const out: Obj = {};
+  for (const key of keys) if (event[key] !== undefined && event[key] !== null) out[key] = event[key];
+  return out;
+}
+
+/**
+ * Implements the `Telemetry` interface of `ai` 7 (structurally: this file never loads `ai`). Create it with
+ * {@link tracewireTelemetry}.
+ */
+export class TracewireTelemetry {
+  private readonly operations = new Map<string, Operation>();
+
+  /** An operation begins (generateText, streamText, generateObject, streamObject, embed, embedMany, …). */
+  onStart(raw: object): void {
+    const event = raw as Obj;
+    this.guard("start", () => {
+      if (this.operations.size >= MAX_OPERATIONS) this.evictOldest();
+      const operationId = typeof event.operationId === "string" ? event.operationId : "ai.operation";
+      const callId = String(event.callId);
+      const opName = operationOpName(operationId, event.functionId);
+      const settings = settingsOf(event);
+      const metadata = metadataAttributes(event.runtimeContext);
+      const inputs: Obj = pick(event, ["instructions", "system", "prompt", "messages", "value", "values"]);
+      const tools = toolSetOf(event.tools);
+      if (tools && Object.keys(tools).length > 0) inputs.tools = tools;
+      if (event.toolChoice !== undefined) inputs.toolChoice = event.toolChoice;
+      if (isObj(event.output) && typeof event.output.name === "string") inputs.output = event.output.name;
+      if (settings) inputs.settings = settings;
+      const ai: JsonObject = { operation_id: operationId };
+      if (typeof event.functionId === "string") ai.function_id = event.functionId;
+      if (typeof event.provider === "string") ai.provider = event.provider;
+      if (typeof event.modelId === "string") ai.model = event.modelId;
+      const root = startCallSpan({
+        spanName: operationId,
+        opName,
+        inputs,
+        attributes: { ...metadata, ai },
+        parent: context.active(),
+        startTime: timeOf(event),
+      });
+      if (!root) return;
+      this.operations.set(callId, {
+        operationId,
+        provider: event.provider,
+        modelId: event.modelId,
+        root,
+        step: undefined,
+        stepPrompt: undefined,
+        model: undefined,
+        tools: new Map(),
+        attributes: metadata,
+        settings,
+        recordOutputs: event.recordOutputs !== false,
+      });
+    });
+  }
+
+  /** A step (one model call and the tools it asked for) begins. */
+  onStepStart(raw: object): void {
+    const event = raw as Obj;
+    this.guard("step-start", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op) return;
+      if (op.step) this.endStep(op, { cancelled: "superseded" });
+      const stepNumber = typeof event.stepNumber === "number" ? event.stepNumber : 0;
+      op.stepPrompt = pick(event, ["promptMessages", "stepTools", "stepToolChoice"]);
+      op.step = startCallSpan({
+        spanName: `${op.operationId}.step`,
+        opName: `${op.operationId}.step`,
+        displayName: `step ${stepNumber + 1}`,
+        inputs: { stepNumber, ...pick(event, ["instructions", "messages"]) },
+        attributes: op.attributes,
+        parent: op.root.context,
+        startTime: timeOf(event),
+      });
+    });
+  }
+
+  /** The provider call of a step begins. */
+  onLanguageModelCallStart(raw: object): void {
+    const event = raw as Obj;
+    this.guard("model-start", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op) return;
+      if (op.model) endCallSpan(op.model, { cancelled: "superseded" });
+      const prompt = op.stepPrompt ?? {};
+      const inputs: Obj = {
+        model: event.modelId,
+        messages: prompt.promptMessages ?? event.messages,
+      };
+      const tools = prompt.stepTools ?? event.tools;
+      if (Array.isArray(tools) && tools.length > 0) inputs.tools = tools;
+      if (prompt.stepToolChoice !== undefined) inputs.toolChoice = prompt.stepToolChoice;
+      op.model = startCallSpan({
+        spanName: `chat ${String(event.modelId)}`,
+        opName: modelCallOpName(op.operationId),
+        inputs,
+        attributes: op.attributes,
+        spanAttributes: requestAttributes(event.provider, event.modelId, settingsOf(event) ?? op.settings),
+        kind: SpanKind.CLIENT,
+        parent: (op.step ?? op.root).context,
+        startTime: timeOf(event),
+      });
+    });
+  }
+
+  /** The provider answered (before any tool runs): output, usage keyed by the response model. */
+  onLanguageModelCallEnd(raw: object): void {
+    const event = raw as Obj;
+    this.guard("model-end", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op?.model) return;
+      const model = op.model;
+      op.model = undefined;
+      endCallSpan(model, {
+        ...(op.recordOutputs ? { output: { value: contentOutput(event.content, event.finishReason) } } : {}),
+        spanAttributes: {
+          ...usageAttributes(event.usage, event.modelId),
+          ...responseAttributes(event.responseId, event.finishReason),
+        },
+        endTime: timeOf(event),
+      });
+    });
+  }
+
+  /** A tool's `execute` begins; parallel tool calls are kept apart by their `toolCallId`. */
+  onToolExecutionStart(raw: object): void {
+    const event = raw as Obj;
+    this.guard("tool-start", () => {
+      const op = this.operations.get(String(event.callId));
+      const toolCall = event.toolCall;
+      if (!op || !isObj(toolCall)) return;
+      const call = toolCallOf(toolCall);
+      const span = startCallSpan({
+        spanName: `execute_tool ${String(call.toolName)}`,
+        opName: TOOL_CALL_OP,
+        displayName: typeof call.toolName === "string" ? call.toolName : undefined,
+        inputs: call,
+        attributes: op.attributes,
+        spanAttributes: toolAttributes(call.toolName, call.toolCallId),
+        parent: (op.step ?? op.root).context,
+        startTime: timeOf(event),
+      });
+      if (span) op.tools.set(String(call.toolCallId), span);
+    });
+  }
+
+  /** A tool's `execute` finished: its result, or its error. */
+  onToolExecutionEnd(raw: object): void {
+    const event = raw as Obj;
+    this.guard("tool-end", () => {
+      const op = this.operations.get(String(event.callId));
+      const toolCall = event.toolCall;
+      if (!op || !isObj(toolCall)) return;
+      const id = String(toolCall.toolCallId);
+      const span = op.tools.get(id);
+      if (!span) return;
+      op.tools.delete(id);
+      const result = isObj(event.toolOutput) ? event.toolOutput : {};
+      if (result.type === "tool-error")
+        endCallSpan(span, { error: result.error ?? "tool error", endTime: timeOf(event) });
+      else endCallSpan(span, { output: { value: result.output }, endTime: timeOf(event) });
+    });
+  }
+
+  /** A step finished: what it produced, then the tools it ran. */
+  onStepEnd(raw: object): void {
+    const event = raw as Obj;
+    this.guard("step-end", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op?.step) return;
+      const output: Obj = contentOutput(event.content, event.finishReason);
+      if (Array.isArray(event.toolResults) && event.toolResults.length > 0)
+        output.toolResults = event.toolResults.filter(isObj).map((r) => pick(r, ["toolCallId", "toolName", "output"]));
+      this.endStep(op, { ...(op.recordOutputs ? { output: { value: output } } : {}), endTime: timeOf(event) });
+    });
+  }
+
+  /** A step failed before it produced a result. */
+  onStepError(raw: object): void {
+    const event = raw as Obj;
+    this.guard("step-error", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op) return;
+      if (op.model) endCallSpan(op.model, { error: event.error });
+      op.model = undefined;
+      if (op.step) this.endStep(op, { error: event.error });
+    });
+  }
+
+  /** An embedding model call (one per chunk of `embedMany`) begins. */
+  onEmbedStart(raw: object): void {
+    const event = raw as Obj;
+    this.guard("embed-start", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op) return;
+      const values = Array.isArray(event.values) ? event.values : [];
+      const span = startCallSpan({
+        spanName: `embeddings ${String(op.modelId)}`,
+        opName: `${op.operationId}.doEmbed`,
+        inputs: { values },
+        attributes: op.attributes,
+        spanAttributes: {
+          ...requestAttributes(op.provider, op.modelId, undefined),
+          [ATTR_GEN_AI_OPERATION_NAME]: "embeddings",
+        },
+        kind: SpanKind.CLIENT,
+        parent: op.root.context,
+      });
+      if (span) op.tools.set(`embed:${String(event.embedCallId)}`, span);
+    });
+  }
+
+  /** An embedding model call finished: how many vectors and their size, never the vectors. */
+  onEmbedEnd(raw: object): void {
+    const event = raw as Obj;
+    this.guard("embed-end", () => {
+      const op = this.operations.get(String(event.callId));
+      const key = `embed:${String(event.embedCallId)}`;
+      const span = op?.tools.get(key);
+      if (!op || !span) return;
+      op.tools.delete(key);
+      const embeddings = Array.isArray(event.embeddings) ? event.embeddings : [];
+      const first = embeddings[0];
+      const usage = isObj(event.usage) && typeof event.usage.tokens === "number" ? event.usage.tokens : undefined;
+      endCallSpan(span, {
+        output: { value: { embeddings: embeddings.length, dimensions: Array.isArray(first) ? first.length : 0 } },
+        spanAttributes: usageAttributes({ inputTokens: usage }, op.modelId),
+      });
+    });
+  }
+
+  /** The operation finished: its result. */
+  onEnd(raw: object): void {
+    const event = raw as Obj;
+    this.guard("end", () => {
+      const callId = String(event.callId);
+      const op = this.operations.get(callId);
+      if (!op) return;
+      this.operations.delete(callId);
+      this.closeChildren(op, { cancelled: "unfinished" });
+      let output: Obj;
+      if ("object" in event) output = { object: event.object, finishReason: event.finishReason };
+      else if ("embedding" in event || "embeddings" in event) {
+        const vectors = Array.isArray(event.embeddings) ? event.embeddings : [event.embedding];
+        output = { embeddings: vectors.length };
+      } else {
+        output = { text: event.text };
+        if (Array.isArray(event.toolCalls) && event.toolCalls.length > 0)
+          output.toolCalls = event.toolCalls.filter(isObj).map(toolCallOf);
+        output.finishReason = event.finishReason;
+        if (isObj(event.usage)) output.usage = event.usage;
+        if (Array.isArray(event.steps)) output.steps = event.steps.length;
+      }
+      endCallSpan(op.root, { ...(op.recordOutputs ? { output: { value: output } } : {}), endTime: timeOf(event) });
+    });
+  }
+
+  /** A streaming operation was aborted: every open call of it ends as cancelled. */
+  onAbort(raw: object): void {
+    const event = raw as Obj;
+    this.guard("abort", () => this.finish(String(event.callId), { cancelled: "abort" }));
+  }
+
+  /** The operation failed: every open call of it ends with the error. */
+  onError(event: unknown): void {
+    this.guard("error", () => {
+      if (!isObj(event) || event.callId === undefined) return;
+      this.finish(String(event.callId), { error: event.error ?? event });
+    });
+  }
+
+  /** Runs the provider request inside the model call (HTTP instrumentation nests under it). */
+  executeLanguageModelCall<T>(options: { callId: string; execute: () => PromiseLike<T> }): PromiseLike<T> {
+    const op = this.operations.get(String(options.callId));
+    const target = op?.model ?? op?.step;
+    return target ? context.with(target.context, options.execute) : options.execute();
+  }
+
+  /** Runs a tool inside its tool call (what it traces nests under it). */
+  executeTool<T>(options: { callId: string; toolCallId: string; execute: () => PromiseLike<T> }): PromiseLike<T> {
+    const span = this.operations.get(String(options.callId))?.tools.get(String(options.toolCallId));
+    return span ? context.with(span.context, options.execute) : options.execute();
+  }
+
+  private endStep(op: Operation, end: CallSpanEnd): void {
+    const step = op.step;
+    op.step = undefined;
+    op.stepPrompt = undefined;
+    if (step) endCallSpan(step, end);
+  }
+
+  /** Ends the calls below the operation that are still open (innermost first). */
+  private closeChildren(op: Operation, end: CallSpanEnd): void {
+    for (const span of op.tools.values()) endCallSpan(span, end);
+    op.tools.clear();
+    if (op.model) endCallSpan(op.model, end);
+    op.model = undefined;
+    this.endStep(op, end);
+  }
+
+  private finish(callId: string, end: CallSpanEnd): void {
+    const op = this.operations.get(callId);
+    if (!op) return;
+    this.operations.delete(callId);
+    this.closeChildren(op, end);
+    endCallSpan(op.root, end);
+  }
+
+  private evictOldest(): void {
+    const oldest = this.operations.keys().next();
+    if (!oldest.done) this.finish(oldest.value, { cancelled: "abandoned" });
+  }
+
+  private guard(where: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      internalError(where, err);
+    }
+  }
+}
+
+// Recorded, logged or inspected as a short summary: the calls in flight are never read.
+describeAs(TracewireTelemetry, "TracewireTelemetry");
+
+/** For `registerTelemetry(tracewireTelemetry())`: a fresh integration (one per process is enough). */
+export function tracewireTelemetry(): TracewireTelemetry {
+  return new TracewireTelemetry();
+}

@@ -1,0 +1,128 @@
+/**
+ * One tracewire call driven by events rather than by a function's own life: what an SDK telemetry integration (the
+ * AI SDK's, ai-sdk-telemetry.ts) needs to open a call when one event arrives and close it when another does. The
+ * call is a span of tracewire's tracer with its start data on the context given to `startSpan`, exactly like op()
+ * and chat-call.ts make theirs, so it takes the native route with real JSON inputs and output, nests under `parent`
+ * (the caller's op or span, or another such call), and joins the enclosing `withThread` turn and `withAttributes`.
+ */
+import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
+import { describeError } from "../otel/diagnostics.js";
+import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
+import { globalState } from "../otel/state.js";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
+import { currentAttributes, currentThread, withTurn } from "../tracing/context.js";
+import { preparePayload } from "../tracing/payload.js";
+import { TRACER_NAME, VERSION } from "../version.js";
+import { portableEndAttributes } from "../wire/span-to-call.js";
+import { isObj } from "./guards.js";
+
+/** What a call needs to start. */
+export interface CallSpanSpec {
+  /** The span's own name (what other OpenTelemetry backends show). */
+  spanName: string;
+  /** The call's op name. */
+  opName: string;
+  displayName?: string | undefined;
+  /** The call's inputs, raw (serialized and redacted here); `undefined` records `{}`. */
+  inputs?: Record<string, unknown> | undefined;
+  /** Call attributes of this call, over those of the enclosing `withAttributes`. */
+  attributes?: JsonObject | undefined;
+  /** OpenTelemetry attributes of the span (GenAI semantic conventions). */
+  spanAttributes?: Attributes | undefined;
+  kind?: SpanKind | undefined;
+  /** The context the call starts in: its parent span, thread and call attributes. */
+  parent: Context;
+  /** When the call started, ms since the epoch (events reported late carry their own time). */
+  startTime?: number | undefined;
+}
+
+/** A started call: its span, and the context to run its body in (its children nest under it). */
+export interface CallSpan {
+  span: Span;
+  context: Context;
+  opName: string;
+}
+
+/** How a call ended: its output (absent: none recorded), a failure, or a cancellation with its reason. */
+export interface CallSpanEnd {
+  output?: { value: unknown } | undefined;
+  error?: unknown;
+  cancelled?: string | undefined;
+  /** Attributes set on the span just before it ends (usage, response facts). */
+  spanAttributes?: Attributes | undefined;
+  endTime?: number | undefined;
+}
+
+/**
+ * Starts a call, or returns undefined when nothing records it (no tracer provider, sampled out), the span then
+ * already ended. Throws what tracing throws; callers guard.
+ */
+export function startCallSpan(spec: CallSpanSpec): CallSpan | undefined {
+  return context.with(spec.parent, () => {
+    const state = globalState();
+    const thread = currentThread();
+    let startContext = spec.parent;
+    if (state.active) {
+      const inputs = spec.inputs === undefined ? {} : preparePayload(spec.inputs, "inputs", spec.opName);
+      const data: CallStartData = {
+        opName: spec.opName,
+        inputs:
+          isObj(inputs) && !Array.isArray(inputs)
+            ? (inputs as JsonObject)
+            : inputs === undefined
+              ? {}
+              : { value: inputs },
+        attributes: { ...currentAttributes(), ...spec.attributes },
+      };
+      if (spec.displayName) data.displayName = spec.displayName;
+      if (thread) {
+        data.threadId = thread.threadId;
+        data.turnId = thread.turnId ?? "self";
+      }
+      startContext = spec.parent.setValue(CALL_START_KEY, data);
+    }
+    const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
+    const span = tracer.startSpan(
+      spec.spanName,
+      {
+        kind: spec.kind ?? SpanKind.INTERNAL,
+        ...(spec.spanAttributes ? { attributes: spec.spanAttributes } : {}),
+        ...(spec.startTime === undefined ? {} : { startTime: spec.startTime }),
+      },
+      startContext,
+    );
+    if (!span.isRecording()) {
+      span.end();
+      return undefined;
+    }
+    let body = trace.setSpan(spec.parent, span);
+    if (thread && thread.turnId === undefined) body = withTurn(body, thread, span.spanContext().spanId);
+    return { span, context: body, opName: spec.opName };
+  });
+}
+
+/** Ends a call once: records its output (serialized and redacted), failure or cancellation, then `span.end()`. */
+export function endCallSpan(call: CallSpan, end: CallSpanEnd): void {
+  const { span, opName } = call;
+  try {
+    const attributes: Attributes = { ...end.spanAttributes };
+    if (end.cancelled !== undefined) {
+      attributes[ATTR_TRACEWIRE_CANCELLED] = true;
+      attributes[ATTR_TRACEWIRE_CANCEL_REASON] = end.cancelled;
+    } else if (end.error !== undefined) {
+      const message = describeError(end.error);
+      span.setStatus({ code: SpanStatusCode.ERROR, message });
+      span.recordException(end.error instanceof Error ? end.error : { message });
+    }
+    if (globalState().active) {
+      const payload = end.output ? preparePayload(end.output.value, "output", opName) : undefined;
+      setCallEndData(span, payload === undefined ? {} : { output: payload });
+      if (payload !== undefined && spanRoute(span) === "otlp")
+        Object.assign(attributes, portableEndAttributes(payload));
+    }
+    span.setAttributes(attributes);
+  } finally {
+    span.end(end.endTime);
+  }
+}

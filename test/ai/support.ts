@@ -1,0 +1,60 @@
+/**
+ * What the AI SDK tests share: the tools both majors are given (the stand-in answers any request offering tools with
+ * two parallel calls, `get_weather` and `get_time`, then text once it sees their results), what those tools return,
+ * and helpers to read the recorded tree.
+ */
+import { expect } from "vitest";
+import { USAGE } from "../support/openai-server.js";
+import type { StoredCall, TracingDouble } from "../support/tracing-double.js";
+
+export const MODEL = "gpt-4o-mini";
+export const WEATHER_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string" } },
+  required: ["city"],
+  additionalProperties: false,
+};
+export const TIME_SCHEMA = {
+  type: "object",
+  properties: { tz: { type: "string" } },
+  required: ["tz"],
+  additionalProperties: false,
+};
+export const WEATHER = { city: "Paris", celsius: 21 };
+export const TIME = "12:00";
+
+/** The usage one stand-in request records, keyed by the model that answered. */
+export function usageOf(responseModel: string) {
+  return {
+    [responseModel]: {
+      prompt_tokens: USAGE.prompt_tokens,
+      completion_tokens: USAGE.completion_tokens,
+      total_tokens: USAGE.prompt_tokens + USAGE.completion_tokens,
+      requests: 1,
+      cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
+      reasoning_tokens: USAGE.completion_tokens_details.reasoning_tokens,
+    },
+  };
+}
+
+export type Recorded = StoredCall & { start: Record<string, unknown>; end: Record<string, unknown> };
+
+/** Every call of the trace, by op name, ended exactly once (fails otherwise). */
+export function recorded(double: TracingDouble): Recorded[] {
+  const calls = [...double.calls.values()];
+  for (const call of calls) {
+    expect(call.starts, `starts of ${String(call.start?.op_name)}`).toBe(1);
+    expect(call.ends, `ends of ${String(call.start?.op_name)}`).toBe(1);
+  }
+  return calls as Recorded[];
+}
+
+/** The calls named `opName`, in start order; with `parent`, only its children. */
+export function named(calls: Recorded[], opName: string, parent?: Recorded): Recorded[] {
+  return calls
+    .filter((c) => c.start.op_name === opName && (!parent || c.start.parent_id === parent.start.id))
+    .sort(
+      (a, b) =>
+        String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
+    );
+}
