@@ -229,7 +229,7 @@ export function objectRoutes(router: Router): void {
           (!f.latest_only || o.is_latest === 1) &&
           (f.is_op === undefined || f.is_op === null || (o.kind === "op") === f.is_op) &&
           (!f.base_object_classes || f.base_object_classes.includes(o.base_object_class ?? "")) &&
-          (!f.exclude_base_object_classes || !f.exclude_base_object_classes.includes(o.base_object_class ?? "")) &&
+          !f.exclude_base_object_classes?.includes(o.base_object_class ?? "") &&
           (!f.leaf_object_classes || f.leaf_object_classes.includes(o.leaf_object_class ?? "")),
       );
     if (body.sort_by?.length) objs = objs.sort(compareBy(body.sort_by));
