@@ -63,7 +63,7 @@ describe("the vendor's TypeScript SDK against tracewire dev", () => {
       client.calls.streamQuery({ sort_by: [{ field: "started_at", direction: "asc" }] }),
     );
     const byName = (name: string) =>
-      calls.filter((c) => (c.summary?.weave as { trace_name: string }).trace_name === name);
+      calls.filter((c) => (c.summary!.weave as { trace_name: string }).trace_name === name);
     expect(calls).toHaveLength(4);
     const [root] = byName("pipeline");
     expect(root).toMatchObject({ parent_id: null, inputs: { arg0: 1 }, output: { total: 4 } });
