@@ -11,10 +11,23 @@ import { makeAssistant } from "../openai/assistant.mjs";
 import { startStandIn } from "../openai/stand-in.mjs";
 
 const serve = process.argv.includes("--serve");
+const portArg = process.argv.indexOf("--port");
+const port = portArg === -1 ? 4319 : Number(process.argv[portArg + 1]);
+if (portArg !== -1 && !(Number.isInteger(port) && port > 0 && port < 65536)) {
+  console.error(`--port needs a port number, got ${JSON.stringify(process.argv[portArg + 1] ?? "")}`);
+  process.exit(2);
+}
 const project = "demo/agent";
 
-// An in-memory service unless you want to keep the data: `npm run demo -- --serve` and browse it.
-const service = await startDevServer({ port: serve ? 4319 : 0, storage: "memory" });
+// An in-memory service on a free port, or with `--serve` on a known one that stays up so you can browse the trace.
+let service;
+try {
+  service = await startDevServer({ port: serve ? port : 0, storage: "memory" });
+} catch (err) {
+  if (err?.code !== "EADDRINUSE") throw err;
+  console.error(`port ${port} is busy (another tracewire dev?): npm run demo -- --serve --port ${port + 1}`);
+  process.exit(1);
+}
 const standIn = await startStandIn();
 const tracing = init({ baseUrl: service.url, project, serviceName: "tracewire-demo", env: {} });
 
@@ -66,7 +79,11 @@ print(null, "  ");
 // recorded whole, and no key is).
 const root = calls.find((call) => call.op_name === "assistant");
 console.log(`\nrecorded output of assistant: ${JSON.stringify(root?.output)}`);
-console.log(`viewer: ${service.url}/  (project ${project})`);
+console.log(
+  serve
+    ? `viewer: ${service.url}/  (project ${project})`
+    : "viewer: closed with the demo; keep it open with `npm run demo -- --serve` (add `--port N` for another port)",
+);
 
 await reader.close();
 await tracing.shutdown();

@@ -1,7 +1,8 @@
 /**
  * The local service's request pipeline: loopback `Host` check (no DNS rebinding into your traces), optional API
- * key, routing, and errors in the service's shapes — `{"reason": …}`, FastAPI's `{"detail": […]}` for 422, and 501
- * naming any endpoint the local service does not implement.
+ * key, routing, and errors in the service's shapes — `{"reason": …}`, FastAPI's `{"detail": […]}` for 422, 405 with
+ * `Allow` for a known path under another method, and 404 naming any endpoint the local service does not implement
+ * (a 4xx: clients drop the request instead of retrying it, as they would a 5xx).
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
@@ -11,6 +12,7 @@ import { Router, type Service } from "./router.js";
 import { callRoutes } from "./routes/calls.js";
 import { evaluationRoutes } from "./routes/evaluations.js";
 import { feedbackRoutes } from "./routes/feedback.js";
+import { objectRoutes } from "./routes/objects.js";
 import { otelRoutes } from "./routes/otel.js";
 import { serviceRoutes } from "./routes/service.js";
 import { threadRoutes } from "./routes/threads.js";
@@ -28,6 +30,7 @@ export function buildRouter(): Router {
   feedbackRoutes(router);
   threadRoutes(router);
   evaluationRoutes(router);
+  objectRoutes(router);
   return router;
 }
 
@@ -112,9 +115,13 @@ export function createHandler(service: Service, options: { apiKey?: string | und
         return;
       }
       const match = router.match(method, url.pathname);
-      if (match.kind !== "found") {
-        const also = match.kind === "wrong-method" ? ` (this path takes ${match.allowed.join(", ")})` : "";
-        throw new HttpError(501, `tracewire dev does not implement ${method} ${url.pathname}${also}.`);
+      if (match.kind === "wrong-method") {
+        const allowed = match.allowed.join(", ");
+        const reason = `${method} ${url.pathname}: method not allowed (this path takes ${allowed}).`;
+        throw new HttpError(405, reason, { reason }, { allow: allowed });
+      }
+      if (match.kind === "unknown") {
+        throw new HttpError(404, `tracewire dev does not implement ${method} ${url.pathname}.`);
       }
       const reply = await match.handler(toRequest(req, url, match.params), service);
       await sendReply(res, reply);

@@ -1,26 +1,58 @@
 /**
  * Calls as the service returns them, and `/calls/stream_query` / `/calls/query_stats` over a {@link Store}:
  * the store filters on indexed columns (and sorts and pages on them when it can); the query language, sorting on
- * dotted fields and column selection run here. Reads add `summary.weave` (status, latency, trace name and, with
+ * dotted fields and column selection run here. Reads add `summary.weave` (status — `descendant_error` when a call below failed —, latency, the trace name and, with
  * `include_feedback`, the call's feedback), as the service does.
  */
-import { callRef } from "../api/refs.js";
+import { callRef, parseRef, REF_PREFIX } from "../api/refs.js";
 import type { CallSchema, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
 import type { JsonObject } from "../api/types/common.js";
 import { compareBy, matches } from "./query-dsl.js";
+
+type TraceStatus = "success" | "error" | "running" | "descendant_error";
+
 import { CALL_COLUMNS, type Store, type StoredCall, type StoredFeedback } from "./store/types.js";
 
 /** `summary.weave.status`: the service's `TraceStatus`. */
-function status(call: StoredCall): "success" | "error" | "running" {
+function status(call: StoredCall, descendantFailed: boolean): TraceStatus {
   if (call.exception !== null) return "error";
-  return call.ended_at === null ? "running" : "success";
+  if (call.ended_at === null) return "running";
+  const counts = call.summary?.status_counts as { error?: unknown } | undefined;
+  return descendantFailed || Number(counts?.error ?? 0) > 0 ? "descendant_error" : "success";
+}
+
+/** `summary.weave.trace_name`: the display name, else the op's name (the name in a `weave:///…/op/name:digest`). */
+export function traceName(call: Pick<StoredCall, "display_name" | "op_name">): string | null {
+  if (call.display_name) return call.display_name;
+  const op = call.op_name;
+  if (op?.startsWith(REF_PREFIX)) {
+    try {
+      return parseRef(op).name ?? op;
+    } catch {
+      return op;
+    }
+  }
+  return op;
+}
+
+/** Ids of the calls (among `calls`) with a failed call below them, read from their traces in the store. */
+export function withFailedDescendants(store: Store, project: string, calls: StoredCall[]): Set<string> {
+  const traceIds = [...new Set(calls.map((c) => c.trace_id).filter((t): t is string => t !== null))];
+  const marked = new Set<string>();
+  if (traceIds.length === 0) return marked;
+  const family = store.selectCalls({ project, filter: { trace_ids: traceIds } });
+  const parentOf = new Map(family.map((c) => [c.id, c.parent_id]));
+  for (const failed of family.filter((c) => c.exception !== null)) {
+    for (let up = parentOf.get(failed.id); up && !marked.has(up); up = parentOf.get(up)) marked.add(up);
+  }
+  return marked;
 }
 
 /** The call as `/call/read` and `/calls/stream_query` return it. */
-export function toCallSchema(call: StoredCall, feedback?: StoredFeedback[]): CallSchema {
+export function toCallSchema(call: StoredCall, feedback?: StoredFeedback[], descendantFailed = false): CallSchema {
   const weave: JsonObject = {
-    status: status(call),
-    trace_name: call.display_name ?? call.op_name,
+    status: status(call, descendantFailed),
+    trace_name: traceName(call),
     latency_ms: call.ended_at && call.started_at ? Date.parse(call.ended_at) - Date.parse(call.started_at) : null,
   };
   if (feedback) weave.feedback = feedback;
@@ -81,7 +113,8 @@ export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
   );
 
   const feedback = req.include_feedback ? feedbackByCall(store, req.project_id, rows) : undefined;
-  let calls = rows.map((row) => toCallSchema(row, feedback?.get(row.id)));
+  const failedBelow = withFailedDescendants(store, req.project_id, rows);
+  let calls = rows.map((row) => toCallSchema(row, feedback?.get(row.id), failedBelow.has(row.id)));
   if (!pushDown) {
     const seq = new Map(rows.map((r) => [r.id, r.seq]));
     const order = compareBy(sortBy);
@@ -96,7 +129,10 @@ export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
 /** `/calls/query_stats`: how many calls match (at most `limit`, with `has_more` when there were more). */
 export function countCalls(store: Store, req: CallsQueryStatsReq): { count: number; has_more?: boolean } {
   const rows = store.selectCalls({ project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) });
-  const count = req.query ? rows.filter((row) => matches(req.query, toCallSchema(row))).length : rows.length;
+  const failedBelow = req.query ? withFailedDescendants(store, req.project_id, rows) : new Set<string>();
+  const count = req.query
+    ? rows.filter((row) => matches(req.query, toCallSchema(row, undefined, failedBelow.has(row.id)))).length
+    : rows.length;
   if (req.limit !== undefined && req.limit !== null && count > req.limit) return { count: req.limit, has_more: true };
   return { count };
 }

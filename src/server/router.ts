@@ -1,6 +1,6 @@
 /**
  * Routes of the local service: `METHOD /path/:param` patterns to handlers. A path known under another method is a
- * 405; an unknown path is left to the caller (which answers 501 naming it).
+ * 405; an unknown path is left to the caller (which answers 404 naming it).
  */
 import type { Reply, Request } from "./http.js";
 import type { Store } from "./store/types.js";

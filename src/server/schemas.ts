@@ -6,6 +6,8 @@
 import { type FieldType, type Model, req, type TaggedModel } from "./validate.js";
 
 const strList: FieldType = { list: "str" };
+/** `limit`/`offset`: `Optional[int] = Field(ge=0)`. */
+const nonNegative: FieldType = "uint";
 const strict = (fields: Model["fields"]): Model => ({ strict: true, fields });
 
 const callStart: Model = {
@@ -29,6 +31,25 @@ const callStart: Model = {
   },
 };
 
+/** `LLMUsageSchema`: token counts are integers (lax: `"12"` is 12); other keys are kept as sent. */
+const usage: Model = {
+  strict: false,
+  fields: Object.fromEntries(
+    [
+      "prompt_tokens",
+      "input_tokens",
+      "completion_tokens",
+      "output_tokens",
+      "requests",
+      "total_tokens",
+      "cache_creation_input_tokens",
+      "cache_read_input_tokens",
+    ].map((name) => [name, "int" as FieldType]),
+  ),
+};
+/** `SummaryInsertMap`: `usage` keyed by model name; any other key. */
+const summary: Model = { strict: false, fields: { usage: { dictOf: usage } } };
+
 const callEnd: Model = {
   strict: false,
   fields: {
@@ -40,7 +61,7 @@ const callEnd: Model = {
     ended_at: req("datetime"),
     exception: "str",
     output: "any",
-    summary: req("dict"),
+    summary: req(summary),
     wb_run_step_end: "int",
   },
 };
@@ -90,8 +111,8 @@ const sortBy: FieldType = { list: strict({ field: req("str"), direction: req({ l
 export const CALLS_QUERY_REQ = strict({
   project_id: req("str"),
   filter: callsFilter,
-  limit: "int",
-  offset: "int",
+  limit: nonNegative,
+  offset: nonNegative,
   sort_by: sortBy,
   query,
   include_costs: "bool",
@@ -108,7 +129,7 @@ export const CALLS_QUERY_STATS_REQ = strict({
   project_id: req("str"),
   filter: callsFilter,
   query,
-  limit: "int",
+  limit: nonNegative,
   include_total_storage_size: "bool",
   expand_columns: strList,
 });
@@ -154,16 +175,16 @@ export const FEEDBACK_QUERY_REQ = strict({
   fields: strList,
   query,
   sort_by: sortBy,
-  limit: "int",
-  offset: "int",
+  limit: nonNegative,
+  offset: nonNegative,
 });
 export const FEEDBACK_PURGE_REQ = strict({ project_id: req("str"), query: req(query) });
 
 export const THREADS_QUERY_REQ = strict({
   project_id: req("str"),
   filter: strict({ after_datetime: "datetime", before_datetime: "datetime", thread_ids: strList }),
-  limit: "int",
-  offset: "int",
+  limit: nonNegative,
+  offset: nonNegative,
   sort_by: sortBy,
 });
 
@@ -186,3 +207,72 @@ export const SCORE_CREATE = strict({
   value: req("any"),
   evaluation_run_id: "str",
 });
+
+export const FILE_CONTENT_REQ = strict({ project_id: req("str"), digest: req("str") });
+
+export const OBJ_CREATE_REQ = strict({
+  obj: req({
+    strict: false,
+    fields: {
+      project_id: req("str"),
+      object_id: req("str"),
+      val: req("any"),
+      builtin_object_class: "str",
+      expected_digest: "str",
+      wb_user_id: "str",
+    },
+  }),
+});
+export const OBJ_READ_REQ = strict({
+  project_id: req("str"),
+  object_id: req("str"),
+  digest: req("str"),
+  metadata_only: "bool",
+  include_tags_and_aliases: "bool",
+});
+export const OBJ_QUERY_REQ = strict({
+  project_id: req("str"),
+  filter: strict({
+    base_object_classes: strList,
+    exclude_base_object_classes: strList,
+    leaf_object_classes: strList,
+    object_ids: strList,
+    is_op: "bool",
+    latest_only: "bool",
+    tags: strList,
+    aliases: strList,
+  }),
+  limit: nonNegative,
+  offset: nonNegative,
+  sort_by: sortBy,
+  metadata_only: "bool",
+  include_storage_size: "bool",
+  include_tags_and_aliases: "bool",
+});
+
+export const TABLE_CREATE_REQ = strict({
+  table: req({
+    strict: false,
+    fields: { project_id: req("str"), rows: req({ list: "dict" }), expected_digest: "str" },
+  }),
+});
+export const TABLE_UPDATE_REQ = strict({
+  project_id: req("str"),
+  base_digest: req("str"),
+  updates: req({ list: "dict" }),
+});
+export const TABLE_QUERY_REQ = strict({
+  project_id: req("str"),
+  digest: req("str"),
+  filter: strict({ row_digests: strList }),
+  limit: nonNegative,
+  offset: nonNegative,
+  sort_by: sortBy,
+});
+export const TABLE_QUERY_STATS_REQ = strict({ project_id: req("str"), digest: req("str") });
+export const TABLE_QUERY_STATS_BATCH_REQ = strict({
+  project_id: req("str"),
+  digests: strList,
+  include_storage_size: "bool",
+});
+export const REFS_READ_BATCH_REQ = strict({ refs: req(strList) });

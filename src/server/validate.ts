@@ -1,13 +1,17 @@
 /**
  * Request validation in the service's own terms: request wrappers are strict (an unknown top-level field is an
  * error), inner records ignore extra keys, and every problem is reported as FastAPI does, with status 422 and
- * `{"detail": [{"type", "loc", "msg", "input"}]}` (pydantic v2 error types and messages).
+ * `{"detail": [{"type", "loc", "msg", "input"}]}` (pydantic v2 error types and messages). Scalars are parsed in
+ * pydantic's lax mode, as the service does: `"2"` is the integer 2 and `"true"` is true; the body handed on holds
+ * the parsed values.
  */
 
 /** A field's type; `Model` for a nested record, `{ list }` for a list of something. */
 export type FieldType =
   | "str"
   | "int"
+  /** A non-negative integer (`Field(ge=0)`). */
+  | "uint"
   | "float"
   | "bool"
   | "dict"
@@ -16,6 +20,7 @@ export type FieldType =
   | "datetime"
   | Model
   | { list: FieldType }
+  | { dictOf: FieldType }
   | { literal: string[] }
   | { union: TaggedModel[]; discriminator: string; defaultTag?: string };
 
@@ -41,6 +46,7 @@ export interface ValidationIssue {
   loc: (string | number)[];
   msg: string;
   input?: unknown;
+  ctx?: Record<string, unknown>;
 }
 
 /** A 422 waiting to be sent. */
@@ -56,34 +62,57 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "obj
 
 const spec = (s: FieldSpec | FieldType): FieldSpec => (typeof s === "object" && "type" in s ? s : { type: s });
 
-function checkValue(value: unknown, type: FieldType, loc: (string | number)[], out: ValidationIssue[]): void {
-  const fail = (kind: string, msg: string) => out.push({ type: kind, loc, msg, input: value });
+const INTEGER = /^\s*[+-]?\d+\s*$/;
+const NUMBER = /^\s*[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?\s*$/;
+const TRUE = new Set(["true", "1", "yes", "on", "t", "y"]);
+const FALSE = new Set(["false", "0", "no", "off", "f", "n"]);
+
+/** Checks one value; returns it as pydantic's lax mode parses it (numeric strings to numbers, and so on). */
+function checkValue(value: unknown, type: FieldType, loc: (string | number)[], out: ValidationIssue[]): unknown {
+  const fail = (kind: string, msg: string, extra: Partial<ValidationIssue> = {}) => {
+    out.push({ type: kind, loc, msg, input: value, ...extra });
+    return value;
+  };
   if (typeof type === "string") {
     switch (type) {
       case "str":
-        if (typeof value !== "string") fail("string_type", "Input should be a valid string");
-        return;
+        return typeof value === "string" ? value : fail("string_type", "Input should be a valid string");
       case "int":
-        if (typeof value !== "number" || !Number.isInteger(value)) fail("int_type", "Input should be a valid integer");
-        return;
+      case "uint": {
+        let n = value;
+        if (typeof value === "string") {
+          if (!INTEGER.test(value))
+            return fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer");
+          n = Number(value);
+        } else if (typeof value !== "number") return fail("int_type", "Input should be a valid integer");
+        if (!Number.isInteger(n))
+          return fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
+        if (type === "uint" && (n as number) < 0)
+          return fail("greater_than_equal", "Input should be greater than or equal to 0", { ctx: { ge: 0 } });
+        return n;
+      }
       case "float":
-        if (typeof value !== "number") fail("float_type", "Input should be a valid number");
-        return;
+        if (typeof value === "string" && NUMBER.test(value)) return Number(value);
+        if (typeof value === "string")
+          return fail("float_parsing", "Input should be a valid number, unable to parse string as a number");
+        return typeof value === "number" ? value : fail("float_type", "Input should be a valid number");
       case "bool":
-        if (typeof value !== "boolean") fail("bool_type", "Input should be a valid boolean");
-        return;
+        if (typeof value === "boolean") return value;
+        if (TRUE.has(String(value).toLowerCase()) && typeof value !== "object") return true;
+        if (FALSE.has(String(value).toLowerCase()) && typeof value !== "object") return false;
+        return typeof value === "string"
+          ? fail("bool_parsing", "Input should be a valid boolean, unable to interpret input")
+          : fail("bool_type", "Input should be a valid boolean");
       case "dict":
-        if (!isRecord(value)) fail("dict_type", "Input should be a valid dictionary");
-        return;
+        return isRecord(value) ? value : fail("dict_type", "Input should be a valid dictionary");
       case "list":
-        if (!Array.isArray(value)) fail("list_type", "Input should be a valid list");
-        return;
+        return Array.isArray(value) ? value : fail("list_type", "Input should be a valid list");
       case "datetime":
         if (typeof value !== "string" || Number.isNaN(Date.parse(value)))
-          fail("datetime_from_date_parsing", "Input should be a valid datetime");
-        return;
+          return fail("datetime_from_date_parsing", "Input should be a valid datetime");
+        return value;
       default:
-        return;
+        return value;
     }
   }
   if ("literal" in type) {
@@ -92,30 +121,34 @@ function checkValue(value: unknown, type: FieldType, loc: (string | number)[], o
       const last = options.pop();
       fail("literal_error", `Input should be ${options.length ? `${options.join(", ")} or ${last}` : last}`);
     }
-    return;
+    return value;
   }
   if ("list" in type) {
-    if (!Array.isArray(value)) return void fail("list_type", "Input should be a valid list");
-    for (const [i, item] of value.entries()) checkValue(item, type.list, [...loc, i], out);
-    return;
+    if (!Array.isArray(value)) return fail("list_type", "Input should be a valid list");
+    for (const [i, item] of value.entries()) value[i] = checkValue(item, type.list, [...loc, i], out);
+    return value;
+  }
+  if ("dictOf" in type) {
+    if (!isRecord(value)) return fail("dict_type", "Input should be a valid dictionary");
+    for (const [k, item] of Object.entries(value)) value[k] = checkValue(item, type.dictOf, [...loc, k], out);
+    return value;
   }
   if ("union" in type) {
-    if (!isRecord(value)) return void fail("model_attributes_type", "Input should be a valid dictionary or object");
+    if (!isRecord(value)) return fail("model_attributes_type", "Input should be a valid dictionary or object");
     const tag = value[type.discriminator] ?? type.defaultTag;
     const model = type.union.find((m) => m.tag === tag);
     if (!model) {
       const tags = type.union.map((m) => `'${m.tag}'`).join(", ");
-      return void out.push({
-        type: "union_tag_invalid",
-        loc,
-        msg: `Input tag '${String(tag)}' found using '${type.discriminator}' does not match any of the expected tags: ${tags}`,
-        input: value,
-      });
+      return fail(
+        "union_tag_invalid",
+        `Input tag '${String(tag)}' found using '${type.discriminator}' does not match any of the expected tags: ${tags}`,
+      );
     }
     checkModel(value, model, [...loc, String(tag)], out);
-    return;
+    return value;
   }
   checkModel(value, type, loc, out);
+  return value;
 }
 
 function checkModel(value: unknown, model: Model, loc: (string | number)[], out: ValidationIssue[]): void {
@@ -137,7 +170,7 @@ function checkModel(value: unknown, model: Model, loc: (string | number)[], out:
     }
     // Optional fields are `Optional[...]`: null is fine. A required one takes null only when typed `Any`.
     if (v === null && (!field.required || field.type === "any")) continue;
-    checkValue(v, field.type, [...loc, name], out);
+    value[name] = checkValue(v, field.type, [...loc, name], out);
   }
   if (model.strict) {
     for (const name of Object.keys(value)) {

@@ -99,7 +99,9 @@ describe("register()", () => {
     const [stored] = await callsOf(call.traceId);
     expect(stored).toMatchObject({ id: call.id, op_name: "answer" });
     const feedback = (stored!.summary as { weave: { feedback: { payload: unknown }[] } }).weave.feedback;
-    expect(feedback.map((f) => f.payload)).toEqual([{ emoji: "👍" }]);
+    expect(feedback.map((f) => f.payload)).toEqual([
+      { emoji: "👍", alias: ":thumbs_up:", detoned: "👍", detoned_alias: ":thumbs_up:" },
+    ]);
   });
 
   it("edge runtime: does nothing and says so once", async () => {

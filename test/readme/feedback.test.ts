@@ -62,7 +62,7 @@ describe.each(["auto", "otlp"] as const)("README feedback block, export %s", (ro
     const rows = (await client.feedback.query({})).result;
     const own = rows.filter((r) => r.weave_ref === call!.ref);
     expect(own.map((r) => [r.feedback_type, r.payload])).toEqual([
-      ["wandb.reaction.1", { emoji: "👍" }],
+      ["wandb.reaction.1", { emoji: "👍", alias: ":thumbs_up:", detoned: "👍", detoned_alias: ":thumbs_up:" }],
       ["wandb.note.1", { note: "Great answer, cite sources next time" }],
       ["wandb.runnable.correctness", { output: 0.9 }],
       ["wandb.annotation.tone", { value: "friendly" }],
@@ -70,7 +70,9 @@ describe.each(["auto", "otlp"] as const)("README feedback block, export %s", (ro
     expect(own[2]).toMatchObject({ runnable_ref: `weave:///${PROJECT}/object/correctness:latest` });
     expect(own[3]).toMatchObject({ annotation_ref: `weave:///${PROJECT}/object/tone:latest` });
     const other = rows.filter((r) => r.weave_ref === `weave:///${PROJECT}/call/018f1f2a9c2b7d3e`);
-    expect(other.map((r) => [r.feedback_type, r.payload])).toEqual([["wandb.reaction.1", { emoji: "👎" }]]);
+    expect(other.map((r) => [r.feedback_type, r.payload])).toEqual([
+      ["wandb.reaction.1", { emoji: "👎", alias: ":thumbs_down:", detoned: "👎", detoned_alias: ":thumbs_down:" }],
+    ]);
     // The call itself is there too, on either route.
     const stored = await client.calls.read({ id: call!.id });
     expect(stored.call).toMatchObject({ id: call!.id, display_name: "answer: Is it fast?" });

@@ -199,4 +199,40 @@ describe("feedback", () => {
     });
     expect(missing.status).toBe(404);
   });
+
+  it("stores a reaction with its alias and detoned forms, and refuses one that is not exactly one emoji", async () => {
+    const ref = callRef(PROJECT, "reactions");
+    const forms = async (emoji: string) => {
+      const res = await send(service.url, "/feedback/create", {
+        project_id: PROJECT,
+        weave_ref: ref,
+        feedback_type: "wandb.reaction.1",
+        payload: { emoji },
+      });
+      expect(res.status).toBe(200);
+      return (res.json as { payload: unknown }).payload;
+    };
+    expect(await forms("👍🏽")).toEqual({
+      emoji: "👍🏽",
+      alias: ":thumbs_up_medium_skin_tone:",
+      detoned: "👍",
+      detoned_alias: ":thumbs_up:",
+    });
+    expect(await forms("❤")).toMatchObject({ alias: ":red_heart:", detoned_alias: ":red_heart:" });
+    const stored = await send(service.url, "/feedback/query", {
+      project_id: PROJECT,
+      fields: ["payload.alias"],
+      query: { $expr: { $eq: [{ $getField: "payload.emoji" }, { $literal: "👍🏽" }] } },
+    });
+    expect(stored.json).toMatchObject({ result: [{ "payload.alias": ":thumbs_up_medium_skin_tone:" }] });
+    for (const emoji of ["👍👍", "ok", ""]) {
+      const res = await send(service.url, "/feedback/create", {
+        project_id: PROJECT,
+        weave_ref: ref,
+        feedback_type: "wandb.reaction.1",
+        payload: { emoji },
+      });
+      expect(res.status, emoji).toBe(400);
+    }
+  });
 });

@@ -118,7 +118,8 @@ it("maps protobuf spans to calls and reports refused spans in partial_success", 
     attributes: { model: "gpt-4o", model_parameters: { model: "gpt-4o", temperature: 0.5 } },
     summary: {
       usage: { "gpt-4o": { input_tokens: 30, output_tokens: 7, total_tokens: 37, requests: 1 } },
-      weave: { status: "success", latency_ms: 1500 },
+      // Its child (the tool call) failed: the service reports that on the parent.
+      weave: { status: "descendant_error", latency_ms: 1500 },
     },
   });
   expect(toolCall).toMatchObject({

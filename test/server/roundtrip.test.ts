@@ -108,7 +108,7 @@ describe.each(cases)("route $route, storage $storage", ({ route, storage }) => {
       .feedback;
     expect(feedback.map((f) => [f.feedback_type, f.payload]).sort()).toEqual([
       ["wandb.note.1", { note: "helpful" }],
-      ["wandb.reaction.1", { emoji: "👍" }],
+      ["wandb.reaction.1", { emoji: "👍", alias: ":thumbs_up:", detoned: "👍", detoned_alias: ":thumbs_up:" }],
     ]);
 
     const [failed] = await collect(client.calls.streamQuery({ filter: { op_names: ["failing"] } }));

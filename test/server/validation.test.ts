@@ -1,7 +1,7 @@
 /**
  * The local service is as strict as the hosted one: unknown top-level fields, missing or mistyped fields and bad
  * JSON are 422 in FastAPI's `{"detail": [{loc, msg, type}]}` shape, a rejected batch stores nothing, an API key is
- * enforced when set, only loopback Host names are answered, and endpoints it lacks are a 501 that names them.
+ * enforced when set, only loopback Host names are answered, and endpoints it lacks are a 404 that names them (a GET on a POST path is 405).
  */
 import { request } from "node:http";
 import { gzipSync } from "node:zlib";
@@ -54,8 +54,10 @@ describe("strict validation", () => {
       detail: [{ type: "missing", loc: ["body", "start", "op_name"], msg: "Field required" }],
     });
 
-    const typed = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: "10" });
-    expect(typed.json).toMatchObject({ detail: [{ type: "int_type", loc: ["body", "limit"] }] });
+    const typed = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: "ten" });
+    expect(typed.json).toMatchObject({ detail: [{ type: "int_parsing", loc: ["body", "limit"] }] });
+    const list = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: [10] });
+    expect(list.json).toMatchObject({ detail: [{ type: "int_type", loc: ["body", "limit"] }] });
 
     const sort = await send(service.url, "/calls/stream_query", {
       project_id: PROJECT,
@@ -106,17 +108,20 @@ describe("strict validation", () => {
     expect(res.json).toEqual({ reason: expect.stringContaining('expected "entity/project"') });
   });
 
-  it("answers 501 naming any endpoint it does not implement", async () => {
+  it("answers a 404 naming any endpoint it does not implement (a 4xx: clients do not retry it)", async () => {
     const cost = await send(service.url, "/cost/create", { project_id: PROJECT, costs: {} });
-    expect(cost.status).toBe(501);
+    expect(cost.status).toBe(404);
     expect(cost.json).toEqual({ reason: "tracewire dev does not implement POST /cost/create." });
     const del = await send(service.url, "/v2/acme/demo/scores?score_ids=a", undefined, { method: "DELETE" });
-    expect(del.status).toBe(501);
+    expect(del.status).toBe(405);
     expect((del.json as { reason: string }).reason).toContain("DELETE /v2/acme/demo/scores");
+  });
+
+  it("answers 405 with Allow for a GET on a POST-only path", async () => {
     const get = await send(service.url, "/call/start");
-    expect((get.json as { reason: string }).reason).toBe(
-      "tracewire dev does not implement GET /call/start (this path takes POST).",
-    );
+    expect(get.status).toBe(405);
+    expect(get.headers.get("allow")).toBe("POST");
+    expect((get.json as { reason: string }).reason).toBe("GET /call/start: method not allowed (this path takes POST).");
   });
 
   it("takes gzip request bodies", async () => {
@@ -227,5 +232,64 @@ describe("API key", () => {
     const client = new TracingClient({ baseUrl: service.url, apiKey: KEY, project: PROJECT, env: {} });
     expect(await collect(client.calls.streamQuery({ filter: { op_names: ["keyed"] } }))).toHaveLength(1);
     await client.close();
+  });
+});
+
+describe("validation parity with the service's request models", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService({ storage: "memory" });
+  });
+  afterAll(() => service.close());
+
+  const end = (id: string, usage: Record<string, unknown>) => ({
+    end: {
+      project_id: PROJECT,
+      id,
+      ended_at: "2026-01-05T10:00:01.000Z",
+      summary: { usage: { "gpt-4o": usage } },
+    },
+  });
+
+  it("refuses a token count that is not an integer with 422, and takes a numeric string as the number", async () => {
+    await send(service.url, "/call/start", { start: start("p1") });
+    const bad = await send(service.url, "/call/end", end("p1", { prompt_tokens: "twelve" }));
+    expect(bad.status).toBe(422);
+    expect(bad.json).toMatchObject({
+      detail: [
+        {
+          type: "int_parsing",
+          loc: ["body", "end", "summary", "usage", "gpt-4o", "prompt_tokens"],
+          msg: "Input should be a valid integer, unable to parse string as an integer",
+        },
+      ],
+    });
+    const fractional = await send(service.url, "/call/end", end("p1", { completion_tokens: 1.5 }));
+    expect(fractional.status).toBe(422);
+    const lax = await send(service.url, "/call/end", end("p1", { prompt_tokens: "12", completion_tokens: 3 }));
+    expect(lax.status).toBe(200);
+    const read = await send(service.url, "/call/read", { project_id: PROJECT, id: "p1" });
+    const usage = (read.json as { call: { summary: { usage: Record<string, Record<string, unknown>> } } }).call.summary
+      .usage["gpt-4o"];
+    expect(usage).toEqual({ prompt_tokens: 12, completion_tokens: 3 });
+  });
+
+  it("refuses a negative limit or offset with 422 and takes numeric strings", async () => {
+    for (const field of ["limit", "offset"]) {
+      const res = await send(service.url, "/calls/stream_query", { project_id: PROJECT, [field]: -1 });
+      expect(res.status).toBe(422);
+      expect(res.json).toMatchObject({
+        detail: [
+          { type: "greater_than_equal", loc: ["body", field], msg: "Input should be greater than or equal to 0" },
+        ],
+      });
+    }
+    await send(service.url, "/call/start", { start: start("p2") });
+    await send(service.url, "/call/start", { start: start("p3") });
+    const lax = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: "2", offset: "1" });
+    expect(lax.status).toBe(200);
+    expect(ndjson(lax.text).map((c) => c.id)).toEqual(["p2", "p3"]);
+    const flag = await send(service.url, "/calls/stream_query", { project_id: PROJECT, include_feedback: "true" });
+    expect(flag.status).toBe(200);
   });
 });

@@ -35,6 +35,14 @@ const agent = op(
 const failing = op(async function failing() {
   throw new TypeError("tool exploded");
 });
+const guarded = op(async function guarded() {
+  try {
+    await failing();
+  } catch {
+    // handled: the trace goes on, and its root reports the failure below it
+  }
+  return "recovered";
+});
 const later = op(async function later() {
   return "late";
 });
@@ -138,4 +146,25 @@ describe.skipIf(!available && !required)("viewer in Chromium", () => {
     await annotate(`screenshot: ${shot}`, "screenshot");
     expect(errors).toEqual([]);
   }, 60_000);
+
+  it("shows dates, 'descendant error' for a root whose child failed, and every column at 1280×720", async () => {
+    await guarded();
+    await tracing.flush();
+    await page.setViewportSize({ width: 1280, height: 720 });
+    await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
+    const row = page.locator("#trace-list tbody tr").filter({ hasText: "guarded" });
+    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
+    expect(await row.locator(".status").textContent()).toBe("descendant error");
+    const month = new Date().toLocaleString("en-US", { month: "short" });
+    expect(await row.locator("td").first().textContent()).toMatch(
+      new RegExp(`${month} \\d{1,2}, \\d{2}:\\d{2}:\\d{2}`),
+    );
+    // Every header cell of the list ends inside the list's pane.
+    const pane = await page.locator("#traces").boundingBox();
+    const heads = await page
+      .locator("#trace-list th")
+      .evaluateAll((ths) => ths.map((th) => [th.textContent, th.getBoundingClientRect().right]));
+    expect(heads.map(([name]) => name)).toEqual(["Started", "Op", "Status", "Latency", "Tokens", "Model", "Calls"]);
+    for (const [name, right] of heads) expect(right as number, String(name)).toBeLessThanOrEqual(pane!.x + pane!.width);
+  }, 30_000);
 });

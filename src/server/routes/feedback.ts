@@ -1,7 +1,7 @@
 /** Feedback endpoints: create (one or a batch), query, replace, purge. */
 import { randomUUID } from "node:crypto";
 import { checkFeedback } from "../../api/feedback-rules.js";
-import { parseRef } from "../../api/refs.js";
+import { parseRef, REACTION_FEEDBACK_TYPE } from "../../api/refs.js";
 import type {
   FeedbackCreateBatchReq,
   FeedbackCreateReq,
@@ -9,6 +9,7 @@ import type {
   FeedbackQueryReq,
   FeedbackReplaceReq,
 } from "../../api/types/feedback.js";
+import { reactionPayload } from "../emoji-names.js";
 import { HttpError } from "../http.js";
 import { compareBy, getPath, matches } from "../query-dsl.js";
 import type { Router } from "../router.js";
@@ -49,7 +50,11 @@ export function feedbackRow(req: FeedbackCreateReq, id: string = req.id ?? rando
     project_id: req.project_id,
     weave_ref: req.weave_ref,
     feedback_type: req.feedback_type,
-    payload: req.payload,
+    // The service stores a reaction with its alias and detoned forms (and answers them in the create response).
+    payload:
+      req.feedback_type === REACTION_FEEDBACK_TYPE
+        ? { ...req.payload, ...reactionPayload(String(req.payload.emoji)) }
+        : req.payload,
     created_at: new Date().toISOString(),
     wb_user_id: LOCAL_USER,
   };

@@ -11,6 +11,8 @@ import {
   type Store,
   type StoredCall,
   type StoredFeedback,
+  type StoredObject,
+  type StoredRow,
 } from "./types.js";
 
 const key = (project: string, id: string) => `${project}\u0000${id}`;
@@ -47,12 +49,21 @@ export class MemoryStore implements Store {
   private calls = new Map<string, StoredCall>();
   private feedback = new Map<string, StoredFeedback>();
   private scoreRequests: { project_id: string; call_ids: string[]; scorer_refs: string[] }[] = [];
+  private objects: StoredObject[] = [];
+  private rows = new Map<string, unknown>();
+  private tables = new Map<string, string[]>();
+  private files = new Map<string, Uint8Array>();
   private seq = 0;
   private depth = 0;
 
   transaction<T>(fn: () => T): T {
     if (this.depth > 0) return fn();
-    const snapshot = { calls: new Map(this.calls), feedback: new Map(this.feedback), seq: this.seq };
+    const snapshot = {
+      calls: new Map(this.calls),
+      feedback: new Map(this.feedback),
+      objects: [...this.objects],
+      seq: this.seq,
+    };
     this.depth++;
     try {
       return fn();
@@ -177,6 +188,44 @@ export class MemoryStore implements Store {
 
   recordScoreRequest(project: string, callIds: string[], scorerRefs: string[]): void {
     this.scoreRequests.push({ project_id: project, call_ids: [...callIds], scorer_refs: [...scorerRefs] });
+  }
+
+  putObject(obj: Omit<StoredObject, "version_index">): StoredObject {
+    const versions = this.objects.filter((o) => o.project_id === obj.project_id && o.object_id === obj.object_id);
+    const existing = versions.find((o) => o.digest === obj.digest);
+    if (existing) return clone(existing);
+    const stored = { ...clone(obj), version_index: versions.length };
+    this.objects = [...this.objects, stored];
+    return clone(stored);
+  }
+
+  selectObjects(project: string, objectIds?: string[]): StoredObject[] {
+    const ids = objectIds && new Set(objectIds);
+    return this.objects.filter((o) => o.project_id === project && (!ids || ids.has(o.object_id))).map(clone);
+  }
+
+  putTable(project: string, digest: string, rows: StoredRow[]): void {
+    for (const row of rows) {
+      if (!this.rows.has(key(project, row.digest))) this.rows.set(key(project, row.digest), clone(row.val));
+    }
+    this.tables.set(
+      key(project, digest),
+      rows.map((r) => r.digest),
+    );
+  }
+
+  readTable(project: string, digest: string): StoredRow[] | undefined {
+    return this.tables
+      .get(key(project, digest))
+      ?.map((d) => ({ digest: d, val: clone(this.rows.get(key(project, d))) ?? null }));
+  }
+
+  putFile(project: string, digest: string, bytes: Uint8Array): void {
+    if (!this.files.has(key(project, digest))) this.files.set(key(project, digest), new Uint8Array(bytes));
+  }
+
+  readFile(project: string, digest: string): Uint8Array | undefined {
+    return this.files.get(key(project, digest));
   }
 
   projects(): { project_id: string; calls: number; last_started_at: string | null }[] {

@@ -14,9 +14,11 @@ import {
   type Store,
   type StoredCall,
   type StoredFeedback,
+  type StoredObject,
+  type StoredRow,
 } from "./types.js";
 
-const SCHEMA_VERSION = 1;
+const SCHEMA_VERSION = 2;
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS calls (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -39,6 +41,22 @@ CREATE TABLE IF NOT EXISTS score_requests (
   seq INTEGER PRIMARY KEY AUTOINCREMENT,
   project_id TEXT NOT NULL, call_ids TEXT NOT NULL, scorer_refs TEXT NOT NULL, created_at TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS objects (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  project_id TEXT NOT NULL, object_id TEXT NOT NULL, digest TEXT NOT NULL, kind TEXT NOT NULL,
+  base_object_class TEXT, leaf_object_class TEXT, val TEXT NOT NULL, created_at TEXT NOT NULL,
+  version_index INTEGER NOT NULL,
+  UNIQUE (project_id, object_id, digest)
+);
+CREATE TABLE IF NOT EXISTS table_rows (
+  project_id TEXT NOT NULL, digest TEXT NOT NULL, val TEXT NOT NULL, PRIMARY KEY (project_id, digest)
+);
+CREATE TABLE IF NOT EXISTS tables (
+  project_id TEXT NOT NULL, digest TEXT NOT NULL, row_digests TEXT NOT NULL, PRIMARY KEY (project_id, digest)
+);
+CREATE TABLE IF NOT EXISTS files (
+  project_id TEXT NOT NULL, digest TEXT NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (project_id, digest)
+);
 `;
 
 const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
@@ -46,6 +64,20 @@ const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(
 const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
 const int = (v: unknown): number | null => (typeof v === "number" || typeof v === "bigint" ? Number(v) : null);
 const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
+
+function toObject(row: Record<string, unknown>): StoredObject {
+  return {
+    project_id: String(row.project_id),
+    object_id: String(row.object_id),
+    digest: String(row.digest),
+    kind: row.kind === "op" ? "op" : "object",
+    base_object_class: text(row.base_object_class),
+    leaf_object_class: text(row.leaf_object_class),
+    val: parse(row.val),
+    created_at: String(row.created_at),
+    version_index: Number(row.version_index),
+  };
+}
 
 function toCall(row: Record<string, unknown>): StoredCall {
   return {
@@ -269,6 +301,79 @@ export class SqliteStore implements Store {
         new Date().toISOString(),
       ),
     );
+  }
+
+  putObject(obj: Omit<StoredObject, "version_index">): StoredObject {
+    return this.transaction(() => {
+      const existing = this.stmt("SELECT * FROM objects WHERE project_id = ? AND object_id = ? AND digest = ?").get(
+        obj.project_id,
+        obj.object_id,
+        obj.digest,
+      );
+      if (existing) return toObject(existing);
+      const count = this.stmt("SELECT COUNT(*) AS n FROM objects WHERE project_id = ? AND object_id = ?").get(
+        obj.project_id,
+        obj.object_id,
+      );
+      const stored: StoredObject = { ...obj, version_index: Number(count?.n ?? 0) };
+      this.stmt(
+        `INSERT INTO objects (project_id, object_id, digest, kind, base_object_class, leaf_object_class, val,
+           created_at, version_index) VALUES (${placeholders(9)})`,
+      ).run(
+        stored.project_id,
+        stored.object_id,
+        stored.digest,
+        stored.kind,
+        stored.base_object_class,
+        stored.leaf_object_class,
+        JSON.stringify(stored.val),
+        stored.created_at,
+        stored.version_index,
+      );
+      return stored;
+    });
+  }
+
+  selectObjects(project: string, objectIds?: string[]): StoredObject[] {
+    const params: SqlValue[] = [project];
+    let sql = "SELECT * FROM objects WHERE project_id = ?";
+    if (objectIds) {
+      if (objectIds.length === 0) return [];
+      sql += ` AND object_id IN (${placeholders(objectIds.length)})`;
+      params.push(...objectIds);
+    }
+    return this.db
+      .prepare(`${sql} ORDER BY seq`)
+      .all(...params)
+      .map(toObject);
+  }
+
+  putTable(project: string, digest: string, rows: StoredRow[]): void {
+    const row = this.stmt("INSERT OR IGNORE INTO table_rows (project_id, digest, val) VALUES (?, ?, ?)");
+    const table = this.stmt("INSERT OR IGNORE INTO tables (project_id, digest, row_digests) VALUES (?, ?, ?)");
+    this.transaction(() => {
+      for (const r of rows) row.run(project, r.digest, JSON.stringify(r.val));
+      table.run(project, digest, JSON.stringify(rows.map((r) => r.digest)));
+    });
+  }
+
+  readTable(project: string, digest: string): StoredRow[] | undefined {
+    const table = this.stmt("SELECT row_digests FROM tables WHERE project_id = ? AND digest = ?").get(project, digest);
+    if (!table) return undefined;
+    const digests = JSON.parse(String(table.row_digests)) as string[];
+    const read = this.stmt("SELECT val FROM table_rows WHERE project_id = ? AND digest = ?");
+    return digests.map((d) => ({ digest: d, val: parse(read.get(project, d)?.val) }));
+  }
+
+  putFile(project: string, digest: string, bytes: Uint8Array): void {
+    this.transaction(() =>
+      this.stmt("INSERT OR IGNORE INTO files (project_id, digest, bytes) VALUES (?, ?, ?)").run(project, digest, bytes),
+    );
+  }
+
+  readFile(project: string, digest: string): Uint8Array | undefined {
+    const row = this.stmt("SELECT bytes FROM files WHERE project_id = ? AND digest = ?").get(project, digest);
+    return row ? new Uint8Array(row.bytes as Uint8Array) : undefined;
   }
 
   projects(): { project_id: string; calls: number; last_started_at: string | null }[] {

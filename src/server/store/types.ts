@@ -50,6 +50,26 @@ export interface StoredFeedback {
   [key: string]: unknown;
 }
 
+/** An object version as stored (`/obj/create`); `version_index` counts the object's versions from 0. */
+export interface StoredObject {
+  project_id: string;
+  object_id: string;
+  digest: string;
+  /** `op` for saved functions, else `object`. */
+  kind: "op" | "object";
+  base_object_class: string | null;
+  leaf_object_class: string | null;
+  val: unknown;
+  created_at: string;
+  version_index: number;
+}
+
+/** One table row: its digest and value. */
+export interface StoredRow {
+  digest: string;
+  val: unknown;
+}
+
 /** One half of a call to write. `start.id` and `start.trace_id` are filled in before they reach the store. */
 export type CallWrite =
   | { kind: "start"; start: CallStart & { id: string; trace_id: string } }
@@ -112,6 +132,20 @@ export interface Store {
   deleteFeedback(project: string, ids: string[]): number;
   /** Records a `/calls/score` request. */
   recordScoreRequest(project: string, callIds: string[], scorerRefs: string[]): void;
+  /**
+   * Stores an object version unless one with the same digest exists; returns the stored version (the new one, or
+   * the one that was there), with its `version_index`.
+   */
+  putObject(obj: Omit<StoredObject, "version_index">): StoredObject;
+  /** A project's object versions, oldest first, only of `objectIds` when given. */
+  selectObjects(project: string, objectIds?: string[]): StoredObject[];
+  /** Stores a table: its rows (content-addressed, shared between tables) and their order. */
+  putTable(project: string, digest: string, rows: StoredRow[]): void;
+  /** A table's rows in order, or undefined when there is no such table. */
+  readTable(project: string, digest: string): StoredRow[] | undefined;
+  /** Stores a file's bytes under their digest (a second upload of the same bytes changes nothing). */
+  putFile(project: string, digest: string, bytes: Uint8Array): void;
+  readFile(project: string, digest: string): Uint8Array | undefined;
   /** Projects that have calls, with their call count and latest start. */
   projects(): { project_id: string; calls: number; last_started_at: string | null }[];
   close(): void;

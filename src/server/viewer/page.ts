@@ -16,19 +16,22 @@ header .muted { color: #a5a5b0; }
 header select { font: inherit; padding: 2px 4px; }
 #live { margin-left: auto; font-size: 12px; color: #a5a5b0; }
 #live.on::before { content: "● "; color: #51cf66; }
-main { flex: 1; display: grid; grid-template-columns: minmax(360px, 40%) 1fr; min-height: 0; }
+main { flex: 1; display: grid; grid-template-columns: minmax(420px, 46%) 1fr; min-height: 0; }
 section { overflow: auto; min-height: 0; }
 #traces { border-right: 1px solid var(--line); background: var(--panel); }
 table { border-collapse: collapse; width: 100%; }
-th, td { text-align: left; padding: 5px 8px; border-bottom: 1px solid var(--line); white-space: nowrap; }
+th, td { text-align: left; padding: 5px 6px; border-bottom: 1px solid var(--line); white-space: nowrap; }
 th { position: sticky; top: 0; background: var(--panel); color: var(--muted); font-weight: 500; font-size: 12px; }
 tbody tr { cursor: pointer; }
 tbody tr:hover { background: #f1f3f5; }
 tbody tr.selected { background: var(--sel); }
-td.op { max-width: 220px; overflow: hidden; text-overflow: ellipsis; font-weight: 500; }
+td.op { max-width: 120px; overflow: hidden; text-overflow: ellipsis; font-weight: 500; }
+td .status.descendant_error { white-space: normal; display: inline-block; max-width: 64px; line-height: 1.1; }
+td.model { max-width: 80px; overflow: hidden; text-overflow: ellipsis; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .status { font-size: 12px; font-weight: 600; }
 .status.success { color: var(--ok); } .status.error { color: var(--err); } .status.running { color: var(--run); }
+.status.descendant_error { color: var(--run); }
 #trace { display: grid; grid-template-columns: minmax(220px, 38%) 1fr; }
 #tree { border-right: 1px solid var(--line); padding: 8px 4px; overflow: auto; }
 #detail { padding: 12px 16px; overflow: auto; }

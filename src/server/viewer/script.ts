@@ -48,8 +48,13 @@ export const VIEWER_SCRIPT = String.raw`
     return ms < 1000 ? ms + " ms" : (ms / 1000).toFixed(2) + " s";
   }
   function fmtTime(iso) {
+    // Always with the date: a list of traces spans days, and a bare time reads as today.
     var d = new Date(iso);
-    return d.toDateString() === new Date().toDateString() ? d.toLocaleTimeString() : d.toLocaleString();
+    var sameYear = d.getFullYear() === new Date().getFullYear();
+    return d.toLocaleString(undefined, {
+      year: sameYear ? undefined : "numeric", month: "short", day: "numeric",
+      hour: "2-digit", minute: "2-digit", second: "2-digit", hour12: false
+    });
   }
   function usageTotals(calls) {
     var tokens = 0, models = {};
@@ -66,11 +71,16 @@ export const VIEWER_SCRIPT = String.raw`
     });
     return { tokens: tokens, models: Object.keys(models) };
   }
-  function statusOf(calls, root) {
-    if (calls.some(function (c) { return c.exception; })) return "error";
-    return root.ended_at ? "success" : "running";
+  // The status the service derived (summary.weave.status): a call whose own work failed is "error"; one with a
+  // failed call below it is "descendant_error".
+  function statusOf(call) {
+    var weave = call.summary && call.summary.weave;
+    if (weave && weave.status) return weave.status;
+    return call.exception ? "error" : call.ended_at ? "success" : "running";
   }
-  function statusBadge(status) { return el("span", { class: "status " + status, text: status }); }
+  function statusBadge(status) {
+    return el("span", { class: "status " + status, text: status.replace("_", " ") });
+  }
   function opLabel(call) { return call.display_name || call.op_name; }
   function feedbackOf(call) { return (call.summary && call.summary.weave && call.summary.weave.feedback) || []; }
 
@@ -118,10 +128,10 @@ export const VIEWER_SCRIPT = String.raw`
       }, [
         el("td", { text: fmtTime(root.started_at), title: root.started_at }),
         el("td", { class: "op", text: opLabel(root), title: root.op_name }),
-        el("td", {}, [statusBadge(statusOf(inTrace, root))]),
+        el("td", {}, [statusBadge(statusOf(root))]),
         el("td", { class: "num", text: fmtLatency(root) }),
         el("td", { class: "num", text: totals.tokens ? String(totals.tokens) : "" }),
-        el("td", { text: totals.models.join(", ") }),
+        el("td", { class: "model", text: totals.models.join(", "), title: totals.models.join(", ") }),
         el("td", { class: "num", text: String(inTrace.length) })
       ]);
       body.appendChild(tr);
@@ -159,12 +169,12 @@ export const VIEWER_SCRIPT = String.raw`
     function branch(list) {
       return el("ul", { class: "tree" }, list.map(function (c) {
         var fb = feedbackOf(c).filter(function (f) { return f.payload && f.payload.emoji; }).map(function (f) { return f.payload.emoji; });
-        var status = c.exception ? "error" : c.ended_at ? "success" : "running";
+        var status = statusOf(c);
         var node = el("div", {
           class: "node" + (c.id === state.callId ? " selected" : ""),
           onclick: function () { select(state.traceId, c.id); }
         }, [
-          el("span", { class: "status " + status, text: status === "error" ? "✗" : status === "running" ? "…" : "✓" }),
+          el("span", { class: "status " + status, text: status === "error" ? "✗" : status === "running" ? "…" : status === "descendant_error" ? "!" : "✓" }),
           el("span", { class: "name", text: opLabel(c), title: c.op_name }),
           fb.length ? el("span", { text: fb.join("") }) : null,
           el("span", { class: "meta", text: fmtLatency(c) })
@@ -231,7 +241,7 @@ export const VIEWER_SCRIPT = String.raw`
     var box = $("detail");
     box.textContent = "";
     if (!call) { box.appendChild(el("div", { class: "empty", text: "Select a trace." })); return; }
-    var status = call.exception ? "error" : call.ended_at ? "success" : "running";
+    var status = statusOf(call);
     var parts = [
       el("h2", { text: opLabel(call) }),
       el("div", {}, [statusBadge(status), " · " + fmtLatency(call) + " · " + fmtTime(call.started_at)]),

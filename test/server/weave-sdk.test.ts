@@ -1,0 +1,108 @@
+/**
+ * End to end with the vendor's own TypeScript SDK (npm `weave`, a devDependency): an app using it runs in a child
+ * process against `tracewire dev`, offline — `WF_TRACE_SERVER_URL` points it at the local service, any API key
+ * passes (the service has none), and an `entity/project` name spares the SDK its one call to the hosted account
+ * service (the default-entity lookup). Everything it saved is read back through `TracingClient`.
+ */
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TracingClient } from "../../src/api/index.js";
+import type { CallSchema } from "../../src/api/types/calls.js";
+import { collect, startService, type TestService } from "./helpers.js";
+
+const run = promisify(execFile);
+const PROJECT = "local/weave-sdk";
+const APP = join(import.meta.dirname, "fixtures", "weave-sdk-app.cjs");
+
+describe("the vendor's TypeScript SDK against tracewire dev", () => {
+  let service: TestService;
+  let client: TracingClient;
+  let home: string;
+  let printed: {
+    result: unknown;
+    settings: string;
+    settingsBack: unknown;
+    dataset: string;
+    datasetRows: unknown[];
+  };
+
+  beforeAll(async () => {
+    service = await startService();
+    client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
+    // A home of its own: the SDK reads ~/.netrc and ~/.config/wandb, and must find nothing of the user's there.
+    home = mkdtempSync(join(tmpdir(), "weave-home-"));
+    const { stdout } = await run(process.execPath, [APP], {
+      cwd: home,
+      timeout: 60_000,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        WF_TRACE_SERVER_URL: service.url,
+        WANDB_API_KEY: "local-key",
+        WANDB_BASE_URL: "http://127.0.0.1:9",
+        WEAVE_PROJECT: PROJECT,
+        NODE_PATH: join(import.meta.dirname, "..", "..", "node_modules"),
+      },
+    });
+    printed = JSON.parse(stdout.trim().split("\n").pop()!);
+  }, 90_000);
+
+  afterAll(async () => {
+    await client.close();
+    await service.close();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it("records the ops: one trace of nested calls with inputs, outputs, the failure and op names", async () => {
+    expect(printed.result).toEqual({ total: 4 });
+    const calls: CallSchema[] = await collect(
+      client.calls.streamQuery({ sort_by: [{ field: "started_at", direction: "asc" }] }),
+    );
+    const byName = (name: string) =>
+      calls.filter((c) => (c.summary!.weave as { trace_name: string }).trace_name === name);
+    expect(calls).toHaveLength(4);
+    const [root] = byName("pipeline");
+    expect(root).toMatchObject({ parent_id: null, inputs: { arg0: 1 }, output: { total: 4 } });
+    expect(root!.op_name).toMatch(new RegExp(`^weave:///${PROJECT}/op/pipeline:[A-Za-z0-9]+$`));
+    expect((root!.summary!.weave as { status: string }).status).toBe("descendant_error");
+    const adds = byName("add");
+    expect(adds.map((c) => [c.parent_id, c.trace_id, c.inputs, c.output])).toEqual([
+      [root!.id, root!.trace_id, { arg0: 1, arg1: 1 }, 2],
+      [root!.id, root!.trace_id, { arg0: 2, arg1: 2 }, 4],
+    ]);
+    const [failed] = byName("check");
+    expect(failed!.exception).toContain("too big: 4");
+    expect((failed!.summary!.weave as { status: string }).status).toBe("error");
+  });
+
+  it("stores the ops' source as files behind op objects", async () => {
+    const { objs } = await client.objects.query({ filter: { is_op: true } });
+    expect(objs.map((o) => o.object_id).sort()).toEqual(["add", "check", "pipeline"]);
+    const add = objs.find((o) => o.object_id === "add")!;
+    const files = (add.val as { files: Record<string, string> }).files;
+    const source = await client.files.content({ digest: files["obj.py"]! });
+    expect(source.toString("utf8")).toContain("return a + b");
+  });
+
+  it("keeps the published object and the dataset with its table, readable by ref", async () => {
+    expect(printed.settingsBack).toEqual({ model: "gpt-4o-mini", temperature: 0.2 });
+    expect(printed.datasetRows).toEqual([
+      { question: "2+2", answer: 4 },
+      { question: "3+3", answer: 6 },
+    ]);
+    const { vals } = await client.refs.readBatch({ refs: [printed.settings, printed.dataset] });
+    expect(vals[0]).toEqual({ model: "gpt-4o-mini", temperature: 0.2 });
+    const dataset = vals[1] as { _type: string; name: string; rows: string };
+    expect(dataset).toMatchObject({ _type: "Dataset", name: "arithmetic" });
+    const tableDigest = dataset.rows.split("/table/")[1]!;
+    const { rows } = await client.tables.query({ digest: tableDigest });
+    expect(rows.map((r) => r.val)).toEqual([
+      { question: "2+2", answer: 4 },
+      { question: "3+3", answer: 6 },
+    ]);
+  });
+});
