@@ -32,9 +32,10 @@ import { ChatCall } from "../genai/chat-call.js";
 import { isObj, type Obj } from "../genai/guards.js";
 import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
-import { controllerSignal, defineOwn } from "../genai/stream-tap.js";
+import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
+import { type AnyFunction, observeApiPromise, WRAP_ANTHROPIC, internalError as wrapperError } from "./api-promise.js";
 
 /** Options of {@link wrapAnthropic}. */
 export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAttributes"> {
@@ -47,12 +48,6 @@ export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAtt
   env?: Record<string, string | undefined>;
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: the SDK's methods are called through untyped references.
-type AnyFunction = (...args: any[]) => any;
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  isObj(value) && typeof (value as { then?: unknown }).then === "function";
-
 /** Marks a `messages` instance that is already traced. */
 const WRAPPED = Symbol.for("tracewire.anthropic.wrapped");
 const CREATE_OP = "anthropic.messages.create";
@@ -62,12 +57,7 @@ const SDK_SPAN_NAME = "anthropic.messages.create";
 /** The call `messages.stream()` started, for the `create` it makes (found on the context it runs in). */
 const STREAM_CALL_KEY = createContextKey("tracewire.anthropic.stream-call");
 
-function internalError(where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
-    `anthropic-${where}`,
-    `Internal error in wrapAnthropic (${where}; the request itself is unaffected): ${describeError(err)}`,
-  );
-}
+const internalError = (where: string, err: unknown) => wrapperError(WRAP_ANTHROPIC, where, err);
 
 /**
  * The request options to send: the caller's, plus the SDK's `__span` hand-over (see the module comment) when the
@@ -79,122 +69,6 @@ function handOver(client: Obj, options: unknown, call: ChatCall): unknown {
   if (options?.__span !== undefined) return options;
   const span = trace.wrapSpanContext(call.span.spanContext());
   return { ...options, __span: { span, name: SDK_SPAN_NAME, startTime: Date.now() } };
-}
-
-/** How the caller consumes one APIPromise (and the promises derived from it). */
-interface Consumption {
-  parse: boolean;
-  raw: boolean;
-  arrived: boolean;
-}
-
-/** Shadows the method `name` of one promise so that `note()` runs before each call of the original. */
-function noteCalls(promise: Obj, name: string, note: () => void): void {
-  const original = promise[name];
-  if (typeof original !== "function") return;
-  defineOwn(promise, name, function (this: unknown, ...args: unknown[]) {
-    note();
-    return Reflect.apply(original as AnyFunction, this, args);
-  });
-}
-
-/** Hooks one APIPromise (the one `create` returned, or one `_thenUnwrap` derived from it) in place. */
-function hookPromise(
-  promise: Obj,
-  call: ChatCall,
-  consumption: Consumption,
-  responsePromise: PromiseLike<unknown>,
-  settle: (value: unknown) => void,
-): void {
-  promise.responsePromise = responsePromise;
-  const parseResponse = promise.parseResponse;
-  if (typeof parseResponse === "function") {
-    promise.parseResponse = function (this: unknown, ...args: unknown[]) {
-      const result = Reflect.apply(parseResponse as AnyFunction, this, args);
-      return Promise.resolve(result).then(
-        (value) => {
-          try {
-            settle(value);
-            call.link(value);
-          } catch (err) {
-            internalError("settle", err);
-          }
-          return value;
-        },
-        (err: unknown) => {
-          call.fail(err);
-          throw err;
-        },
-      );
-    };
-  }
-  noteCalls(promise, "parse", () => {
-    if (consumption.parse) return;
-    consumption.parse = true;
-    call.untrack();
-  });
-  noteCalls(promise, "asResponse", () => {
-    if (consumption.raw) return;
-    consumption.raw = true;
-    call.untrack();
-    if (consumption.arrived && !consumption.parse) call.raw();
-  });
-  const thenUnwrap = promise._thenUnwrap;
-  if (typeof thenUnwrap === "function") {
-    defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
-      const derived = Reflect.apply(thenUnwrap as AnyFunction, this, args);
-      try {
-        if (isObj(derived)) hookPromise(derived, call, consumption, responsePromise, settle);
-      } catch (err) {
-        internalError("derive", err);
-      }
-      return derived;
-    });
-  }
-}
-
-/** Observes what `create` returned (an APIPromise) without consuming it. */
-function observeApiPromise(promise: unknown, call: ChatCall): void {
-  try {
-    if (!isObj(promise)) {
-      call.complete(promise);
-      return;
-    }
-    const original = promise.responsePromise;
-    if (!isThenable(original) || typeof promise.parseResponse !== "function") {
-      globalState().active?.diagnostics.warn(
-        "anthropic-shape",
-        "wrapAnthropic: messages.create returned an unknown promise type; its answer is not recorded.",
-      );
-      call.raw();
-      return;
-    }
-    let settled = false;
-    const settle = (value: unknown) => {
-      if (settled) return;
-      settled = true;
-      if (call.streaming && isObj(value) && typeof value.iterator === "function") {
-        call.observeStream(value, "iterator", controllerSignal(value));
-      } else call.complete(value);
-    };
-    const consumption: Consumption = { parse: false, raw: false, arrived: false };
-    const responsePromise = original.then(
-      (props) => {
-        consumption.arrived = true;
-        if (consumption.raw && !consumption.parse) call.raw();
-        return props;
-      },
-      (err: unknown) => {
-        call.fail(err);
-        throw err;
-      },
-    );
-    hookPromise(promise, call, consumption, responsePromise, settle);
-    call.track(promise);
-  } catch (err) {
-    internalError("observe", err);
-    call.raw();
-  }
 }
 
 /** A `messages.stream()` call waiting for the `create` it makes. */
@@ -286,7 +160,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
       active.fail(err);
       throw err;
     }
-    observeApiPromise(promise, active);
+    observeApiPromise(promise, active, WRAP_ANTHROPIC, CREATE_OP);
     return promise;
   };
 

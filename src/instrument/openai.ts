@@ -46,7 +46,17 @@ import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceO
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
-import { type AnyFunction, internalError, isObj, isThenable, type Obj, observeApiPromise } from "./openai-promise.js";
+import {
+  type AnyFunction,
+  isObj,
+  isThenable,
+  type Obj,
+  observeApiPromise,
+  WRAP_OPENAI,
+  internalError as wrapperError,
+} from "./api-promise.js";
+
+const internalError = (where: string, err: unknown) => wrapperError(WRAP_OPENAI, where, err);
 
 /** Options of {@link wrapOpenAI}. */
 export interface WrapOpenAIOptions extends ChatTraceOptions {
@@ -233,7 +243,7 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
       const responsePromise = isObj(again) ? again.responsePromise : undefined;
       return isThenable(responsePromise) ? responsePromise : undefined;
     };
-    observeApiPromise(promise, active, endpoint.op, retry);
+    observeApiPromise(promise, active, WRAP_OPENAI, endpoint.op, retry);
     return promise;
   };
 }

@@ -1,6 +1,7 @@
 /**
- * How wrapOpenAI observes the `APIPromise` an `openai` method returns, without consuming it or changing what the
- * caller gets (see instrument/openai.ts for the whole picture): the response promise and `parseResponse` of that one
+ * How a wrapper observes the `APIPromise` an SDK method returns, without consuming it or changing what the caller
+ * gets. The `openai` and `@anthropic-ai/sdk` packages are generated from one template and share this promise class,
+ * so wrapOpenAI and wrapAnthropic hook it the same way (see instrument/openai.ts for the whole picture): the response promise and `parseResponse` of that one
  * instance (and of every promise derived from it with `_thenUnwrap`, as `parse()` and openai 7 do) are hooked, and
  * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
  */
@@ -17,10 +18,20 @@ export const isObj = (value: unknown): value is Obj => typeof value === "object"
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   isObj(value) && typeof (value as { then?: unknown }).then === "function";
 
-export function internalError(where: string, err: unknown): void {
+/** Which wrapper is observing: `key` prefixes its diagnostics, `name` is what its messages call it. */
+export interface Wrapper {
+  key: string;
+  name: string;
+}
+
+export const WRAP_OPENAI: Wrapper = { key: "openai", name: "wrapOpenAI" };
+export const WRAP_ANTHROPIC: Wrapper = { key: "anthropic", name: "wrapAnthropic" };
+
+/** Reports a failure inside a wrapper (counted once per kind and interval); the request itself goes on. */
+export function internalError(wrapper: Wrapper, where: string, err: unknown): void {
   globalState().active?.diagnostics.error(
-    `openai-${where}`,
-    `Internal error in wrapOpenAI (${where}; the request itself is unaffected): ${describeError(err)}`,
+    `${wrapper.key}-${where}`,
+    `Internal error in ${wrapper.name} (${where}; the request itself is unaffected): ${describeError(err)}`,
   );
 }
 
@@ -56,6 +67,7 @@ function noteCalls(promise: Obj, name: string, note: () => void): void {
 
 /** What one traced request's APIPromise and every promise derived from it share. */
 interface Observed {
+  wrapper: Wrapper;
   call: ChatCall;
   consumption: Consumption;
   /** The response promise every hooked promise reads: settles like the SDK's, seen by tracewire. */
@@ -73,7 +85,7 @@ interface Observed {
  * so that every version reads the same observed response.
  */
 function hookPromise(promise: Obj, observed: Observed): void {
-  const { call, consumption } = observed;
+  const { call, consumption, wrapper } = observed;
   if (promise.responsePromise !== observed.responsePromise) promise.responsePromise = observed.responsePromise;
   const parseResponse = promise.parseResponse;
   if (typeof parseResponse === "function") {
@@ -86,7 +98,7 @@ function hookPromise(promise: Obj, observed: Observed): void {
             // What a derived promise hands out (a parse() result) leads back to the call too.
             call.link(value);
           } catch (err) {
-            internalError("settle", err);
+            internalError(wrapper, "settle", err);
           }
           return value;
         },
@@ -138,7 +150,7 @@ function hookPromise(promise: Obj, observed: Observed): void {
       try {
         if (isObj(derived)) hookPromise(derived, observed);
       } catch (err) {
-        internalError("derive", err);
+        internalError(wrapper, "derive", err);
       }
       return derived;
     });
@@ -153,6 +165,7 @@ function hookPromise(promise: Obj, observed: Observed): void {
 export function observeApiPromise(
   promise: unknown,
   call: ChatCall,
+  wrapper: Wrapper,
   method: string,
   retry?: () => PromiseLike<unknown> | undefined,
 ): void {
@@ -165,8 +178,8 @@ export function observeApiPromise(
     if (!isThenable(responsePromise) || typeof promise.parseResponse !== "function") {
       // Not an APIPromise this version of tracewire knows: record the request, never touch the promise.
       globalState().active?.diagnostics.warn(
-        "openai-shape",
-        `wrapOpenAI: ${method} returned an unknown promise type; its answer is not recorded.`,
+        `${wrapper.key}-shape`,
+        `${wrapper.name}: ${method} returned an unknown promise type; its answer is not recorded.`,
       );
       call.raw();
       return;
@@ -181,7 +194,7 @@ export function observeApiPromise(
       } else call.complete(value);
     };
     const consumption: Consumption = { parse: false, raw: false, arrived: false };
-    const observed: Observed = { call, consumption, responsePromise, settle, retried: false };
+    const observed: Observed = { wrapper, call, consumption, responsePromise, settle, retried: false };
     const arrived = (props: unknown) => {
       consumption.arrived = true;
       if (consumption.raw && !consumption.parse) call.raw();
@@ -206,7 +219,7 @@ export function observeApiPromise(
             return again.then(arrived, failed);
           }
         } catch (retryErr) {
-          internalError("retry", retryErr);
+          internalError(wrapper, "retry", retryErr);
         }
       }
       return failed(err);
@@ -215,7 +228,7 @@ export function observeApiPromise(
     hookPromise(promise, observed);
     call.track(promise);
   } catch (err) {
-    internalError("observe", err);
+    internalError(wrapper, "observe", err);
     call.raw();
   }
 }
