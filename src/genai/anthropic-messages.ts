@@ -8,14 +8,10 @@
 import type { Attributes } from "@opentelemetry/api";
 import {
   ATTR_GEN_AI_INPUT_MESSAGES,
-  ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_OUTPUT_MESSAGES,
   ATTR_GEN_AI_OUTPUT_TYPE,
-  ATTR_GEN_AI_PROVIDER_NAME,
   ATTR_GEN_AI_REQUEST_MAX_TOKENS,
-  ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_REQUEST_STOP_SEQUENCES,
-  ATTR_GEN_AI_REQUEST_STREAM,
   ATTR_GEN_AI_REQUEST_TEMPERATURE,
   ATTR_GEN_AI_REQUEST_TOP_K,
   ATTR_GEN_AI_REQUEST_TOP_P,
@@ -29,14 +25,11 @@ import {
   ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
   ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
-  ATTR_SERVER_ADDRESS,
-  ATTR_SERVER_PORT,
-  GEN_AI_OPERATION,
 } from "../semconv.js";
 import { MessageAccumulator } from "./anthropic-stream.js";
 import type { CallFormat } from "./call-format.js";
 import { isNum, isObj, type Obj } from "./guards.js";
-import { type ChatEndpoint, chatSpanName } from "./openai-chat.js";
+import { type ChatEndpoint, chatSpanName, chatStartAttributes } from "./openai-chat.js";
 
 /** `gen_ai.provider.name` of the Anthropic API (the semconv well-known value). */
 export const ANTHROPIC_PROVIDER = "anthropic";
@@ -48,16 +41,7 @@ export const ATTR_ANTHROPIC_RESPONSE_SERVICE_TIER = "anthropic.response.service_
 // ---- request ---------------------------------------------------------------------------------------------------
 
 function anthropicRequestAttributes(params: Obj, endpoint: ChatEndpoint, streaming: boolean): Attributes {
-  const attributes: Attributes = {
-    [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION.chat,
-    [ATTR_GEN_AI_PROVIDER_NAME]: endpoint.provider,
-  };
-  if (typeof params.model === "string") attributes[ATTR_GEN_AI_REQUEST_MODEL] = params.model;
-  if (endpoint.address !== undefined) {
-    attributes[ATTR_SERVER_ADDRESS] = endpoint.address;
-    if (endpoint.port !== undefined) attributes[ATTR_SERVER_PORT] = endpoint.port;
-  }
-  if (streaming) attributes[ATTR_GEN_AI_REQUEST_STREAM] = true;
+  const attributes = chatStartAttributes(params, endpoint, streaming);
   if (isNum(params.max_tokens)) attributes[ATTR_GEN_AI_REQUEST_MAX_TOKENS] = params.max_tokens;
   if (isNum(params.temperature)) attributes[ATTR_GEN_AI_REQUEST_TEMPERATURE] = params.temperature;
   if (isNum(params.top_p)) attributes[ATTR_GEN_AI_REQUEST_TOP_P] = params.top_p;

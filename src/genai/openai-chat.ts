@@ -148,10 +148,10 @@ function outputType(params: Obj): string | undefined {
 }
 
 /**
- * The attributes known when the request starts (the sampling-relevant ones included): operation, provider, model,
- * server, stream flag and request parameters, plus the training engine's `priority` and `request_id`.
+ * What every provider's chat request starts with: operation `chat`, provider, requested model, server address and
+ * port, and the stream flag. The provider's own parameters are added by its request mapping.
  */
-export function chatRequestAttributes(params: Obj, endpoint: ChatEndpoint, streaming: boolean): Attributes {
+export function chatStartAttributes(params: Obj, endpoint: ChatEndpoint, streaming: boolean): Attributes {
   const attributes: Attributes = {
     [ATTR_GEN_AI_OPERATION_NAME]: GEN_AI_OPERATION.chat,
     [ATTR_GEN_AI_PROVIDER_NAME]: endpoint.provider,
@@ -162,6 +162,15 @@ export function chatRequestAttributes(params: Obj, endpoint: ChatEndpoint, strea
     if (endpoint.port !== undefined) attributes[ATTR_SERVER_PORT] = endpoint.port;
   }
   if (streaming) attributes[ATTR_GEN_AI_REQUEST_STREAM] = true;
+  return attributes;
+}
+
+/**
+ * The attributes known when the request starts (the sampling-relevant ones included): operation, provider, model,
+ * server, stream flag and request parameters, plus the training engine's `priority` and `request_id`.
+ */
+export function chatRequestAttributes(params: Obj, endpoint: ChatEndpoint, streaming: boolean): Attributes {
+  const attributes = chatStartAttributes(params, endpoint, streaming);
   if (isNum(params.n) && params.n !== 1) attributes[ATTR_GEN_AI_REQUEST_CHOICE_COUNT] = params.n;
   if (isNum(params.seed)) attributes[ATTR_GEN_AI_REQUEST_SEED] = params.seed;
   if (isNum(params.temperature)) attributes[ATTR_GEN_AI_REQUEST_TEMPERATURE] = params.temperature;

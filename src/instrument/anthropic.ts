@@ -35,7 +35,13 @@ import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
-import { type AnyFunction, observeApiPromise, WRAP_ANTHROPIC, internalError as wrapperError } from "./api-promise.js";
+import {
+  type AnyFunction,
+  observeApiPromise,
+  rewrapWithOptions,
+  WRAP_ANTHROPIC,
+  internalError as wrapperError,
+} from "./api-promise.js";
 
 /** Options of {@link wrapAnthropic}. */
 export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAttributes"> {
@@ -211,21 +217,6 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     return client;
   }
 
-  const originalWithOptions = self.withOptions;
-  if (typeof originalWithOptions === "function") {
-    try {
-      defineOwn(client, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
-        const derived = Reflect.apply(originalWithOptions as AnyFunction, this, args);
-        try {
-          return isObj(derived) ? wrapAnthropic(derived, options) : derived;
-        } catch (err) {
-          internalError("with-options", err);
-          return derived;
-        }
-      });
-    } catch (err) {
-      internalError("with-options", err);
-    }
-  }
+  rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);
   return client;
 }

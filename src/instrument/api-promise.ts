@@ -232,3 +232,25 @@ export function observeApiPromise(
     call.raw();
   }
 }
+
+/**
+ * Makes `client.withOptions(…)` return a client traced like `client` (the SDKs build a fresh client there, which
+ * would otherwise escape the wrapper). `wrap` is the wrapper itself; a failure leaves the derived client untraced.
+ */
+export function rewrapWithOptions(client: object, wrap: (derived: object) => object, wrapper: Wrapper): void {
+  const originalWithOptions = (client as Obj).withOptions;
+  if (typeof originalWithOptions !== "function") return;
+  try {
+    defineOwn(client as Obj, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
+      const derived = Reflect.apply(originalWithOptions as AnyFunction, this, args);
+      try {
+        return isObj(derived) ? wrap(derived) : derived;
+      } catch (err) {
+        internalError(wrapper, "with-options", err);
+        return derived;
+      }
+    });
+  } catch (err) {
+    internalError(wrapper, "with-options", err);
+  }
+}

@@ -52,6 +52,7 @@ import {
   isThenable,
   type Obj,
   observeApiPromise,
+  rewrapWithOptions,
   WRAP_OPENAI,
   internalError as wrapperError,
 } from "./api-promise.js";
@@ -352,21 +353,6 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
     internalError("instrument", err);
   }
 
-  const originalWithOptions = (client as Obj).withOptions;
-  if (typeof originalWithOptions === "function") {
-    try {
-      defineOwn(client, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
-        const derived = Reflect.apply(originalWithOptions as AnyFunction, this, args);
-        try {
-          return isObj(derived) ? wrapOpenAI(derived, options) : derived;
-        } catch (err) {
-          internalError("with-options", err);
-          return derived;
-        }
-      });
-    } catch (err) {
-      internalError("with-options", err);
-    }
-  }
+  rewrapWithOptions(client, (derived) => wrapOpenAI(derived, options), WRAP_OPENAI);
   return client;
 }
