@@ -5,6 +5,7 @@
  *
  * Nothing in this module may ever print an API key: messages are built from masked values only.
  */
+import { DEFAULT_REDACTOR, REDACTED } from "./secrets.js";
 
 /** Base class of every error tracewire throws. */
 export class TracewireError extends Error {
@@ -92,8 +93,17 @@ export class ApiError extends TracewireError {
     this.requestId = options.requestId;
     this.method = request.method;
     this.path = request.path;
-    this.headers = options.headers ?? {};
+    this.headers = maskCredentialHeaders(options.headers ?? {});
   }
+}
+
+/** Response headers as kept on an error: a `set-cookie` (or any credential header) is masked, never printed. */
+function maskCredentialHeaders(headers: Record<string, string>): Record<string, string> {
+  const keys = Object.keys(headers);
+  if (!keys.some((key) => DEFAULT_REDACTOR.matches(key))) return headers;
+  const masked: Record<string, string> = {};
+  for (const key of keys) masked[key] = DEFAULT_REDACTOR.matches(key) ? REDACTED : headers[key]!;
+  return masked;
 }
 
 /** 400: the server rejected the request as malformed. Final. */

@@ -8,10 +8,12 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
-import { DEFAULT_REDACT_KEYS, op, REDACTED } from "../../src/index.js";
+import { TracingClient } from "../../src/api/index.js";
+import { ApiError, DEFAULT_REDACT_KEYS, op, REDACTED } from "../../src/index.js";
 import { type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
 import { KeyRedactor, scrubText } from "../../src/secrets.js";
 import { serialize } from "../../src/tracing/serialize.js";
+import { TestServer } from "../support/server.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { recordingLogger } from "../support/tracing-session.js";
 
@@ -166,5 +168,29 @@ describe("a TracewireSpanProcessor in the app's own provider honours the payload
     const { processor } = await ownProvider({ env: {}, apiKey: "sk-tracing-abcdef0123456789" });
     expect(inspect(processor, { depth: 20 })).not.toContain("sk-tracing");
     expect(JSON.stringify(processor)).toBe('{"_type":"TracewireSpanProcessor","project":"acme/demo"}');
+  });
+});
+
+describe("errors and clients never print a credential", () => {
+  it("an ApiError keeps response headers with set-cookie masked; a client inspects without its key", async () => {
+    const server = await TestServer.start();
+    server.on("GET", "/health", {
+      status: 401,
+      json: { detail: "bad key" },
+      headers: { "set-cookie": "session=s3cr3t-cookie-value; HttpOnly", "x-request-id": "req-1" },
+    });
+    const client = new TracingClient({ baseUrl: server.url, apiKey: "sk-client-0123456789abcdef", env: {} });
+    try {
+      const err = await client.service.health().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).headers["set-cookie"]).toBe(REDACTED);
+      expect((err as ApiError).headers["x-request-id"]).toBe("req-1");
+      expect(inspect(err, { depth: 10 })).not.toContain("s3cr3t-cookie-value");
+      expect(inspect(err, { depth: 10 })).not.toContain("sk-client-0123456789abcdef");
+      expect(inspect(client, { depth: 10 })).not.toContain("sk-client-0123456789abcdef");
+    } finally {
+      await client.close();
+      await server.close();
+    }
   });
 });
