@@ -248,7 +248,10 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
         return Boolean(actionCall && feedbackOf(calls.find((c) => c.id === callId)).length > 0);
       });
       const feedback = feedbackOf(calls.find((c) => c.id === callId));
-      expect(feedback.map((f) => [f.feedback_type, f.payload])).toEqual([["wandb.reaction.1", { emoji: "👍" }]]);
+      // The service adds the reaction's alias forms (`alias`, `detoned`, …) to the payload.
+      expect(feedback.map((f) => [f.feedback_type, f.payload])).toEqual([
+        ["wandb.reaction.1", expect.objectContaining({ emoji: "👍" })],
+      ]);
 
       // 5. A route handler returning the AI SDK's own `streamText(...)` response: its `ai` 6 spans become calls
       // (operation → model call, usage keyed by model) under the request's call, sent with the request.
