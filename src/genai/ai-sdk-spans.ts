@@ -1,7 +1,7 @@
 /**
  * The Vercel AI SDK 6 (and earlier) emits its own OpenTelemetry spans under `experimental_telemetry: { isEnabled:
  * true }`, from the tracer named `ai`. They reach tracewire's processor like any foreign span; this adapter (a
- * `CallAdapter` of otel/state.ts, installed by `init()`) makes each a first-class call on the native route — the
+ * `CallAdapter` of otel/state.ts, installed by `init()` and by `tracewire/otel`'s processor) makes each a first-class call on the native route — the
  * same op names, inputs, outputs and call attributes as the `ai` 7 integration records (ai-sdk-shapes.ts), read
  * from the span's `ai.*` attributes:
  *
@@ -12,7 +12,9 @@
  * - `ai.toolCall` → the tool call (`ai.toolCall.args` → input, `.result` → output).
  *
  * `ai.telemetry.metadata.*` become call attributes. `ai` 6 has no step span: model and tool calls sit directly under
- * the operation. Why here and not in the service's OTLP mapping: the processor is the one exit every span passes
+ * the operation. Embedding calls record counts and dimensions, never vectors, and their `ai.usage.tokens` as usage.
+ * Two things ai 6 leaves undone are done here (`OpenOperations`): tool arguments dropped under `recordInputs: false`,
+ * and a model call span it never ends (an aborted stream) ended with its operation, as cancelled. Why here and not in the service's OTLP mapping: the processor is the one exit every span passes
  * (whoever registered the provider), and on the native route the payloads get tracewire's own serialization,
  * redaction and `captureContent`.
  */
