@@ -162,7 +162,7 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
   }, 300_000);
 
   it.each(["tracewire", "vercel-otel"])(
-    "setup %s: page, streamed route, disconnect, server action — each sent within 1 s of its response",
+    "setup %s: page, streamed route, disconnect, server action, AI SDK route — each sent within 1 s of its response",
     async (setup) => {
       service = await startService({ storage: "memory" });
       standIn = await startStandIn();
