@@ -7,7 +7,7 @@ export const dynamic = "force-dynamic";
 
 // The Vercel AI SDK in a route handler: the handler returns `streamText(...)`'s own streamed Response. With `ai` 6
 // (this app's Node 20 line) the SDK's `experimental_telemetry` spans become calls (operation → model call) under
-// the request's call; with `ai` 7, `registerTelemetry(tracewireTelemetry())` in instrumentation.ts does the same.
+// the request's call; on `ai` 7 (Node ≥ 22), add `registerTelemetry(tracewireTelemetry())` to instrumentation.ts.
 // Either way they end when the stream has been read, and are flushed with the request.
 const provider = createOpenAICompatible({
   name: "openai",
