@@ -8,7 +8,7 @@ export default defineConfig([
   {
     entry: {
       index: "src/index.ts",
-      otel: "src/otel/index.ts",
+      otel: "src/otel-entry.ts",
       openai: "src/instrument/index.ts",
       anthropic: "src/instrument/anthropic-entry.ts",
       ai: "src/instrument/ai.ts",

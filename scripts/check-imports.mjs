@@ -7,7 +7,7 @@
  *
  * A file may import files of its own layer or of a layer below it, never above. One exception: `import type` from
  * src/api/types/, the declarations of the service's JSON, which every layer may name (they compile to nothing).
- * The entry files at the root of src/ (index.ts) sit above everything.
+ * The entry files at the root of src/ (index.ts, otel-entry.ts) sit above everything.
  *
  * Usage: `node scripts/check-imports.mjs [srcDir]`. Prints one line per violation and exits 1, or prints a summary.
  * `checkImports(srcDir)` is exported for the test that proves the check bites (test/architecture.test.ts).
@@ -34,6 +34,7 @@ const LAYERS = {
   next: 4,
   server: 4,
   "index.ts": 5,
+  "otel-entry.ts": 5,
 };
 
 const LAYER_NAMES = [

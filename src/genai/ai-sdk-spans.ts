@@ -1,7 +1,7 @@
 /**
  * The Vercel AI SDK 6 (and earlier) emits its own OpenTelemetry spans under `experimental_telemetry: { isEnabled:
  * true }`, from the tracer named `ai`. They reach tracewire's processor like any foreign span; this adapter (a
- * `CallAdapter` of otel/state.ts, installed by `init()`) makes each a first-class call on the native route — the
+ * `CallAdapter` of otel/state.ts, installed by `init()` and by `tracewire/otel`'s processor) makes each a first-class call on the native route — the
  * same op names, inputs, outputs and call attributes as the `ai` 7 integration records (ai-sdk-shapes.ts), read
  * from the span's `ai.*` attributes:
  *
@@ -12,19 +12,29 @@
  * - `ai.toolCall` → the tool call (`ai.toolCall.args` → input, `.result` → output).
  *
  * `ai.telemetry.metadata.*` become call attributes. `ai` 6 has no step span: model and tool calls sit directly under
- * the operation. Why here and not in the service's OTLP mapping: the processor is the one exit every span passes
+ * the operation. Embedding calls record counts and dimensions, never vectors, and their `ai.usage.tokens` as usage.
+ * Two things ai 6 leaves undone are done here (`OpenOperations`): tool arguments dropped under `recordInputs: false`,
+ * and a model call span it never ends (an aborted stream) ended with its operation, as cancelled. Why here and not in the service's OTLP mapping: the processor is the one exit every span passes
  * (whoever registered the provider), and on the native route the payloads get tracewire's own serialization,
  * redaction and `captureContent`.
  */
-import type { Attributes } from "@opentelemetry/api";
+import type { Attributes, Span } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { JsonObject } from "../api/types/common.js";
 import type { CallEndData, CallStartData } from "../otel/span-data.js";
 import { registerCallAdapter } from "../otel/state.js";
-import { ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_PROVIDER_NAME } from "../semconv.js";
+import {
+  ATTR_GEN_AI_OPERATION_NAME,
+  ATTR_GEN_AI_PROVIDER_NAME,
+  ATTR_GEN_AI_REQUEST_MODEL,
+  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
+  ATTR_TRACEWIRE_CANCEL_REASON,
+  ATTR_TRACEWIRE_CANCELLED,
+} from "../semconv.js";
 import { currentAttributes, currentThread } from "../tracing/context.js";
 import { preparePayload } from "../tracing/payload.js";
-import { genAiStartAttributes } from "../wire/span-to-call.js";
+import { genAiStartAttributes, usageFromAttributes } from "../wire/span-to-call.js";
+import { embeddingsOutput } from "./ai-sdk-events.js";
 import {
   metadataAttributes,
   operationOpName,
@@ -67,12 +77,16 @@ function opNameOf(span: ReadableSpan, kind: Kind): string {
 
 function inputsOf(span: ReadableSpan, kind: Kind): Obj {
   const a = span.attributes;
-  if (kind === "tool")
-    return toolCallOf({
+  if (kind === "tool") {
+    const call = toolCallOf({
       toolCallId: a["ai.toolCall.id"],
       toolName: a["ai.toolCall.name"],
       input: a["ai.toolCall.args"],
     });
+    // ai 6 records a tool's arguments even under `recordInputs: false`; its operation tells (no `ai.prompt`).
+    if (openOperations.of(span)?.recordsInputs === false) delete call.input;
+    return call;
+  }
   if (kind === "model") {
     const inputs: Obj = { model: a["ai.model.id"], messages: parseJson(a["ai.prompt.messages"]) };
     const tools = a["ai.prompt.tools"];
@@ -94,9 +108,17 @@ function outputOf(span: ReadableSpan, kind: Kind): { value: unknown } | undefine
   const a = span.attributes;
   if (kind === "tool")
     return a["ai.toolCall.result"] === undefined ? undefined : { value: parseJson(a["ai.toolCall.result"]) };
-  if (kind === "embed") {
-    const vectors = a["ai.embeddings"];
-    return Array.isArray(vectors) ? { value: { embeddings: vectors.length } } : undefined;
+  // Embeddings: how many vectors and their size, never the vectors (doEmbed and embedMany: `ai.embeddings`, one JSON
+  // text per vector; embed: `ai.embedding`, one JSON text).
+  const vectors = Array.isArray(a["ai.embeddings"])
+    ? a["ai.embeddings"]
+    : a["ai.embedding"] !== undefined
+      ? [a["ai.embedding"]]
+      : undefined;
+  if (kind === "embed" || (kind === "operation" && vectors)) {
+    if (!vectors) return undefined;
+    const first = parseJson(vectors[0]);
+    return { value: embeddingsOutput(vectors.length > 0 ? [first, ...vectors.slice(1)] : []) };
   }
   if (a["ai.response.object"] !== undefined)
     return { value: { object: parseJson(a["ai.response.object"]), finishReason: a["ai.response.finishReason"] } };
@@ -114,11 +136,80 @@ function outputOf(span: ReadableSpan, kind: Kind): { value: unknown } | undefine
   return { value: output };
 }
 
+/** An `ai` 6 operation span in flight: whether it records inputs, and its model calls still open. */
+interface OpenOperation {
+  recordsInputs: boolean;
+  models: Set<ReadableSpan>;
+}
+
+/**
+ * The operations in flight, by span id, and the operation of each open model call. Two things ai 6 does not do
+ * itself: honour `recordInputs: false` on tool spans, and end a model call span when its stream is aborted (it never
+ * does). When an operation ends, its model calls still open end with it, as cancelled (`unfinished`), so no call
+ * stays open forever. Bounded: past {@link MAX_OPEN} the oldest is forgotten.
+ */
+class OpenOperations {
+  private readonly operations = new Map<string, OpenOperation>();
+  private readonly modelOperation = new Map<string, OpenOperation>();
+
+  /** The operation `span` runs under (its parent, or its parent model call's). */
+  of(span: ReadableSpan): OpenOperation | undefined {
+    const parent = span.parentSpanContext?.spanId;
+    return parent === undefined ? undefined : (this.operations.get(parent) ?? this.modelOperation.get(parent));
+  }
+
+  started(span: ReadableSpan, kind: Kind): void {
+    const id = span.spanContext().spanId;
+    if (kind === "operation") {
+      const a = span.attributes;
+      const recordsInputs = a["ai.prompt"] !== undefined || a["ai.value"] !== undefined || a["ai.values"] !== undefined;
+      bounded(this.operations).set(id, { recordsInputs, models: new Set() });
+    } else if (kind === "model" || kind === "embed") {
+      const operation = this.of(span);
+      if (!operation) return;
+      operation.models.add(span);
+      bounded(this.modelOperation).set(id, operation);
+    }
+  }
+
+  ended(span: ReadableSpan, kind: Kind): void {
+    const id = span.spanContext().spanId;
+    if (kind === "model" || kind === "embed") {
+      this.modelOperation.get(id)?.models.delete(span);
+      this.modelOperation.delete(id);
+      return;
+    }
+    if (kind !== "operation") return;
+    const operation = this.operations.get(id);
+    this.operations.delete(id);
+    for (const model of operation?.models ?? []) {
+      this.modelOperation.delete(model.spanContext().spanId);
+      const open = model as unknown as Span;
+      if (typeof open.isRecording !== "function" || !open.isRecording()) continue;
+      open.setAttributes({ [ATTR_TRACEWIRE_CANCELLED]: true, [ATTR_TRACEWIRE_CANCEL_REASON]: "unfinished" });
+      open.end();
+    }
+  }
+}
+
+const MAX_OPEN = 10_000;
+
+function bounded<V>(map: Map<string, V>): Map<string, V> {
+  if (map.size >= MAX_OPEN) {
+    const oldest = map.keys().next();
+    if (!oldest.done) map.delete(oldest.value);
+  }
+  return map;
+}
+
+const openOperations = new OpenOperations();
+
 /** The adapter: start and end data of the AI SDK's spans; undefined (not ours) for every other span. */
 export const aiSdkCallAdapter = {
   start(span: ReadableSpan): CallStartData | undefined {
     const kind = kindOf(span);
     if (!kind) return undefined;
+    openOperations.started(span, kind);
     const opName = opNameOf(span, kind);
     const inputs = preparePayload(inputsOf(span, kind), "inputs", opName);
     const attributes: JsonObject = {
@@ -132,6 +223,8 @@ export const aiSdkCallAdapter = {
       Object.assign(
         attributes,
         genAiStartAttributes({
+          // ai 6's doEmbed span names its model only as `ai.model.id`.
+          [ATTR_GEN_AI_REQUEST_MODEL]: span.attributes["ai.model.id"],
           ...span.attributes,
           [ATTR_GEN_AI_OPERATION_NAME]: operation,
           ...(provider ? { [ATTR_GEN_AI_PROVIDER_NAME]: provider } : {}),
@@ -164,10 +257,21 @@ export const aiSdkCallAdapter = {
   },
   end(span: ReadableSpan): CallEndData {
     const kind = kindOf(span);
-    const output = kind ? outputOf(span, kind) : undefined;
-    if (!kind || !output) return {};
-    const payload = preparePayload(output.value, "output", opNameOf(span, kind));
-    return payload === undefined ? {} : { output: payload };
+    if (!kind) return {};
+    openOperations.ended(span, kind);
+    const data: CallEndData = {};
+    if (kind === "embed") {
+      // ai 6 reports embedding usage as `ai.usage.tokens` only: keyed by the model here, as for ai 7.
+      const usage = usageFromAttributes({
+        [ATTR_GEN_AI_USAGE_INPUT_TOKENS]: span.attributes["ai.usage.tokens"],
+        [ATTR_GEN_AI_REQUEST_MODEL]: span.attributes["ai.model.id"],
+      });
+      if (usage) data.usage = usage;
+    }
+    const output = outputOf(span, kind);
+    const payload = output ? preparePayload(output.value, "output", opNameOf(span, kind)) : undefined;
+    if (payload !== undefined) data.output = payload;
+    return data;
   },
 };
 

@@ -9,8 +9,8 @@
  * under the model call, and a traced function (or another `generateText`) inside a tool nests under the tool call.
  *
  * Nothing here throws into the SDK: each event is guarded, and a failure is logged (rate-limited) and counted as
- * lost for that call only. The SDK hands the integration events already filtered by `recordInputs`/`recordOutputs`;
- * the payloads then go through tracewire's own serialization and redaction like every other call's.
+ * lost for that call only. What each event records, and how `recordInputs` / `recordOutputs` are honoured, is in
+ * ai-sdk-events.ts; the payloads then go through tracewire's own serialization and redaction like every other call's.
  */
 import { context, SpanKind } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
@@ -18,6 +18,21 @@ import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_OPERATION_NAME } from "../semconv.js";
+import {
+  embeddingsOutput,
+  modelInputs,
+  type Operation,
+  objectStepOutput,
+  operationInputs,
+  operationOutput,
+  outputIf,
+  pick,
+  recordingOf,
+  stepInputs,
+  stepOutput,
+  timeOf,
+  toolInputs,
+} from "./ai-sdk-events.js";
 import {
   contentOutput,
   metadataAttributes,
@@ -28,29 +43,10 @@ import {
   settingsOf,
   TOOL_CALL_OP,
   toolAttributes,
-  toolCallOf,
-  toolSetOf,
   usageAttributes,
 } from "./ai-sdk-shapes.js";
-import { type CallSpan, type CallSpanEnd, endCallSpan, startCallSpan } from "./call-span.js";
+import { type CallSpanEnd, endCallSpan, startCallSpan } from "./call-span.js";
 import { isObj, type Obj } from "./guards.js";
-
-/** One operation in flight: its calls, and what its children repeat. */
-interface Operation {
-  operationId: string;
-  provider: unknown;
-  modelId: unknown;
-  root: CallSpan;
-  step: CallSpan | undefined;
-  /** The step's prompt as sent to the model (`promptMessages`, `stepTools`, `stepToolChoice`). */
-  stepPrompt: Obj | undefined;
-  model: CallSpan | undefined;
-  tools: Map<string, CallSpan>;
-  /** Call attributes of every call of the operation: the caller's metadata. */
-  attributes: JsonObject;
-  settings: Obj | undefined;
-  recordOutputs: boolean;
-}
 
 /** Operations are dropped (ended as abandoned) past this many in flight, so a leak of ours stays bounded. */
 const MAX_OPERATIONS = 10_000;
@@ -60,18 +56,6 @@ function internalError(where: string, err: unknown): void {
     `ai-sdk-${where}`,
     `Internal error while tracing an AI SDK call (${where}; the call itself is unaffected): ${describeError(err)}`,
   );
-}
-
-/** The event's own time (events reported after the fact carry one), as span time input. */
-function timeOf(event: Obj): number | undefined {
-  return typeof event.timestamp === "number" && Number.isFinite(event.timestamp) ? event.timestamp : undefined;
-}
-
-/** The fields of `event` that are set, among `keys`. */
-function pick(event: Obj, keys: string[]): Obj {
-  const out: Obj = {};
-  for (const key of keys) if (event[key] !== undefined && event[key] !== null) out[key] = event[key];
-  return out;
 }
 
 /**
@@ -87,30 +71,22 @@ export class TracewireTelemetry {
     this.guard("start", () => {
       if (this.operations.size >= MAX_OPERATIONS) this.evictOldest();
       const operationId = typeof event.operationId === "string" ? event.operationId : "ai.operation";
-      const callId = String(event.callId);
-      const opName = operationOpName(operationId, event.functionId);
-      const settings = settingsOf(event);
       const metadata = metadataAttributes(event.runtimeContext);
-      const inputs: Obj = pick(event, ["instructions", "system", "prompt", "messages", "value", "values"]);
-      const tools = toolSetOf(event.tools);
-      if (tools && Object.keys(tools).length > 0) inputs.tools = tools;
-      if (event.toolChoice !== undefined) inputs.toolChoice = event.toolChoice;
-      if (isObj(event.output) && typeof event.output.name === "string") inputs.output = event.output.name;
-      if (settings) inputs.settings = settings;
+      const recording = recordingOf(event);
       const ai: JsonObject = { operation_id: operationId };
       if (typeof event.functionId === "string") ai.function_id = event.functionId;
       if (typeof event.provider === "string") ai.provider = event.provider;
       if (typeof event.modelId === "string") ai.model = event.modelId;
       const root = startCallSpan({
         spanName: operationId,
-        opName,
-        inputs,
+        opName: operationOpName(operationId, event.functionId),
+        inputs: operationInputs(event, recording),
         attributes: { ...metadata, ai },
         parent: context.active(),
         startTime: timeOf(event),
       });
       if (!root) return;
-      this.operations.set(callId, {
+      this.operations.set(String(event.callId), {
         operationId,
         provider: event.provider,
         modelId: event.modelId,
@@ -120,8 +96,8 @@ export class TracewireTelemetry {
         model: undefined,
         tools: new Map(),
         attributes: metadata,
-        settings,
-        recordOutputs: event.recordOutputs !== false,
+        settings: settingsOf(event),
+        recording,
       });
     });
   }
@@ -133,13 +109,13 @@ export class TracewireTelemetry {
       const op = this.operations.get(String(event.callId));
       if (!op) return;
       if (op.step) this.endStep(op, { cancelled: "superseded" });
-      const stepNumber = typeof event.stepNumber === "number" ? event.stepNumber : 0;
+      const inputs = stepInputs(event, op.recording);
       op.stepPrompt = pick(event, ["promptMessages", "stepTools", "stepToolChoice"]);
       op.step = startCallSpan({
         spanName: `${op.operationId}.step`,
         opName: `${op.operationId}.step`,
-        displayName: `step ${stepNumber + 1}`,
-        inputs: { stepNumber, ...pick(event, ["instructions", "messages"]) },
+        displayName: `step ${Number(inputs.stepNumber) + 1}`,
+        inputs,
         attributes: op.attributes,
         parent: op.root.context,
         startTime: timeOf(event),
@@ -152,26 +128,7 @@ export class TracewireTelemetry {
     const event = raw as Obj;
     this.guard("model-start", () => {
       const op = this.operations.get(String(event.callId));
-      if (!op) return;
-      if (op.model) endCallSpan(op.model, { cancelled: "superseded" });
-      const prompt = op.stepPrompt ?? {};
-      const inputs: Obj = {
-        model: event.modelId,
-        messages: prompt.promptMessages ?? event.messages,
-      };
-      const tools = prompt.stepTools ?? event.tools;
-      if (Array.isArray(tools) && tools.length > 0) inputs.tools = tools;
-      if (prompt.stepToolChoice !== undefined) inputs.toolChoice = prompt.stepToolChoice;
-      op.model = startCallSpan({
-        spanName: `chat ${String(event.modelId)}`,
-        opName: modelCallOpName(op.operationId),
-        inputs,
-        attributes: op.attributes,
-        spanAttributes: requestAttributes(event.provider, event.modelId, settingsOf(event) ?? op.settings),
-        kind: SpanKind.CLIENT,
-        parent: (op.step ?? op.root).context,
-        startTime: timeOf(event),
-      });
+      if (op) this.startModelCall(op, event, modelInputs(event, op.stepPrompt, op.recording));
     });
   }
 
@@ -180,16 +137,36 @@ export class TracewireTelemetry {
     const event = raw as Obj;
     this.guard("model-end", () => {
       const op = this.operations.get(String(event.callId));
-      if (!op?.model) return;
-      const model = op.model;
-      op.model = undefined;
-      endCallSpan(model, {
-        ...(op.recordOutputs ? { output: { value: contentOutput(event.content, event.finishReason) } } : {}),
-        spanAttributes: {
-          ...usageAttributes(event.usage, event.modelId),
-          ...responseAttributes(event.responseId, event.finishReason),
-        },
-        endTime: timeOf(event),
+      if (!op) return;
+      this.endModelCall(op, event, () => contentOutput(event.content, event.finishReason), {
+        ...usageAttributes(event.usage, event.modelId),
+        ...responseAttributes(event.responseId, event.finishReason),
+      });
+    });
+  }
+
+  /**
+   * generateObject / streamObject: their one model call begins (they report no step and no language model call
+   * events; the model call sits directly under the operation, as in `ai` 6).
+   */
+  onObjectStepStart(raw: object): void {
+    const event = raw as Obj;
+    this.guard("object-step-start", () => {
+      const op = this.operations.get(String(event.callId));
+      if (op) this.startModelCall(op, event, modelInputs(event, pick(event, ["promptMessages"]), op.recording));
+    });
+  }
+
+  /** The model answered the object: the object, usage keyed by the response model, the response id. */
+  onObjectStepEnd(raw: object): void {
+    const event = raw as Obj;
+    this.guard("object-step-end", () => {
+      const op = this.operations.get(String(event.callId));
+      if (!op) return;
+      const response = isObj(event.response) ? event.response : {};
+      this.endModelCall(op, event, () => objectStepOutput(event), {
+        ...usageAttributes(event.usage, response.modelId ?? event.modelId),
+        ...responseAttributes(response.id, event.finishReason),
       });
     });
   }
@@ -201,7 +178,7 @@ export class TracewireTelemetry {
       const op = this.operations.get(String(event.callId));
       const toolCall = event.toolCall;
       if (!op || !isObj(toolCall)) return;
-      const call = toolCallOf(toolCall);
+      const call = toolInputs(toolCall, op.recording);
       const span = startCallSpan({
         spanName: `execute_tool ${String(call.toolName)}`,
         opName: TOOL_CALL_OP,
@@ -230,7 +207,7 @@ export class TracewireTelemetry {
       const result = isObj(event.toolOutput) ? event.toolOutput : {};
       if (result.type === "tool-error")
         endCallSpan(span, { error: result.error ?? "tool error", endTime: timeOf(event) });
-      else endCallSpan(span, { output: { value: result.output }, endTime: timeOf(event) });
+      else endCallSpan(span, { ...outputIf(op, () => result.output), endTime: timeOf(event) });
     });
   }
 
@@ -239,11 +216,7 @@ export class TracewireTelemetry {
     const event = raw as Obj;
     this.guard("step-end", () => {
       const op = this.operations.get(String(event.callId));
-      if (!op?.step) return;
-      const output: Obj = contentOutput(event.content, event.finishReason);
-      if (Array.isArray(event.toolResults) && event.toolResults.length > 0)
-        output.toolResults = event.toolResults.filter(isObj).map((r) => pick(r, ["toolCallId", "toolName", "output"]));
-      this.endStep(op, { ...(op.recordOutputs ? { output: { value: output } } : {}), endTime: timeOf(event) });
+      if (op?.step) this.endStep(op, { ...outputIf(op, () => stepOutput(event)), endTime: timeOf(event) });
     });
   }
 
@@ -259,7 +232,7 @@ export class TracewireTelemetry {
     });
   }
 
-  /** An embedding model call (one per chunk of `embedMany`) begins. */
+  /** An embedding model call (one per chunk of `embedMany`) begins: a GenAI `embeddings` call. */
   onEmbedStart(raw: object): void {
     const event = raw as Obj;
     this.guard("embed-start", () => {
@@ -269,7 +242,7 @@ export class TracewireTelemetry {
       const span = startCallSpan({
         spanName: `embeddings ${String(op.modelId)}`,
         opName: `${op.operationId}.doEmbed`,
-        inputs: { values },
+        inputs: op.recording.inputs ? { values } : {},
         attributes: op.attributes,
         spanAttributes: {
           ...requestAttributes(op.provider, op.modelId, undefined),
@@ -282,7 +255,7 @@ export class TracewireTelemetry {
     });
   }
 
-  /** An embedding model call finished: how many vectors and their size, never the vectors. */
+  /** An embedding model call finished: how many vectors and their size, never the vectors; usage. */
   onEmbedEnd(raw: object): void {
     const event = raw as Obj;
     this.guard("embed-end", () => {
@@ -291,12 +264,10 @@ export class TracewireTelemetry {
       const span = op?.tools.get(key);
       if (!op || !span) return;
       op.tools.delete(key);
-      const embeddings = Array.isArray(event.embeddings) ? event.embeddings : [];
-      const first = embeddings[0];
-      const usage = isObj(event.usage) && typeof event.usage.tokens === "number" ? event.usage.tokens : undefined;
+      const tokens = isObj(event.usage) && typeof event.usage.tokens === "number" ? event.usage.tokens : undefined;
       endCallSpan(span, {
-        output: { value: { embeddings: embeddings.length, dimensions: Array.isArray(first) ? first.length : 0 } },
-        spanAttributes: usageAttributes({ inputTokens: usage }, op.modelId),
+        ...outputIf(op, () => embeddingsOutput(Array.isArray(event.embeddings) ? event.embeddings : [])),
+        spanAttributes: usageAttributes({ inputTokens: tokens }, op.modelId),
       });
     });
   }
@@ -310,20 +281,7 @@ export class TracewireTelemetry {
       if (!op) return;
       this.operations.delete(callId);
       this.closeChildren(op, { cancelled: "unfinished" });
-      let output: Obj;
-      if ("object" in event) output = { object: event.object, finishReason: event.finishReason };
-      else if ("embedding" in event || "embeddings" in event) {
-        const vectors = Array.isArray(event.embeddings) ? event.embeddings : [event.embedding];
-        output = { embeddings: vectors.length };
-      } else {
-        output = { text: event.text };
-        if (Array.isArray(event.toolCalls) && event.toolCalls.length > 0)
-          output.toolCalls = event.toolCalls.filter(isObj).map(toolCallOf);
-        output.finishReason = event.finishReason;
-        if (isObj(event.usage)) output.usage = event.usage;
-        if (Array.isArray(event.steps)) output.steps = event.steps.length;
-      }
-      endCallSpan(op.root, { ...(op.recordOutputs ? { output: { value: output } } : {}), endTime: timeOf(event) });
+      endCallSpan(op.root, { ...outputIf(op, () => operationOutput(op.operationId, event)), endTime: timeOf(event) });
     });
   }
 
@@ -352,6 +310,33 @@ export class TracewireTelemetry {
   executeTool<T>(options: { callId: string; toolCallId: string; execute: () => PromiseLike<T> }): PromiseLike<T> {
     const span = this.operations.get(String(options.callId))?.tools.get(String(options.toolCallId));
     return span ? context.with(span.context, options.execute) : options.execute();
+  }
+
+  /** Opens the model call of the current step (or of the operation, which has no step for objects). */
+  private startModelCall(op: Operation, event: Obj, inputs: Obj): void {
+    if (op.model) endCallSpan(op.model, { cancelled: "superseded" });
+    op.model = startCallSpan({
+      spanName: `chat ${String(event.modelId)}`,
+      opName: modelCallOpName(op.operationId),
+      inputs,
+      attributes: op.attributes,
+      spanAttributes: requestAttributes(event.provider, event.modelId, settingsOf(event) ?? op.settings),
+      kind: SpanKind.CLIENT,
+      parent: (op.step ?? op.root).context,
+      startTime: timeOf(event),
+    });
+  }
+
+  private endModelCall(
+    op: Operation,
+    event: Obj,
+    output: () => unknown,
+    spanAttributes: CallSpanEnd["spanAttributes"],
+  ) {
+    const model = op.model;
+    if (!model) return;
+    op.model = undefined;
+    endCallSpan(model, { ...outputIf(op, output), spanAttributes, endTime: timeOf(event) });
   }
 
   private endStep(op: Operation, end: CallSpanEnd): void {

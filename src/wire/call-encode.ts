@@ -113,7 +113,7 @@ export class CallRecordEncoder {
       w.literal(L.endedAt);
       w.string(isoTime(span.endTime));
       w.literal(L.summary);
-      const usage = usageFromAttributes(span.attributes);
+      const usage = data?.usage ?? usageFromAttributes(span.attributes);
       const summary: CallSummary = outcomeSummary(span.attributes);
       if (usage) summary.usage = usage;
       if (Object.keys(summary).length > 0) w.json(JSON.stringify(summary));

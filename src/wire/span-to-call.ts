@@ -48,6 +48,8 @@ export interface CallStartData {
 export interface CallEndData {
   /** Serialised, redacted output; absent when the call returned nothing worth keeping. */
   output?: unknown;
+  /** Usage keyed by model, for a span that reports it other than as `gen_ai.usage.*` (an adapted span). */
+  usage?: Record<string, LlmUsage>;
 }
 
 let cachedSecond = -1;

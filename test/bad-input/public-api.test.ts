@@ -12,9 +12,9 @@ import { ConfigError, callOf, op, TracewireError, ValidationError } from "../../
 import * as aiExports from "../../src/instrument/ai.js";
 import * as anthropicExports from "../../src/instrument/anthropic-entry.js";
 import * as openaiExports from "../../src/instrument/index.js";
-import * as otelExports from "../../src/otel/index.js";
-import { createOtlpExporter } from "../../src/otel/index.js";
 import { globalState } from "../../src/otel/state.js";
+import * as otelExports from "../../src/otel-entry.js";
+import { createOtlpExporter } from "../../src/otel-entry.js";
 import { TestServer } from "../support/server.js";
 import { type Session, startSession } from "../support/tracing-session.js";
 import { BAD_INPUTS, type BadInput, type Ctx, NO_BAD_INPUT } from "./cases.js";

@@ -24,7 +24,7 @@ it("importing every entry leaves the global fetch dispatcher alone and loads und
       entry,
       [
         `export * as root from ${src("index.ts")};`,
-        `export * as otel from ${src("otel/index.ts")};`,
+        `export * as otel from ${src("otel-entry.ts")};`,
         `export * as api from ${src("api/index.ts")};`,
       ].join("\n"),
     );

@@ -4,9 +4,10 @@
  * A server-component page, a streamed chat request, a client that leaves mid-stream and a server action (feedback on
  * the chat request's call): each request's calls must be at the service within 1 s of its response's end — the
  * per-request flush, not the timer. Then what arrived: Next's route span with the request call and the chat call
- * (usage, user and session) under it, the cancelled stream, the reaction. Twice: tracewire's own `register()`, and
- * `@vercel/otel` with a `TracewireSpanProcessor`. Slow (a Next build), so it runs only with TRACEWIRE_NEXT_E2E=1
- * (`npm run test:next`).
+ * (usage, user and session) under it, the cancelled stream, the reaction; a route handler returning the AI SDK's
+ * `streamText(...)` response (`ai` 6: its spans as calls under the request's call), flushed with the request.
+ * Twice: tracewire's own `register()`, and `@vercel/otel` with a `TracewireSpanProcessor` (which maps the `ai` 6
+ * spans too). Slow (a Next build), so it runs only with TRACEWIRE_NEXT_E2E=1 (`npm run test:next`).
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync } from "node:fs";
@@ -137,10 +138,18 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
   beforeAll(async () => {
     // The example imports `tracewire` as `file:../..` would: a link to this package, whose exports point at dist/.
     await run(process.execPath, [join(ROOT, "node_modules/tsup/dist/cli-default.js"), "--silent"], { cwd: ROOT });
-    const link = join(APP, "node_modules/tracewire");
-    if (!existsSync(link)) {
+    // Its `ai` and `@ai-sdk/openai-compatible` as its package.json resolves them on Node 20: `ai` 6 and its provider
+    // (this repo installs them as the `ai6` aliases; its own `ai` is 7, which needs Node ≥ 22).
+    const links: [string, string][] = [
+      ["tracewire", "../../.."],
+      ["ai", "../../../node_modules/ai6"],
+      ["@ai-sdk/openai-compatible", "../../../../node_modules/ai6-openai-compatible"],
+    ];
+    for (const [name, target] of links) {
+      const link = join(APP, "node_modules", name);
+      if (existsSync(link)) continue;
       mkdirSync(dirname(link), { recursive: true });
-      symlinkSync("../../..", link, "dir");
+      symlinkSync(target, link, "dir");
     }
     rmSync(join(APP, ".next"), { recursive: true, force: true });
     const started = Date.now();
@@ -153,7 +162,7 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
   }, 300_000);
 
   it.each(["tracewire", "vercel-otel"])(
-    "setup %s: page, streamed route, disconnect, server action — each sent within 1 s of its response",
+    "setup %s: page, streamed route, disconnect, server action, AI SDK route — each sent within 1 s of its response",
     async (setup) => {
       service = await startService({ storage: "memory" });
       standIn = await startStandIn();
@@ -239,10 +248,33 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
         return Boolean(actionCall && feedbackOf(calls.find((c) => c.id === callId)).length > 0);
       });
       const feedback = feedbackOf(calls.find((c) => c.id === callId));
-      // The service adds the emoji's alias and detoned forms to a reaction's payload.
-      expect(feedback.map((f) => [f.feedback_type, (f.payload as { emoji?: string }).emoji])).toEqual([
-        ["wandb.reaction.1", "👍"],
+      // The service adds the reaction's alias forms (`alias`, `detoned`, …) to the payload.
+      expect(feedback.map((f) => [f.feedback_type, f.payload])).toEqual([
+        ["wandb.reaction.1", expect.objectContaining({ emoji: "👍" })],
       ]);
+
+      // 5. A route handler returning the AI SDK's own `streamText(...)` response: its `ai` 6 spans become calls
+      // (operation → model call, usage keyed by model) under the request's call, sent with the request.
+      const ai = await fetch(`${url}/api/ai`, { method: "POST", body: JSON.stringify({ question: "hi" }) });
+      expect(ai.status).toBe(200);
+      expect(await ai.text()).toBe("Hello from the local stand-in.");
+      calls = await expectSentSoon("AI SDK route", Date.now(), (calls) => {
+        const request = calls.find((c) => c.op_name === "POST /api/ai" && c.inputs?.request && c.ended_at);
+        const operation = calls.find((c) => c.op_name === "ai-answer" && c.parent_id === request?.id && c.ended_at);
+        const model = calls.find((c) => c.op_name === "ai.streamText.doStream" && c.parent_id === operation?.id);
+        return Boolean(request && operation && model?.ended_at);
+      });
+      const aiRequest = calls.find((c) => c.op_name === "POST /api/ai" && c.inputs?.request)!;
+      expect(aiRequest.output).toMatchObject({ status: 200 });
+      const operation = calls.find((c) => c.op_name === "ai-answer")!;
+      expect(operation.trace_id).toBe(aiRequest.trace_id);
+      expect(operation.inputs).toMatchObject({ prompt: "hi" });
+      expect(operation.output).toMatchObject({ text: "Hello from the local stand-in.", finishReason: "stop" });
+      const doStream = calls.find((c) => c.op_name === "ai.streamText.doStream")!;
+      expect(doStream.attributes).toMatchObject({ operation: "chat", provider: "openai", model: "gpt-4o-mini" });
+      const aiUsage = (doStream.summary as { usage: Record<string, Record<string, number>> }).usage;
+      expect(Object.values(aiUsage)[0]).toMatchObject({ prompt_tokens: 42, completion_tokens: 12, total_tokens: 54 });
+      expect(Date.parse(aiRequest.ended_at!)).toBeGreaterThanOrEqual(Date.parse(operation.ended_at!));
 
       // The edge route: tracewire/next bundled for edge, untraced, the handler's response unchanged.
       const edge = await fetch(`${url}/api/edge`);

@@ -26,16 +26,24 @@ const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as Async
 
 /**
  * Runs a README block: its `import { … } from "tracewire"` lines are checked (each name must be a real export) and
- * replaced by those exports; `scope` supplies the names earlier README blocks defined (e.g. `answer`). Every other
- * line runs as written (plain JavaScript: the blocks this is used for carry no type annotations).
+ * replaced by those exports; so are imports from the packages in `modules` (e.g. `{ ai, "tracewire/ai": … }`: the
+ * module objects the test loaded). `scope` supplies the names earlier README blocks defined (e.g. `answer`). Every
+ * other line runs as written (plain JavaScript: the blocks this is used for carry no type annotations).
  */
-export async function runBlock(block: string, scope: Record<string, unknown> = {}): Promise<void> {
+export async function runBlock(
+  block: string,
+  scope: Record<string, unknown> = {},
+  modules: Record<string, object> = {},
+): Promise<void> {
   const names: Record<string, unknown> = { ...scope };
-  const body = block.replace(/^import \{([^}]*)\} from "tracewire";$/gm, (_line, list: string) => {
+  const known: Record<string, object> = { ...modules, tracewire };
+  const body = block.replace(/^import \{([^}]*)\} from "([^"]+)";$/gm, (line, list: string, from: string) => {
+    const module = known[from] as Record<string, unknown> | undefined;
+    if (!module) return line; // left in place: the check below reports it
     for (const name of list.split(",").map((n) => n.trim())) {
       if (!name) continue;
-      if (!(name in tracewire)) throw new Error(`README imports ${name} from "tracewire", which does not export it`);
-      names[name] = (tracewire as Record<string, unknown>)[name];
+      if (!(name in module)) throw new Error(`README imports ${name} from "${from}", which does not export it`);
+      names[name] = module[name];
     }
     return "";
   });
