@@ -157,7 +157,13 @@ export const CONVERSATION_SCRIPT = String.raw`
     var toolNames = (Array.isArray(tools) ? tools : isObj(tools) ? Object.keys(tools).map(function (k) { return { name: k }; }) : [])
       .map(function (t) { return isObj(t) ? firstDefined(t.name, t.function && t.function.name, t.type) : String(t); })
       .filter(Boolean);
-    return { messages: messages, answer: answerOf(call.output), tools: toolNames };
+    var answer = answerOf(call.output);
+    // A tool result names its tool by the id of the call it answers (OpenAI's tool messages carry only the id).
+    var names = {};
+    var all = messages.concat(answer ? answer.reduce(function (acc, c) { return acc.concat(c.messages); }, []) : []);
+    all.forEach(function (m) { m.parts.forEach(function (p) { if (p.kind === "tool_call" && p.id) names[p.id] = p.name; }); });
+    all.forEach(function (m) { m.parts.forEach(function (p) { if (p.kind === "tool_result" && !p.name) p.name = names[p.id]; }); });
+    return { messages: messages, answer: answer, tools: toolNames };
   }
 
   // Model, tokens and time to first chunk of an LLM call, from its attributes and summary.

@@ -76,7 +76,7 @@ h2 { font-size: 16px; margin: 0 0 4px; } h3 { font-size: 13px; margin: 16px 0 6p
 .badge { font-size: 11px; background: #e7f5ff; color: #1864ab; border-radius: 8px; padding: 0 6px; }
 .reasoning > summary { color: var(--muted); cursor: pointer; }
 details.raw { margin-top: 14px; } details.raw > summary { cursor: pointer; color: var(--muted); }
-.chat-mark { font-size: 11px; }
+.chat-mark { font-size: 10px; }
 #thread { padding: 12px 16px; }
 ol.turns { list-style: none; padding: 0; margin: 10px 0; display: flex; flex-direction: column; gap: 8px; counter-reset: turn; }
 .turn { border: 1px solid var(--line); border-radius: 6px; padding: 8px 10px; background: var(--panel); cursor: pointer; counter-increment: turn; }
