@@ -144,7 +144,7 @@ describe.skipIf(!chromiumWanted("viewer-conversation.test"))("viewer: LLM calls 
       texts: await messages.evaluateAll((els) => els.map((e) => e.querySelector(".parts")?.textContent ?? "")),
       answer: (await detail.locator(".answer").textContent()) ?? "",
       meta: (await detail.locator(".llm-meta").textContent()) ?? "",
-      hash: () => page.evaluate(() => location.hash),
+      hash: () => page.evaluate<string>("location.hash"),
     };
   }
 

@@ -21,7 +21,7 @@ const CORE = String.raw`
   var HASH_KEYS = { project: "project", view: "view", op: "op", status: "status", q: "q", traceId: "trace", callId: "call", threadId: "thread" };
   var state = {
     project: null, view: "traces", op: null, status: null, q: null, traceId: null, callId: null, threadId: null,
-    listKey: "", traceKey: "", threadsKey: "", turnsKey: "", key: localStorage.getItem("tracewire.dev.key")
+    editing: null, ownHash: null, listKey: "", traceKey: "", threadsKey: "", turnsKey: "", key: localStorage.getItem("tracewire.dev.key")
   };
   var $ = function (id) { return document.getElementById(id); };
 
@@ -98,15 +98,22 @@ const CORE = String.raw`
     return "#" + params.toString();
   }
   // Moves to a new selection: a new history entry (applied by the hashchange handler), or with replace an
-  // update of the current one.
-  function navigate(changes, replace) {
+  // update of the current one. editing names the text field whose edit made this entry (later keystrokes in it
+  // replace the entry instead of stacking one per pause); any other navigation ends that edit.
+  function navigate(changes, replace, editing) {
+    state.editing = editing || null;
     var next = {};
     Object.keys(HASH_KEYS).forEach(function (k) { next[k] = k in changes ? changes[k] : state[k]; });
     if ("traceId" in changes && !("callId" in changes)) next.callId = null;
     var hash = hashOf(next);
     if (hash === (location.hash || "#")) return;
+    state.ownHash = hash;
     if (replace) { history.replaceState(null, "", hash); applyHash(); }
     else location.hash = hash;
+  }
+  function onHashChange() {
+    if (location.hash !== state.ownHash) state.editing = null; // back, forward, or a link: not our edit
+    applyHash();
   }
   function applyHash() {
     var wanted = readHash();
@@ -186,7 +193,7 @@ const START = `
     refresh();
   });
   wireFilters();
-  window.addEventListener("hashchange", applyHash);
+  window.addEventListener("hashchange", onHashChange);
   Object.assign(state, readHash());
   showView();
   refresh();

@@ -125,12 +125,13 @@ export const TRACE_LIST_SCRIPT = String.raw`
     });
   }
 
-  // ---- the filter bar: inputs mirror the hash. A choice pushes a history entry; an edit of a text field pushes
-  // one when it first applies and then updates that entry until the field loses focus. ----
-  var typing = null, editing = {};
+  // ---- the filter bar: inputs mirror the hash. A choice pushes a history entry; so does an edit of a text
+  // field, once: its further changes update that entry until another navigation (state.editing, see navigate). ----
+  var typing = null;
   function syncFilterInputs() {
-    if (document.activeElement !== $("filter-op")) $("filter-op").value = state.op || "";
-    if (document.activeElement !== $("filter-q")) $("filter-q").value = state.q || "";
+    // The field being typed in keeps its text (trimmed in the hash); back and forward rewrite every field.
+    if (state.editing !== "op") $("filter-op").value = state.op || "";
+    if (state.editing !== "q") $("filter-q").value = state.q || "";
     $("filter-status").value = state.status || "";
   }
   function clearFilters() { navigate({ op: null, status: null, q: null }); }
@@ -142,14 +143,10 @@ export const TRACE_LIST_SCRIPT = String.raw`
         typing = setTimeout(function () {
           var c = {};
           c[field] = value;
-          navigate(c, editing[field]);
-          editing[field] = true;
+          navigate(c, state.editing === field, field);
         }, 250);
       };
     }
-    ["op", "q"].forEach(function (field) {
-      $("filter-" + field).addEventListener("blur", function () { editing[field] = false; });
-    });
     $("filter-op").addEventListener("input", typed("op"));
     $("filter-q").addEventListener("input", typed("q"));
     $("filter-status").addEventListener("change", function (e) { navigate({ status: e.target.value || null }); });
