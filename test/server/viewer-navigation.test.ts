@@ -3,6 +3,9 @@
  * in any call of a trace), with the selection in the URL hash, so back and forward (`hashchange`) and a reload
  * restore it; and the thread view, which lists a thread's turns in order, each opening its trace.
  */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { init, op, type TracewireHandle, withThread } from "../../src/index.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
@@ -100,7 +103,7 @@ describe.skipIf(!chromiumWanted("viewer-navigation.test"))("viewer: filters, URL
     expect(browser.errors).toEqual([]);
   }, 60_000);
 
-  it("shows a thread's turns in order, each opening its trace; back returns to the thread", async () => {
+  it("shows a thread's turns in order, each opening its trace; back returns to the thread", async ({ annotate }) => {
     const { page } = browser;
     await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
     await page.locator("#tab-threads").click();
@@ -122,6 +125,11 @@ describe.skipIf(!chromiumWanted("viewer-navigation.test"))("viewer: filters, URL
     expect(decodeURIComponent(await page.evaluate<string>("location.hash"))).toBe(
       `#project=${PROJECT}&view=threads&thread=conv-42`,
     );
+
+    const shot = join(mkdtempSync(join(tmpdir(), "tracewire-viewer-")), "thread.png");
+    await page.screenshot({ path: shot, fullPage: true });
+    await annotate(`screenshot: ${shot}`, "screenshot");
+    console.log(`[viewer-navigation.test] screenshot: ${shot}`);
 
     const second = await turns.nth(1).getAttribute("data-call-id");
     await turns.nth(1).click();

@@ -4,7 +4,7 @@
  * and a line with model, tokens, time to first chunk and finish reasons. The raw inputs and output stay one click
  * away as the JSON tree. Reads what `conversation.ts` derives.
  */
-export const CHAT_VIEW_SCRIPT = String.raw`
+export const CHAT_VIEW_SCRIPT = `
   function fmtSeconds(s) { return s < 1 ? Math.round(s * 1000) + " ms" : s.toFixed(2) + " s"; }
 
   function llmMetaLine(call) {
