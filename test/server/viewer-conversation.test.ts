@@ -9,6 +9,7 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
+import { trace } from "@opentelemetry/api";
 import { generateText, jsonSchema, stepCountIs, tool } from "ai6";
 import { createOpenAICompatible } from "ai6-openai-compatible";
 import OpenAI from "openai";
@@ -82,6 +83,28 @@ describe.skipIf(!chromiumWanted("viewer-conversation.test"))("viewer: LLM calls 
         system: "You answer weather questions.",
         tools: [{ name: "get_weather", input_schema: { type: "object", properties: { city: { type: "string" } } } }],
         messages: [{ role: "user", content: "Weather in Rome?" }],
+      });
+    })();
+
+    // A foreign GenAI span (OTLP route) with the semantic conventions' message attributes.
+    await op(async function otel_agent() {
+      trace.getTracer("foreign-genai").startActiveSpan("chat gpt-4o", (span) => {
+        span.setAttributes({
+          "gen_ai.operation.name": "chat",
+          "gen_ai.request.model": "gpt-4o",
+          "gen_ai.input.messages": JSON.stringify([
+            { role: "user", parts: [{ type: "text", content: "Weather in Kyiv?" }] },
+            {
+              role: "assistant",
+              parts: [{ type: "tool_call", id: "c1", name: "get_weather", arguments: { city: "Kyiv" } }],
+            },
+            { role: "tool", parts: [{ type: "tool_call_response", id: "c1", response: "cold" }] },
+          ]),
+          "gen_ai.output.messages": JSON.stringify([
+            { role: "assistant", parts: [{ type: "text", content: "It is cold." }], finish_reason: "stop" },
+          ]),
+        });
+        span.end();
       });
     })();
 
@@ -209,6 +232,16 @@ describe.skipIf(!chromiumWanted("viewer-conversation.test"))("viewer: LLM calls 
     expect(await second.detail.locator(".conversation .msg[data-role=assistant] .tool-call").count()).toBe(2);
     expect(second.texts[3]).toContain('"celsius": 3');
     expect(second.answer).toContain(TEXT);
+  }, 30_000);
+
+  it("a foreign span's GenAI messages (OTLP): parts, tool calls and responses, the output messages", async () => {
+    const call = await openCall("otel_agent", "chat gpt-4o");
+    expect(call.roles).toEqual(["user", "assistant", "tool"]);
+    expect(call.texts[0]).toBe("Weather in Kyiv?");
+    expect(call.texts[1]).toContain("tool call get_weather c1");
+    expect(call.texts[2]).toBe("tool result get_weather c1cold");
+    expect(call.answer).toContain("It is cold.");
+    expect(call.meta).toContain("gpt-4o");
   }, 30_000);
 
   it("a plain op keeps its JSON tree", async () => {

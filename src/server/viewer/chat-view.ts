@@ -28,7 +28,7 @@ export const CHAT_VIEW_SCRIPT = `
     }
     if (part.kind === "tool_call") {
       return el("div", { class: "tool-call", "data-tool": part.name || "" }, [
-        el("div", { class: "tool-head" }, [el("span", { class: "badge", text: "tool call" }), " " + (part.name || "?") + (part.id ? "  " : ""),
+        el("div", { class: "tool-head" }, [el("span", { class: "badge", text: "tool call" }), " " + (part.name || "?") + (part.id ? " " : ""),
           part.id ? el("span", { class: "ids", text: part.id }) : null]),
         valueBlock(part.args)
       ]);
