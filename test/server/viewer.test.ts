@@ -3,26 +3,17 @@
  * browser): traces traced by the library show up in the list (op, status, latency, tokens, model), a trace opens
  * as a call tree with children under their parent, and a call shows inputs, output, usage, exception and feedback.
  * New traces appear without a reload. A screenshot is saved and its path annotated on the test.
- *
- * Without /usr/bin/chromium the test fails under CI=true (where .ci/run installs it) and is skipped elsewhere,
- * with a message naming the install command.
+ * (Without Chromium: see browser.ts.)
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { trace } from "@opentelemetry/api";
-import { type BrowserContext, chromium, type Page } from "playwright-core";
+import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callOf, init, op, type TracewireHandle } from "../../src/index.js";
+import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
 import { llm, PROJECT, startService, type TestService } from "./helpers.js";
-
-const CHROMIUM = "/usr/bin/chromium";
-const INSTALL = "apt-get update && apt-get install -y chromium";
-const available = existsSync(CHROMIUM);
-const required = process.env.CI === "true";
-if (!available && !required) {
-  console.warn(`[viewer.test] skipped: ${CHROMIUM} not found. Install it with: ${INSTALL}`);
-}
 
 const agent = op(
   async function agent(question: string) {
@@ -47,56 +38,32 @@ const later = op(async function later() {
   return "late";
 });
 
-describe.skipIf(!available && !required)("viewer in Chromium", () => {
+describe.skipIf(!chromiumWanted("viewer.test"))("viewer in Chromium", () => {
   let service: TestService;
   let tracing: TracewireHandle;
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
-  let profile: string;
 
   beforeAll(async () => {
-    if (!available) {
-      throw new Error(
-        `Chromium is required for the viewer test but ${CHROMIUM} is missing. Install it with: ${INSTALL}`,
-      );
-    }
     service = await startService({ storage: "memory" });
     tracing = init({ baseUrl: service.url, project: PROJECT, env: {}, scheduledDelayMillis: 10 });
     const result = await agent("What is up?");
     await callOf(result)!.react("👍");
     await failing().catch(() => {});
     await tracing.flush();
-    profile = mkdtempSync(join(tmpdir(), "tracewire-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 820 },
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    page = context.pages()[0] ?? (await context.newPage());
+    browser = await launchChromium();
+    page = browser.page;
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await tracing?.shutdown();
     await service?.close();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it("lists traces, shows the call tree, payloads, usage, exceptions and feedback, and refreshes live", async ({
     annotate,
   }) => {
-    const errors: string[] = [];
-    page.on("pageerror", (err) => errors.push(err.message));
     await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
 
     const rows = page.locator("#trace-list tbody tr");
@@ -144,7 +111,7 @@ describe.skipIf(!available && !required)("viewer in Chromium", () => {
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`[viewer.test] screenshot: ${shot}`);
     await annotate(`screenshot: ${shot}`, "screenshot");
-    expect(errors).toEqual([]);
+    expect(browser.errors).toEqual([]);
   }, 60_000);
 
   it("shows dates, 'descendant error' for a root whose child failed, and every column at 1280×720", async () => {
