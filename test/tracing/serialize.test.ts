@@ -555,13 +555,13 @@ describe("serialize: limits", () => {
     expect(json).toContain(LIMIT);
   });
 
-  it("falls back to the default for invalid limits and clamps maxDepth at 1000", () => {
+  it("falls back to the default for invalid limits and clamps maxDepth at 500", () => {
     const long = "q".repeat(100_005);
     const expected = `${"q".repeat(100_000)}…[truncated 5 chars]`;
     expect(serialize(long, { maxStringLength: -1 })).toBe(expected);
     expect(serialize(long, { maxStringLength: Number.NaN })).toBe(expected);
     expect(measure(serialize(nested(5000, "object"), { maxDepth: 5000 }))).toStrictEqual({
-      levels: 1000,
+      levels: 500,
       leaf: "[MaxDepth]",
     });
   });
