@@ -12,17 +12,22 @@ import { burst, FAST, PATHS } from "./support.js";
 let double: TracingDouble;
 let tracing: TracewireHandle;
 
-beforeEach(async () => {
-  double = await TracingDouble.start();
+function start(deadlines: { exportTimeoutMillis?: number; otlpTimeoutMillis?: number } = {}): void {
   tracing = init({
     baseUrl: double.url,
     project: "acme/demo",
     env: {},
     logger: recordingLogger().logger,
     ...FAST,
+    ...deadlines,
     maxQueueSize: 64,
     maxExportBatchSize: 32,
   });
+}
+
+beforeEach(async () => {
+  double = await TracingDouble.start();
+  start();
 });
 afterEach(async () => {
   await tracing.shutdown();
@@ -57,9 +62,12 @@ it("after an outage that overflows the queues, and after shutdown, every item is
 });
 
 it("after the service comes back, what was counted as sent is exactly what arrived", async () => {
+  // Longer deadlines than FAST's 500 ms, so that a loaded machine rarely turns a stored batch into a resent one.
+  await tracing.shutdown();
+  start({ exportTimeoutMillis: 3000, otlpTimeoutMillis: 3000 });
   double.down([PATHS.calls, PATHS.otlp], "reset");
   burst(CALLS, 0);
-  await vi.waitFor(() => expect(tracing.stats().calls.retries).toBeGreaterThanOrEqual(1));
+  await vi.waitFor(() => expect(tracing.stats().calls.retries).toBeGreaterThanOrEqual(1), { timeout: 10_000 });
   double.recover();
   await vi.waitFor(
     async () => {
@@ -71,9 +79,11 @@ it("after the service comes back, what was counted as sent is exactly what arriv
   const stats = tracing.stats();
   expectExact(stats);
   expect(stats.calls.queued).toBe(0);
+  // Delivery is at-least-once: a batch the service stored but whose answer the client never saw is sent again, so
+  // what counts is the distinct items that arrived (call id + start/end, span id).
   const stored = [...double.calls.values()];
-  expect(stats.calls.sent).toBe(stored.reduce((n, c) => n + c.starts + c.ends, 0));
+  expect(stats.calls.sent).toBe(stored.reduce((n, c) => n + Math.min(c.starts, 1) + Math.min(c.ends, 1), 0));
   // Never an end without its start, nor a start without its end: both halves of a call share its fate.
-  for (const call of stored) expect({ starts: call.starts, ends: call.ends }).toEqual({ starts: 1, ends: 1 });
-  expect(stats.otlp.sent).toBe(double.spans.length);
+  for (const call of stored) expect({ start: call.starts > 0, end: call.ends > 0 }).toEqual({ start: true, end: true });
+  expect(stats.otlp.sent).toBe(new Set(double.spans.map((span) => span.spanId)).size);
 });
