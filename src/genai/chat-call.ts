@@ -31,8 +31,8 @@ import { isObj, type Obj } from "./guards.js";
 import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
-import { responseHidingUsage } from "./sse-usage.js";
-import { type Method, tapFirstIterator, tapIterator } from "./stream-tap.js";
+import { hideUsageInChunk, responseHidingUsage } from "./sse-usage.js";
+import { type Method, readOn, tapFirstIterator, tapIterator } from "./stream-tap.js";
 
 /** How long a `break` right after the last `finish_reason` waits for the usage chunk that follows it. */
 export const USAGE_AFTER_FINISH_MS = 500;
@@ -314,18 +314,13 @@ export class ChatCall {
         internalError("chunk", err);
       }
     }
-    if (!this.injectedUsage || !isObj(value)) return false;
+    if (!this.injectedUsage) return false;
     try {
-      // The shapes of sse-usage.ts, for streams whose body tracewire could not filter.
-      if (isObj(value.usage)) {
-        const choices = value.choices;
-        if (!Array.isArray(choices) || choices.length === 0) return true;
-        delete value.usage;
-      } else if (value.usage === null) delete value.usage;
+      return hideUsageInChunk(value);
     } catch (err) {
       internalError("hide-usage", err);
+      return false;
     }
-    return false;
   }
 
   /**
@@ -336,34 +331,18 @@ export class ChatCall {
   private awaitUsage(iterator: Obj): Promise<void> | undefined {
     const accumulator = this.accumulator;
     if (this.ended || !this.injectedUsage || !accumulator?.finished || accumulator.hasUsage) return undefined;
-    const next = iterator.next;
-    if (typeof next !== "function") return undefined;
-    return new Promise<void>((resolve) => {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const stop = () => {
-        clearTimeout(timer);
-        resolve();
-      };
-      timer = setTimeout(() => {
+    return readOn(
+      iterator,
+      () => accumulator.hasUsage || this.ended,
+      USAGE_AFTER_FINISH_MS,
+      () => {
         try {
           this.streamController?.abort();
         } catch (err) {
           internalError("usage-wait", err);
         }
-        stop();
-      }, USAGE_AFTER_FINISH_MS);
-      const pull = (): void => {
-        if (accumulator.hasUsage || this.ended) {
-          stop();
-          return;
-        }
-        (Reflect.apply(next, iterator, []) as Promise<IteratorResult<unknown>>).then(
-          (step) => (step.done ? stop() : pull()),
-          () => stop(),
-        );
-      };
-      pull();
-    });
+      },
+    );
   }
 
   /** The iterator reported done: finished, failed in the stream itself, or stopped quietly by an abort. */

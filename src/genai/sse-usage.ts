@@ -251,3 +251,18 @@ export function responseHidingUsage(response: unknown, onUsage: (usage: Obj) => 
   }
   return filtered;
 }
+
+/**
+ * The shapes above, for a stream whose body tracewire could not filter (a custom `fetch`): a parsed chunk loses the
+ * injected `usage` (or its `"usage": null`); returns true when the whole chunk is the injected usage-only one and must
+ * be hidden from the consumer.
+ */
+export function hideUsageInChunk(value: unknown): boolean {
+  if (!isObj(value)) return false;
+  if (isObj(value.usage)) {
+    const choices = value.choices;
+    if (!Array.isArray(choices) || choices.length === 0) return true;
+    delete value.usage;
+  } else if (value.usage === null) delete value.usage;
+  return false;
+}

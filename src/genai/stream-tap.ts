@@ -130,3 +130,39 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
     });
   }
 }
+
+/**
+ * Keeps pulling from `iterator` (past a consumer that stopped reading) until `enough()` says so, the iterator ends
+ * or fails, or `ms` pass — then `onTimeout()` runs (e.g. aborts a read still pending). Resolves when it stops; never
+ * rejects. Undefined when the iterator has no `next`.
+ */
+export function readOn(
+  iterator: Obj,
+  enough: () => boolean,
+  ms: number,
+  onTimeout: () => void,
+): Promise<void> | undefined {
+  const next = iterator.next;
+  if (typeof next !== "function") return undefined;
+  return new Promise<void>((resolve) => {
+    const stop = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(() => {
+      onTimeout();
+      stop();
+    }, ms);
+    const pull = (): void => {
+      if (enough()) {
+        stop();
+        return;
+      }
+      (Reflect.apply(next, iterator, []) as Promise<IteratorResult<unknown>>).then(
+        (step) => (step.done ? stop() : pull()),
+        () => stop(),
+      );
+    };
+    pull();
+  });
+}
