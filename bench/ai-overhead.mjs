@@ -16,7 +16,7 @@ import { createRequire } from "node:module";
 import { generateText, streamText } from "ai6";
 import { createOpenAICompatible } from "ai6-openai-compatible";
 import { startServer } from "./lib.mjs";
-import { contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
+import { benchFetch, contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
 
 const aiVersion = createRequire(import.meta.url)("ai6/package.json").version;
 const server = await startServer("./openai-server.mjs");
@@ -26,6 +26,7 @@ const provider = createOpenAICompatible({
   baseURL: `http://127.0.0.1:${server.port}/v1`,
   apiKey: "sk-bench",
   includeUsage: true,
+  fetch: benchFetch(),
 });
 const SYSTEM =
   "You are the support assistant of a travel company. Answer in one short paragraph, in the customer's language, and never invent prices, dates or booking references.";

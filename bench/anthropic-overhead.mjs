@@ -13,7 +13,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { VERSION as sdkVersion } from "@anthropic-ai/sdk/version";
 import { wrapAnthropic } from "tracewire/anthropic";
 import { startServer } from "./lib.mjs";
-import { contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
+import { benchFetch, contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
 
 const server = await startServer("./anthropic-server.mjs");
 
@@ -39,6 +39,7 @@ const clientOptions = {
   baseURL: `http://127.0.0.1:${server.port}`,
   maxRetries: 0,
   openTelemetry: false,
+  fetch: benchFetch(),
 };
 
 let checksum = 0;

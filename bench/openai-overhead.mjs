@@ -14,7 +14,7 @@ import { createRequire } from "node:module";
 import OpenAI from "openai";
 import { wrapOpenAI } from "tracewire/openai";
 import { startServer } from "./lib.mjs";
-import { contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
+import { benchFetch, contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
 
 /** The `undici` package's version (tracewire's own HTTP client), for the note on who sends what. */
 const undiciVersion = createRequire(import.meta.url)("undici/package.json").version;
@@ -36,7 +36,12 @@ const MESSAGES = [
 const PARAMS = { model: "gpt-4o-mini", messages: MESSAGES, temperature: 0.2, max_tokens: 256 };
 const STREAM_PARAMS = { ...PARAMS, stream: true };
 
-const clientOptions = { apiKey: "sk-bench", baseURL: `http://127.0.0.1:${chat.port}/v1`, maxRetries: 0 };
+const clientOptions = {
+  apiKey: "sk-bench",
+  baseURL: `http://127.0.0.1:${chat.port}/v1`,
+  maxRetries: 0,
+  fetch: benchFetch(),
+};
 
 /** Characters of text the app read, summed over every call. */
 let checksum = 0;

@@ -12,7 +12,7 @@
 import OpenAI from "openai";
 import { wrapOpenAI } from "tracewire/openai";
 import { startServer } from "./lib.mjs";
-import { contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
+import { benchFetch, contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
 
 const server = await startServer("./openai-server.mjs");
 
@@ -26,7 +26,12 @@ const PARAMS = {
   max_output_tokens: 256,
 };
 const STREAM_PARAMS = { ...PARAMS, stream: true };
-const clientOptions = { apiKey: "sk-bench", baseURL: `http://127.0.0.1:${server.port}/v1`, maxRetries: 0 };
+const clientOptions = {
+  apiKey: "sk-bench",
+  baseURL: `http://127.0.0.1:${server.port}/v1`,
+  maxRetries: 0,
+  fetch: benchFetch(),
+};
 
 let checksum = 0;
 

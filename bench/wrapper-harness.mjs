@@ -55,7 +55,31 @@ export const settings = {
   streamCalls: Number(arg("stream-calls", "75")),
   only: arg("only")?.split(","),
   onlyPath: arg("path"),
+  /** Extra `init()` options as JSON, for taking the wrapper apart (e.g. `--init='{"captureContent":false}'`). */
+  init: JSON.parse(arg("init", "{}")),
+  /** `--in-memory`: the clients' `fetch` answers from memory (see {@link benchFetch}). */
+  inMemory: process.argv.includes("--in-memory"),
 };
+
+/**
+ * The `fetch` the bench clients use: the global one, or with `--in-memory` one that asks the loopback server once
+ * per kind of request (URL + streamed or not) and then answers the same bytes from memory — the network's CPU and
+ * its noise drop out, which is what taking the wrapper apart needs. Not what `npm run bench` measures.
+ */
+export function benchFetch() {
+  if (!settings.inMemory) return globalThis.fetch;
+  const cache = new Map();
+  return async (url, init) => {
+    const key = `${url} ${String(init?.body).includes('"stream":true')}`;
+    let hit = cache.get(key);
+    if (!hit) {
+      const res = await globalThis.fetch(url, init);
+      hit = { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+      cache.set(key, hit);
+    }
+    return new Response(hit.body, { status: hit.status, headers: hit.headers });
+  };
+}
 
 /** Runs `n` calls of `one`, `settings.inFlight` at a time. */
 async function calls(n, one) {
@@ -152,6 +176,7 @@ export async function runWrapperBench(spec) {
     // Large enough that nothing is dropped (every item of a block is queued before the flush).
     maxQueueSize: 8 * maxCalls + 2048,
     logger,
+    ...settings.init,
   });
   if (!handle.enabled) throw new Error("init() did not enable tracing");
   tracer = trace.getTracer("bench-app", "1.0.0");
@@ -246,16 +271,21 @@ export async function runWrapperBench(spec) {
   // ---- aggregation -------------------------------------------------------------------------------------------
 
   const cpu = (path, tag) => median(samples.get(path).get(tag));
-  if (settings.only) {
-    for (const path of paths)
-      for (const tag of tags) console.log(`${path.tag}/${tag}: ${fmt.num(cpu(path.tag, tag), 1)} µs/call (median)`);
-    return;
-  }
   /** Per-round differences `tag − base` (µs/call) between blocks of the same round. */
   const diffs = (path, tag, base) => {
     const s = samples.get(path);
     return s.get(tag).map((x, i) => x - s.get(base)[i]);
   };
+  if (settings.only) {
+    for (const path of paths)
+      for (const tag of tags) {
+        const over = tags.includes("unwrapped")
+          ? `, over unwrapped ${fmt.num(median(diffs(path.tag, tag, "unwrapped")), 1)} µs`
+          : "";
+        console.log(`${path.tag}/${tag}: ${fmt.num(cpu(path.tag, tag), 1)} µs/call (median)${over}`);
+      }
+    return;
+  }
   /** Median over rounds of the paired ratio tag ÷ base. */
   const paired = (path, tag, base) => {
     const s = samples.get(path);
