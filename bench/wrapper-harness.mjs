@@ -33,7 +33,9 @@
  * do not.
  *
  * Common flags: [--calls=150] [--stream-calls=75] [--rounds=21] [--in-flight=4] [--only=wrapped --path=stream]
- * (`--only`/`--path` for profiling one variant, e.g. with `node --cpu-prof`; prints medians only).
+ * (`--only`/`--path` for profiling one variant, e.g. with `node --cpu-prof`; prints medians only), and for taking a
+ * wrapper apart (not what `npm run bench` runs): `--in-memory` (see {@link benchFetch}) and `--init='<JSON>'` (extra
+ * `init()` options, e.g. `{"captureContent":false}` or `{"export":"otlp"}`).
  */
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
