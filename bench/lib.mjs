@@ -114,6 +114,20 @@ export async function startServer(file) {
   };
 }
 
+/**
+ * The child side of {@link startServer}: listens on a loopback port, sends `{ port }`, answers `{ cmd: "stats" }`
+ * with `{ stats: stats() }` and exits on `{ cmd: "exit" }` or when the parent goes away.
+ */
+export function serveForBench(server, stats) {
+  server.keepAliveTimeout = 60_000;
+  server.listen(0, "127.0.0.1", () => process.send?.({ port: server.address().port }));
+  process.on("message", (msg) => {
+    if (msg?.cmd === "stats") process.send?.({ stats: stats() });
+    else if (msg?.cmd === "exit") server.close(() => process.exit(0));
+  });
+  process.on("disconnect", () => process.exit(0));
+}
+
 /** Starts bench/sink.mjs (the loopback tracing service) in a child process. */
 export const startSink = () => startServer("./sink.mjs");
 

@@ -10,6 +10,7 @@
  */
 import { createServer } from "node:http";
 import { gunzipSync } from "node:zlib";
+import { serveForBench } from "./lib.mjs";
 
 const counters = new Map();
 
@@ -46,14 +47,4 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
-server.keepAliveTimeout = 60_000;
-
-server.listen(0, "127.0.0.1", () => {
-  process.send?.({ port: server.address().port });
-});
-
-process.on("message", (msg) => {
-  if (msg?.cmd === "stats") process.send?.({ stats: Object.fromEntries(counters) });
-  else if (msg?.cmd === "exit") server.close(() => process.exit(0));
-});
-process.on("disconnect", () => process.exit(0));
+serveForBench(server, () => Object.fromEntries(counters));
