@@ -1,7 +1,7 @@
 /**
  * The Vercel AI SDK 6 (and earlier) emits its own OpenTelemetry spans under `experimental_telemetry: { isEnabled:
  * true }`, from the tracer named `ai`. They reach tracewire's processor like any foreign span; this adapter (a
- * `CallAdapter` of otel/state.ts, installed by `init()` and by `tracewire/otel`'s processor) makes each a first-class call on the native route — the
+ * `CallAdapter` of otel/call-adapters.ts, installed by `init()` and by `tracewire/otel`'s processor) makes each a first-class call on the native route — the
  * same op names, inputs, outputs and call attributes as the `ai` 7 integration records (ai-sdk-shapes.ts), read
  * from the span's `ai.*` attributes:
  *
@@ -21,8 +21,8 @@
 import type { Attributes, Span } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { JsonObject } from "../api/types/common.js";
+import { registerCallAdapter } from "../otel/call-adapters.js";
 import type { CallEndData, CallStartData } from "../otel/span-data.js";
-import { registerCallAdapter } from "../otel/state.js";
 import {
   ATTR_GEN_AI_OPERATION_NAME,
   ATTR_GEN_AI_PROVIDER_NAME,

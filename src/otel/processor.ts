@@ -22,6 +22,7 @@ import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
 import { portableStartAttributes, setExportedSpanName } from "../wire/span-to-call.js";
+import { adaptedEnd, adaptedStart } from "./call-adapters.js";
 import { CallRequests } from "./call-requests.js";
 import { type CallItem, CallsExporter } from "./calls-exporter.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
@@ -37,19 +38,9 @@ import {
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
-import {
-  type CallEndData,
-  type CallStartData,
-  callEndData,
-  callStartData,
-  setSpanRoute,
-  spanRoute,
-} from "./span-data.js";
+import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
-import { type ActiveProcessor, type AfterExport, type CallAdapter, globalState } from "./state.js";
-
-/** The adapter that made an adapted span's start data (see `adapt`). */
-const ADAPTER = Symbol.for("tracewire.callAdapter");
+import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
 
 /**
  * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
@@ -189,7 +180,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       let data = callStartData(parentContext);
       let adapted = false;
       if (!data) {
-        data = this.adapt(span);
+        data = adaptedStart(span, (err) => this.internalError("adapt", err));
         adapted = data !== undefined;
       }
       const route = this.routeOf(span, adapted);
@@ -241,7 +232,13 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.callRequests.spanEnded(span);
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.offerCall(this.callRecords.end(this.redacted(span), callEndData(span) ?? this.adaptedEnd(span)), true);
+        this.offerCall(
+          this.callRecords.end(
+            this.redacted(span),
+            callEndData(span) ?? adaptedEnd(span, (err) => this.internalError("adapt-end", err)),
+          ),
+          true,
+        );
       }
     } catch (err) {
       this.internalError("onEnd", err);
@@ -356,39 +353,6 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   private rejectCalls(count: number, message: string): void {
     this.calls.countRejected(count);
     this.diagnostics.warn("calls-rejected", message);
-  }
-
-  /**
-   * The call start data a registered adapter makes of a foreign span (an AI SDK 6 `ai.*` span), or undefined. The
-   * adapter that answered is remembered on the span for its end. An adapter that throws costs only the mapping.
-   */
-  private adapt(span: Span): CallStartData | undefined {
-    const adapters = globalState().adapters;
-    if (!adapters) return undefined;
-    for (const adapter of adapters.values()) {
-      try {
-        const data = adapter.start(span);
-        if (data) {
-          (span as { [ADAPTER]?: CallAdapter })[ADAPTER] = adapter;
-          return data;
-        }
-      } catch (err) {
-        this.internalError("adapt", err);
-      }
-    }
-    return undefined;
-  }
-
-  /** The end data the adapter of an adapted span makes of it, or undefined. */
-  private adaptedEnd(span: ReadableSpan): CallEndData | undefined {
-    const adapter = (span as { [ADAPTER]?: CallAdapter })[ADAPTER];
-    if (!adapter) return undefined;
-    try {
-      return adapter.end(span);
-    } catch (err) {
-      this.internalError("adapt-end", err);
-      return {};
-    }
   }
 
   /**

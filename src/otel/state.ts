@@ -37,11 +37,7 @@ export interface ActiveProcessor {
   forceFlush(timeoutMs?: number): Promise<void>;
 }
 
-/**
- * Turns a span another instrumentation started into a first-class call (real JSON inputs and output), for the
- * foreign spans tracewire knows the shape of. Registered by the layers above (genai/ai-sdk-spans.ts); the
- * processor asks each at a span's start and, for the one that answered, at its end.
- */
+/** Turns one kind of foreign span into a call (see otel/call-adapters.ts). */
 export interface CallAdapter {
   /** The call start data of `span`, or undefined when the span is not one this adapter knows. */
   start(span: ReadableSpan): CallStartData | undefined;
@@ -83,11 +79,4 @@ export function globalState(): TracewireGlobal {
     handle: undefined,
   };
   return holder[KEY];
-}
-
-/** Registers (or replaces) the call adapter `name` (see {@link CallAdapter}). */
-export function registerCallAdapter(name: string, adapter: CallAdapter): void {
-  const state = globalState();
-  state.adapters ??= new Map();
-  state.adapters.set(name, adapter);
 }

@@ -223,11 +223,7 @@ describe("the table covers the public surface", () => {
               "rejectCalls",
               "warnUnauthorized",
               "redacted",
-              "adapt",
-              "adaptedEnd",
               "offerSpan",
-              "sendRequest",
-              "sendAfterExport",
             ].includes(m),
         )
         .map((m) => `TracewireSpanProcessor.${m}`),
