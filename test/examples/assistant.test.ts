@@ -5,56 +5,28 @@
  * the call's short reference, never the span processor, its options, queues or encoding buffers, nor any key.
  */
 import OpenAI from "openai";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { TracingClient } from "../../src/api/index.js";
-import { init, type TracewireHandle } from "../../src/index.js";
+import { expect, it } from "vitest";
+import type { Call } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { type DevServer, startDevServer } from "../../src/server/index.js";
+import { loadExample, setupExample, TRACING_KEY } from "./support.js";
 
-// The examples are plain JavaScript: loaded by URL, typed here by what this test uses of them.
-type Assistant = (question: string) => Promise<{ answer: string; llmCall: import("../../src/index.js").Call }>;
-const { makeAssistant } = (await import(new URL("../../examples/openai/assistant.mjs", import.meta.url).href)) as {
+type Assistant = (question: string) => Promise<{ answer: string; llmCall: Call }>;
+const { makeAssistant } = await loadExample<{
   makeAssistant(client: OpenAI, model: string, write: (text: string) => void): Assistant;
-};
-const { startStandIn } = (await import(new URL("../../examples/openai/stand-in.mjs", import.meta.url).href)) as {
-  startStandIn(): Promise<{ url: string; close(): Promise<void> }>;
-};
+}>("openai/assistant.mjs");
 
-const project = "demo/agent";
-const TRACING_KEY = "tw-local-key-0123456789abcdef";
 const OPENAI_KEY = "sk-local-stand-in-0123456789";
-let service: DevServer;
-let standIn: { url: string; close(): Promise<void> };
-let tracing: TracewireHandle;
-
-beforeAll(async () => {
-  service = await startDevServer({
-    port: 0,
-    storage: "memory",
-    apiKey: TRACING_KEY,
-    logger: { warn() {}, error() {} },
-  });
-  standIn = await startStandIn();
-  tracing = init({ baseUrl: service.url, apiKey: TRACING_KEY, project, env: {}, logger: { warn() {}, error() {} } });
-});
-afterAll(async () => {
-  await tracing.shutdown();
-  await standIn.close();
-  await service.close();
-});
+const example = setupExample("demo/agent");
 
 it("records the agent's calls with the LLM call as a reference, and nothing of tracewire's insides", async () => {
-  const client = wrapOpenAI(new OpenAI({ apiKey: OPENAI_KEY, baseURL: standIn.url }));
+  const client = wrapOpenAI(new OpenAI({ apiKey: OPENAI_KEY, baseURL: example.standIn.url }));
   const assistant = makeAssistant(client, "demo-model", () => {});
   const { answer, llmCall } = await assistant("What's the weather in Lisbon?");
   expect(answer).toContain("Lisbon");
   await llmCall.react("👍");
-  await tracing.flush();
+  await example.tracing.flush();
 
-  const reader = new TracingClient({ baseUrl: service.url, apiKey: TRACING_KEY, project, env: {} });
-  const calls = [];
-  for await (const call of reader.calls.streamQuery({ filter: { trace_ids: [llmCall.traceId] } })) calls.push(call);
-  await reader.close();
+  const calls = await example.trace(llmCall.traceId);
   expect(calls.map((c) => c.op_name).sort()).toEqual(
     ["assistant", "openai.chat.completions.create", "openai.chat.completions.create", "tool.get_weather"].sort(),
   );

@@ -5,45 +5,20 @@
  * function call, the tool op, then a streamed answer, each Responses request one `openai.responses.create` call.
  */
 import OpenAI from "openai";
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { TracingClient } from "../../src/api/index.js";
-import { type Call, init, type TracewireHandle } from "../../src/index.js";
+import { expect, it } from "vitest";
+import type { Call } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { type DevServer, startDevServer } from "../../src/server/index.js";
+import { loadExample, setupExample } from "./support.js";
 
-// The examples are plain JavaScript: loaded by URL, typed here by what this test uses of them.
 type Assistant = (question: string) => Promise<{ answer: string; llmCall: Call }>;
-const { makeResponsesAssistant } = (await import(
-  new URL("../../examples/openai/responses-assistant.mjs", import.meta.url).href
-)) as { makeResponsesAssistant(client: OpenAI, model: string, write: (text: string) => void): Assistant };
-const { startStandIn } = (await import(new URL("../../examples/openai/stand-in.mjs", import.meta.url).href)) as {
-  startStandIn(): Promise<{ url: string; close(): Promise<void> }>;
-};
+const { makeResponsesAssistant } = await loadExample<{
+  makeResponsesAssistant(client: OpenAI, model: string, write: (text: string) => void): Assistant;
+}>("openai/responses-assistant.mjs");
 
-const project = "demo/responses";
-const TRACING_KEY = "tw-local-key-0123456789abcdef";
-let service: DevServer;
-let standIn: { url: string; close(): Promise<void> };
-let tracing: TracewireHandle;
-
-beforeAll(async () => {
-  service = await startDevServer({
-    port: 0,
-    storage: "memory",
-    apiKey: TRACING_KEY,
-    logger: { warn() {}, error() {} },
-  });
-  standIn = await startStandIn();
-  tracing = init({ baseUrl: service.url, apiKey: TRACING_KEY, project, env: {}, logger: { warn() {}, error() {} } });
-});
-afterAll(async () => {
-  await tracing.shutdown();
-  await standIn.close();
-  await service.close();
-});
+const example = setupExample("demo/responses");
 
 it("records a function call, the tool and a streamed answer, the same text the unwrapped client reads", async () => {
-  const client = wrapOpenAI(new OpenAI({ apiKey: "sk-local-stand-in", baseURL: standIn.url }));
+  const client = wrapOpenAI(new OpenAI({ apiKey: "sk-local-stand-in", baseURL: example.standIn.url }));
   let written = "";
   const assistant = makeResponsesAssistant(client, "demo-model", (text) => {
     written += text;
@@ -53,17 +28,14 @@ it("records a function call, the tool and a streamed answer, the same text the u
   expect(written).toBe(`${answer}\n`);
   // The unwrapped client reads the same answer from the same stand-in.
   const plain = makeResponsesAssistant(
-    new OpenAI({ apiKey: "sk-local-stand-in", baseURL: standIn.url }),
+    new OpenAI({ apiKey: "sk-local-stand-in", baseURL: example.standIn.url }),
     "demo-model",
     () => {},
   );
   expect((await plain("What's the weather in Lisbon?")).answer).toBe(answer);
-  await tracing.flush();
+  await example.tracing.flush();
 
-  const reader = new TracingClient({ baseUrl: service.url, apiKey: TRACING_KEY, project, env: {} });
-  const calls = [];
-  for await (const call of reader.calls.streamQuery({ filter: { trace_ids: [llmCall.traceId] } })) calls.push(call);
-  await reader.close();
+  const calls = await example.trace(llmCall.traceId);
   expect(calls.map((c) => c.op_name).sort()).toEqual(
     ["assistant", "openai.responses.create", "openai.responses.create", "tool.get_weather"].sort(),
   );
