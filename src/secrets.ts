@@ -124,7 +124,24 @@ const STARTS_WITH_URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]*@
 
 /** A whole-string URL with its password masked; other strings unchanged. Cheap enough for every payload string. */
 export function scrubUrlString(text: string): string {
-  return STARTS_WITH_URL_PASSWORD.test(text) ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`) : text;
+  return startsLikeUrl(text) && STARTS_WITH_URL_PASSWORD.test(text)
+    ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`)
+    : text;
+}
+
+/**
+ * Whether `text` opens with `scheme://` (a letter, then letters, digits, `+`, `.` or `-`, within 32 characters): the
+ * few character reads that spare the regex on nearly every string (`chat`, `gpt-4o-mini`, a sentence).
+ */
+function startsLikeUrl(text: string): boolean {
+  const end = Math.min(text.length - 2, 32);
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i) | 0x20; // ASCII letters to lower case; ':' and '/' are unchanged by the bit
+    if (c === 0x3a) return i > 0 && text.charCodeAt(i + 1) === 0x2f && text.charCodeAt(i + 2) === 0x2f;
+    const letter = c >= 0x61 && c <= 0x7a;
+    if (!letter && (i === 0 || !((c >= 0x30 && c <= 0x39) || c === 0x2b || c === 0x2e || c === 0x2d))) return false;
+  }
+  return false;
 }
 
 /** A URL's text with its password and credential-named query parameters masked. Never throws. */
