@@ -77,6 +77,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     (where, err) => this.internalError(where, err),
   );
   private readonly callRequests: CallRequests;
+  // Made once, not per span: every foreign span's start passes them to the call adapters.
+  private readonly adaptFailed = (err: unknown) => this.internalError("adapt", err);
+  private readonly adaptEndFailed = (err: unknown) => this.internalError("adapt-end", err);
   private internalErrors = 0;
   private shutdownPromise: Promise<void> | undefined;
 
@@ -180,7 +183,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       let data = callStartData(parentContext);
       let adapted = false;
       if (!data) {
-        data = adaptedStart(span, (err) => this.internalError("adapt", err));
+        data = adaptedStart(span, this.adaptFailed);
         adapted = data !== undefined;
       }
       const route = this.routeOf(span, adapted);
@@ -233,10 +236,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
         this.offerCall(
-          this.callRecords.end(
-            this.redacted(span),
-            callEndData(span) ?? adaptedEnd(span, (err) => this.internalError("adapt-end", err)),
-          ),
+          this.callRecords.end(this.redacted(span), callEndData(span) ?? adaptedEnd(span, this.adaptEndFailed)),
           true,
         );
       }

@@ -25,17 +25,24 @@ export const NEXT_REQUEST_SPAN_TYPE = "BaseServer.handleRequest";
 type WaitUntil = (promise: Promise<unknown>) => void;
 type RequestContextHolder = { get?: () => { waitUntil?: unknown } | undefined };
 
+// Looked up once: every root span asks (most processes have neither).
+const VERCEL_CONTEXT = Symbol.for("@vercel/request-context");
+const NEXT_CONTEXT = Symbol.for("@next/request-context");
+
 /** The platform's `waitUntil` for the request running now: Vercel's request context, else Next's. */
 export function platformWaitUntil(): WaitUntil | undefined {
-  for (const key of ["@vercel/request-context", "@next/request-context"]) {
-    try {
-      const holder = (globalThis as Record<symbol, RequestContextHolder | undefined>)[Symbol.for(key)];
-      const context = holder?.get?.();
-      const waitUntil = context?.waitUntil;
-      if (typeof waitUntil === "function") return (promise) => waitUntil.call(context, promise);
-    } catch {
-      // An odd request context must not cost the request.
-    }
+  const holders = globalThis as Record<symbol, RequestContextHolder | undefined>;
+  return contextWaitUntil(holders[VERCEL_CONTEXT]) ?? contextWaitUntil(holders[NEXT_CONTEXT]);
+}
+
+function contextWaitUntil(holder: RequestContextHolder | undefined): WaitUntil | undefined {
+  if (holder === undefined) return undefined;
+  try {
+    const context = holder.get?.();
+    const waitUntil = context?.waitUntil;
+    if (typeof waitUntil === "function") return (promise) => waitUntil.call(context, promise);
+  } catch {
+    // An odd request context must not cost the request.
   }
   return undefined;
 }
@@ -63,11 +70,14 @@ export class RequestFlusher {
 
   /** Notes a request root, or a span started under one of a request's open spans. */
   onStart(span: Span | ReadableSpan): void {
-    const { spanId } = span.spanContext();
+    // Every span passes here: the common cases (a child when no request is open, a root outside any request) return
+    // before anything else is read.
     const parent = (span as ReadableSpan).parentSpanContext;
     if (parent && !parent.isRemote) {
-      const request = this.spans.size === 0 ? undefined : this.spans.get(parent.spanId);
+      if (this.spans.size === 0) return;
+      const request = this.spans.get(parent.spanId);
       if (request) {
+        const { spanId } = span.spanContext();
         request.open.add(spanId);
         this.spans.set(spanId, request);
       }
@@ -76,6 +86,7 @@ export class RequestFlusher {
     const waitUntil = platformWaitUntil();
     const type = (span as ReadableSpan).attributes?.["next.span_type"];
     if (!waitUntil && type !== NEXT_REQUEST_SPAN_TYPE) return;
+    const { spanId } = span.spanContext();
     let release = () => {};
     if (waitUntil) {
       // Handed over now, while the request's context is current: the platform then waits for this request's flush.
