@@ -41,16 +41,34 @@ export function chatResponseAttributes(completion: unknown, attributes: Attribut
   return attributes;
 }
 
-function usageAttributes(usage: unknown, attributes: Attributes): void {
+/** The field names of an OpenAI usage object: chat completions' by default, the Responses API's their own. */
+export interface UsageFields {
+  input: string;
+  output: string;
+  inputDetails: string;
+  outputDetails: string;
+}
+
+const CHAT_USAGE: UsageFields = {
+  input: "prompt_tokens",
+  output: "completion_tokens",
+  inputDetails: "prompt_tokens_details",
+  outputDetails: "completion_tokens_details",
+};
+
+/** `gen_ai.usage.*` (input, output, cached input, reasoning output tokens) from an OpenAI usage object. */
+export function usageAttributes(usage: unknown, attributes: Attributes, fields: UsageFields = CHAT_USAGE): void {
   if (!isObj(usage)) return;
-  if (isNum(usage.prompt_tokens)) attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = usage.prompt_tokens;
-  if (isNum(usage.completion_tokens)) attributes[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = usage.completion_tokens;
-  const prompt = usage.prompt_tokens_details;
-  if (isObj(prompt) && isNum(prompt.cached_tokens))
-    attributes[ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = prompt.cached_tokens;
-  const completion = usage.completion_tokens_details;
-  if (isObj(completion) && isNum(completion.reasoning_tokens))
-    attributes[ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = completion.reasoning_tokens;
+  const input = usage[fields.input];
+  const output = usage[fields.output];
+  if (isNum(input)) attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = input;
+  if (isNum(output)) attributes[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = output;
+  const inputDetails = usage[fields.inputDetails];
+  if (isObj(inputDetails) && isNum(inputDetails.cached_tokens))
+    attributes[ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = inputDetails.cached_tokens;
+  const outputDetails = usage[fields.outputDetails];
+  if (isObj(outputDetails) && isNum(outputDetails.reasoning_tokens))
+    attributes[ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = outputDetails.reasoning_tokens;
 }
 
 /**

@@ -17,10 +17,6 @@ import {
   ATTR_GEN_AI_RESPONSE_FINISH_REASONS,
   ATTR_GEN_AI_RESPONSE_ID,
   ATTR_GEN_AI_RESPONSE_MODEL,
-  ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_INPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_OUTPUT_TOKENS,
-  ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS,
 } from "../semconv.js";
 import type { CallFormat, StreamAccumulator } from "./call-format.js";
 import { isNum, isObj, type Obj } from "./guards.js";
@@ -30,6 +26,7 @@ import {
   chatRequestAttributes,
   chatSpanName,
 } from "./openai-chat.js";
+import { type UsageFields, usageAttributes } from "./openai-response.js";
 import { responseFinishReason, responsesInputContent, responsesOutputContent } from "./openai-responses-content.js";
 
 /** Which OpenAI API a span used (`openai.md` of the semantic conventions): `chat_completions` or `responses`. */
@@ -82,17 +79,15 @@ export function responsesResponseAttributes(response: unknown, attributes: Attri
   if (typeof response.service_tier === "string") attributes[ATTR_OPENAI_RESPONSE_SERVICE_TIER] = response.service_tier;
   const reason = responseFinishReason(response);
   if (reason !== undefined) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [reason];
-  const usage = response.usage;
-  if (!isObj(usage)) return;
-  if (isNum(usage.input_tokens)) attributes[ATTR_GEN_AI_USAGE_INPUT_TOKENS] = usage.input_tokens;
-  if (isNum(usage.output_tokens)) attributes[ATTR_GEN_AI_USAGE_OUTPUT_TOKENS] = usage.output_tokens;
-  const input = usage.input_tokens_details;
-  if (isObj(input) && isNum(input.cached_tokens))
-    attributes[ATTR_GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = input.cached_tokens;
-  const output = usage.output_tokens_details;
-  if (isObj(output) && isNum(output.reasoning_tokens))
-    attributes[ATTR_GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = output.reasoning_tokens;
+  usageAttributes(response.usage, attributes, RESPONSES_USAGE);
 }
+
+const RESPONSES_USAGE: UsageFields = {
+  input: "input_tokens",
+  output: "output_tokens",
+  inputDetails: "input_tokens_details",
+  outputDetails: "output_tokens_details",
+};
 
 // ---- stream ------------------------------------------------------------------------------------------------------
 

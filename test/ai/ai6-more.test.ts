@@ -16,16 +16,19 @@ import {
   tool,
 } from "ai6";
 import { createOpenAICompatible } from "ai6-openai-compatible";
-import { afterEach, describe, expect, it } from "vitest";
-import { setupOpenAIServer, summaryOf } from "../instrument/support.js";
+import { describe, expect, it } from "vitest";
+import { summaryOf } from "../instrument/support.js";
 import { EMBEDDING_DIMENSIONS, EMBEDDING_TOKENS_PER_INPUT } from "../support/openai-responses-server.js";
-import { JSON_ANSWER, MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
-import { setupSessionPerTest } from "../support/tracing-session.js";
+import { JSON_ANSWER, TEXT } from "../support/openai-server.js";
 import {
+  CITY_SCHEMA,
+  EMBEDDING_MODEL,
   MODEL,
   named,
+  RESPONSE_MODEL,
   type Recorded,
   recorded,
+  setupAiStandIn,
   TIME,
   TIME_SCHEMA,
   usageOf,
@@ -33,19 +36,7 @@ import {
   WEATHER_SCHEMA,
 } from "./support.js";
 
-const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
-const EMBEDDING_MODEL = "text-embedding-3-small";
-const CITY_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" }, celsius: { type: "number" } },
-  required: ["city", "celsius"],
-  additionalProperties: false,
-};
-const ctx = setupOpenAIServer();
-const session = setupSessionPerTest();
-afterEach(() => {
-  ctx.server.server.requests.length = 0;
-});
+const { ctx, session } = setupAiStandIn();
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
 function provider() {

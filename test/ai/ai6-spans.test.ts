@@ -7,19 +7,23 @@
 
 import { generateText as generateText6, jsonSchema, stepCountIs, streamText as streamText6, tool } from "ai6";
 import { createOpenAICompatible } from "ai6-openai-compatible";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { op, withAttributes } from "../../src/index.js";
-import { setupOpenAIServer } from "../instrument/support.js";
-import { MODEL_SUFFIX, TEXT, TOOL_CALLS } from "../support/openai-server.js";
-import { setupSessionPerTest } from "../support/tracing-session.js";
-import { MODEL, named, recorded, TIME, TIME_SCHEMA, usageOf, WEATHER, WEATHER_SCHEMA } from "./support.js";
+import { TEXT, TOOL_CALLS } from "../support/openai-server.js";
+import {
+  MODEL,
+  named,
+  RESPONSE_MODEL,
+  recorded,
+  setupAiStandIn,
+  TIME,
+  TIME_SCHEMA,
+  usageOf,
+  WEATHER,
+  WEATHER_SCHEMA,
+} from "./support.js";
 
-const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
-const ctx = setupOpenAIServer();
-const session = setupSessionPerTest();
-afterEach(() => {
-  ctx.server.server.requests.length = 0;
-});
+const { ctx, session } = setupAiStandIn();
 
 const lookup = op(async function lookup(_city: string) {
   return WEATHER;

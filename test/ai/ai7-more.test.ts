@@ -5,17 +5,20 @@
  * `recordInputs: false` / `recordOutputs: false` (no content recorded at all, usage kept). Real `ai` and
  * `@ai-sdk/openai-compatible` against the loopback stand-in, decoded field by field on the tracing double.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { tracewireTelemetry } from "../../src/instrument/ai.js";
-import { setupOpenAIServer, summaryOf } from "../instrument/support.js";
+import { summaryOf } from "../instrument/support.js";
 import { EMBEDDING_DIMENSIONS, EMBEDDING_TOKENS_PER_INPUT } from "../support/openai-responses-server.js";
-import { JSON_ANSWER, MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
-import { setupSessionPerTest } from "../support/tracing-session.js";
+import { JSON_ANSWER, TEXT } from "../support/openai-server.js";
 import {
+  CITY_SCHEMA,
+  EMBEDDING_MODEL,
   MODEL,
   named,
+  RESPONSE_MODEL,
   type Recorded,
   recorded,
+  setupAiStandIn,
   TIME,
   TIME_SCHEMA,
   usageOf,
@@ -24,20 +27,8 @@ import {
 } from "./support.js";
 
 const HAS_AI7 = Number(process.versions.node.split(".")[0]) >= 22;
-const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
-const EMBEDDING_MODEL = "text-embedding-3-small";
-const CITY_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" }, celsius: { type: "number" } },
-  required: ["city", "celsius"],
-  additionalProperties: false,
-};
 
-const ctx = setupOpenAIServer();
-const session = setupSessionPerTest();
-afterEach(() => {
-  ctx.server.server.requests.length = 0;
-});
+const { ctx, session } = setupAiStandIn();
 
 /** Every stand-in vector component is (index + 1) / 10 + d / 100: none may appear in what was recorded. */
 function expectNoVectors(calls: Recorded[]) {

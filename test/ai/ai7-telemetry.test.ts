@@ -4,22 +4,26 @@
  * operation → step → model call / tool call tree, real JSON inputs and outputs, usage keyed by the response model,
  * `functionId` as op name, the included runtime context as call attributes, all under the caller's op.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { op, withAttributes } from "../../src/index.js";
 import { tracewireTelemetry } from "../../src/instrument/ai.js";
-import { setupOpenAIServer } from "../instrument/support.js";
-import { MODEL_SUFFIX, TEXT, TOOL_CALLS } from "../support/openai-server.js";
-import { setupSessionPerTest } from "../support/tracing-session.js";
-import { MODEL, named, recorded, TIME, TIME_SCHEMA, usageOf, WEATHER, WEATHER_SCHEMA } from "./support.js";
+import { TEXT, TOOL_CALLS } from "../support/openai-server.js";
+import {
+  MODEL,
+  named,
+  RESPONSE_MODEL,
+  recorded,
+  setupAiStandIn,
+  TIME,
+  TIME_SCHEMA,
+  usageOf,
+  WEATHER,
+  WEATHER_SCHEMA,
+} from "./support.js";
 
 const HAS_AI7 = Number(process.versions.node.split(".")[0]) >= 22;
-const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 
-const ctx = setupOpenAIServer();
-const session = setupSessionPerTest();
-afterEach(() => {
-  ctx.server.server.requests.length = 0;
-});
+const { ctx, session } = setupAiStandIn();
 
 describe.skipIf(!HAS_AI7)("ai 7: tracewireTelemetry()", () => {
   // Loaded only where it runs: `ai` 7 requires Node ≥ 22.

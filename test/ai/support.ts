@@ -3,9 +3,11 @@
  * two parallel calls, `get_weather` and `get_time`, then text once it sees their results), what those tools return,
  * and helpers to read the recorded tree.
  */
-import { expect } from "vitest";
-import { USAGE } from "../support/openai-server.js";
+import { afterEach, expect } from "vitest";
+import { setupOpenAIServer } from "../instrument/support.js";
+import { MODEL_SUFFIX, USAGE } from "../support/openai-server.js";
 import type { StoredCall, TracingDouble } from "../support/tracing-double.js";
+import { setupSessionPerTest } from "../support/tracing-session.js";
 
 export const MODEL = "gpt-4o-mini";
 export const WEATHER_SCHEMA = {
@@ -57,4 +59,25 @@ export function named(calls: Recorded[], opName: string, parent?: Recorded): Rec
       (a, b) =>
         String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
     );
+}
+
+/** The model the stand-in answers as (the requested one plus its dated suffix). */
+export const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
+export const EMBEDDING_MODEL = "text-embedding-3-small";
+/** The object schema of the `generateObject` / `streamObject` tests. */
+export const CITY_SCHEMA = {
+  type: "object",
+  properties: { city: { type: "string" }, celsius: { type: "number" } },
+  required: ["city", "celsius"],
+  additionalProperties: false,
+};
+
+/** What every AI SDK test file starts: the loopback chat stand-in and a traced session per test. */
+export function setupAiStandIn() {
+  const ctx = setupOpenAIServer();
+  const session = setupSessionPerTest();
+  afterEach(() => {
+    ctx.server.server.requests.length = 0;
+  });
+  return { ctx, session };
 }
