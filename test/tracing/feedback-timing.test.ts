@@ -1,5 +1,5 @@
 /**
- * Awaited feedback settles as soon as the service has answered — no wait for the batch timer (3 s here) — and still
+ * Awaited feedback settles as soon as the service has answered — no wait for the batch timer (30 s here) — and still
  * never reaches the service before its call: on the calls route after the call's start, on the OTLP route
  * (portable mode) after the call's span has been exported, even when the feedback is given while the call runs. On
  * the OTLP route, feedback awaited inside the running call resolves at once with a receipt (the service cannot
@@ -9,11 +9,12 @@ import { describe, expect, it } from "vitest";
 import { callById, getCurrentCall, op } from "../../src/index.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 
-const DELAY = 3000;
+// Long enough that "sent without the timer" and "waited for it" cannot be confused on a loaded machine.
+const DELAY = 30_000;
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `promise`, or a failure naming the hang after 2 s (well below the test's own timeout). */
-function within<T>(promise: Promise<T>, ms = 2000): Promise<T> {
+/** `promise`, or a failure naming the hang after 5 s (well below the test's own timeout). */
+function within<T>(promise: Promise<T>, ms = 5000): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const hang = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error(`still pending after ${ms} ms: it hangs`)), ms);
@@ -21,12 +22,12 @@ function within<T>(promise: Promise<T>, ms = 2000): Promise<T> {
   return Promise.race([promise, hang]).finally(() => clearTimeout(timer));
 }
 
-/** Polls `check` until it holds (or 2 s pass). */
+/** Polls `check` until it holds (or 5 s pass). */
 async function until(check: () => boolean): Promise<void> {
-  for (const started = performance.now(); !check() && performance.now() - started < 2000; ) await tick(5);
+  for (const started = performance.now(); !check() && performance.now() - started < 5000; ) await tick(5);
 }
 
-describe.each(["auto", "otlp"] as const)("export %s, scheduledDelayMillis 3000", (route) => {
+describe.each(["auto", "otlp"] as const)("export %s, scheduledDelayMillis 30 s", (route) => {
   const s = setupSessionPerTest({ scheduledDelayMillis: DELAY, export: route });
 
   it("an awaited react() on a finished call settles in one round trip, after its call reached the service", async () => {
