@@ -148,6 +148,27 @@ function geminiRecordedOutput(response: unknown): unknown {
   return out;
 }
 
+/** Whether a tool is a `CallableTool` (what `mcpToTool()` returns): the SDK runs it itself. */
+function isCallableTool(tool: unknown): tool is Obj {
+  return isObj(tool) && typeof tool.callTool === "function";
+}
+
+/**
+ * The request as recorded: `params` itself, or — when `config.tools` holds `CallableTool`s — a copy in which each of
+ * them is `{_type: <its class>}`. A CallableTool is code, not data: an MCP one holds its MCP clients and their
+ * transports (a stdio server's command line and environment among them), none of which belongs in a trace.
+ */
+export function geminiRecordedParams(params: Obj): Obj {
+  const config = params.config;
+  if (!isObj(config) || !Array.isArray(config.tools) || !config.tools.some(isCallableTool)) return params;
+  const tools = config.tools.map((tool) => {
+    if (!isCallableTool(tool)) return tool;
+    const name = (Object.getPrototypeOf(tool) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+    return { _type: typeof name === "string" && name !== "" && name !== "Object" ? name : "CallableTool" };
+  });
+  return { ...params, config: { ...config, tools } };
+}
+
 /** Gemini's `generateContent` (streamed or not) as a call format. */
 export const GEMINI_GENERATE_CONTENT: CallFormat = {
   spanName: geminiSpanName,

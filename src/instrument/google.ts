@@ -28,7 +28,7 @@ import { context, createContextKey } from "@opentelemetry/api";
 import type { Env } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { ChatCall } from "../genai/chat-call.js";
-import { GEMINI_GENERATE_CONTENT, GOOGLE_PROVIDER } from "../genai/google-generate.js";
+import { GEMINI_GENERATE_CONTENT, GOOGLE_PROVIDER, geminiRecordedParams } from "../genai/google-generate.js";
 import { addUsage, setTotalUsage } from "../genai/google-usage.js";
 import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
@@ -148,7 +148,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
       const chatOp = slot?.op;
       const call = ChatCall.start({
         opName: chatOp ?? (streaming ? GOOGLE_OPS.generateContentStream : GOOGLE_OPS.generateContent),
-        params,
+        params: geminiRecordedParams(params),
         endpoint: endpointNow(),
         options: settings,
         signal: signalOf(params),

@@ -34,6 +34,7 @@ import {
   TEXT_REQUEST,
   TOOL_REQUEST,
   TOOL_RESULTS,
+  TOOL_SECRET,
 } from "./google-support.js";
 import { summaryOf } from "./support.js";
 
@@ -193,7 +194,12 @@ describe.skipIf(!HAS_GOOGLE)("@google/genai 3", () => {
     const history = (call.end!.output as { automaticFunctionCallingHistory: { role: string }[] })
       .automaticFunctionCallingHistory;
     expect(history.map((c) => c.role)).toEqual(["user", "model", "user"]);
-    expect(call.start.inputs).toMatchObject({ config: { tools: [{}] } });
+    // The tool is code holding settings (a secret among them): recorded as its class only.
+    expect(call.start.inputs).toEqual({
+      ...plain(TOOL_REQUEST),
+      config: { ...TOOL_REQUEST.config, tools: [{ _type: "WeatherTools" }] },
+    });
+    expect(JSON.stringify(call)).not.toContain(TOOL_SECRET);
   });
 
   it("automatic function calling, streamed: one call; rounds' usage summed, history as the response has it", async () => {

@@ -76,24 +76,31 @@ export const TOOL_RESULTS: Record<string, Record<string, unknown>> = {
   get_time: { time: "14:05" },
 };
 
+/** A secret a CallableTool holds (as an MCP client holds its stdio server's environment). */
+export const TOOL_SECRET = "pat-secret-0123456789";
+
 /**
  * A `CallableTool` (what `mcpToTool()` returns): the SDK declares its functions and runs them itself (automatic
- * function calling). `calls` records what it was asked; `during` runs inside each call (to see the active context).
+ * function calling). Like an MCP tool it holds a server's settings, a secret among them. `calls` records what it
+ * was asked; `during` runs inside each call (to see the active context).
  */
-export function callableTool(during: () => void = () => {}): GenAI.CallableTool & { calls: string[] } {
-  const calls: string[] = [];
-  return {
-    calls,
-    tool: async () => ({ functionDeclarations: FUNCTION_DECLARATIONS }),
-    callTool: async (functionCalls: GenAI.FunctionCall[]) => {
-      during();
-      return functionCalls.map((call) => {
-        calls.push(call.name ?? "?");
-        return { functionResponse: { id: call.id, name: call.name, response: TOOL_RESULTS[call.name ?? ""] ?? {} } };
-      });
-    },
-  };
+export class WeatherTools implements GenAI.CallableTool {
+  readonly calls: string[] = [];
+  readonly server = { command: "weather-mcp", env: { WEATHER_PAT: TOOL_SECRET } };
+  constructor(private readonly during: () => void = () => {}) {}
+  async tool(): Promise<GenAI.Tool> {
+    return { functionDeclarations: FUNCTION_DECLARATIONS };
+  }
+  async callTool(functionCalls: GenAI.FunctionCall[]): Promise<GenAI.Part[]> {
+    this.during();
+    return functionCalls.map((call) => {
+      this.calls.push(call.name ?? "?");
+      return { functionResponse: { id: call.id, name: call.name, response: TOOL_RESULTS[call.name ?? ""] ?? {} } };
+    });
+  }
 }
+
+export const callableTool = (during?: () => void) => new WeatherTools(during);
 
 export { FUNCTION_CALLS };
 
