@@ -7,7 +7,7 @@
  */
 import { trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
-import { callOf } from "../../src/index.js";
+import { callOf, op } from "../../src/index.js";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
 import {
   CONTINUE,
@@ -278,6 +278,21 @@ describe.skipIf(!HAS_GOOGLE)("@google/genai 3", () => {
     expect(client.models).toBeInstanceOf(genai.Models);
     await client.models.generateContent(TEXT_REQUEST);
     await session.only(GENERATE);
+  });
+
+  it("a GoogleGenAI client in a traced op's inputs is recorded as a summary, not its auth and settings", async () => {
+    const client = new genai.GoogleGenAI({
+      apiKey: "AIza-secret-key-0123",
+      httpOptions: { baseUrl: ctx.server.baseUrl },
+    });
+    await op(
+      async function ask(_client: unknown, question: string) {
+        return question;
+      },
+      { parameterNames: ["client", "question"] },
+    )(client, "Hi?");
+    const call = await session.only("ask");
+    expect(call.start.inputs).toEqual({ client: { _type: "GoogleGenAI" }, question: "Hi?" });
   });
 
   it("rejects what is not a @google/genai client, naming the fix", () => {
