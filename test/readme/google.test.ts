@@ -23,7 +23,7 @@ describe.skipIf(!HAS_GOOGLE)("README: Tracing Google's Gen AI SDK", () => {
     const baseUrl = ctx.server.baseUrl;
     class GoogleGenAI extends genai.GoogleGenAI {
       constructor(options: ConstructorParameters<typeof genai.GoogleGenAI>[0]) {
-        keys.push(options.apiKey);
+        keys.push(options?.apiKey);
         super({ ...options, httpOptions: { baseUrl } });
       }
     }
