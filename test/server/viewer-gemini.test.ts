@@ -22,6 +22,7 @@ import {
 } from "../instrument/google-support.js";
 import { GeminiServer, TEXT, THOUGHT, TOOL_ANSWER } from "../support/google-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
+import { openConversation } from "./conversation-page.js";
 import { PROJECT, startService, type TestService } from "./helpers.js";
 
 describe.skipIf(!HAS_GOOGLE || !chromiumWanted("viewer-gemini.test"))("viewer: Gemini calls as a conversation", () => {
@@ -76,25 +77,8 @@ describe.skipIf(!HAS_GOOGLE || !chromiumWanted("viewer-gemini.test"))("viewer: G
   });
 
   /** Opens the trace of `root` and selects its `index`-th call named `opName`; returns the detail pane's facts. */
-  async function openCall(root: string, opName: string, index = 0) {
-    await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
-    const row = page.locator("#trace-list tbody tr").filter({ hasText: root });
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
-    await row.click();
-    const node = page.locator(`#tree li[data-op="${opName}"] > .node`).nth(index);
-    await expect.poll(() => node.count(), { timeout: 10_000 }).toBe(1);
-    await node.click();
-    const detail = page.locator("#detail");
-    await expect.poll(() => detail.locator(".conversation").count(), { timeout: 10_000 }).toBe(1);
-    const messages = detail.locator(".conversation > .msg");
-    return {
-      detail,
-      roles: await messages.evaluateAll((els) => els.map((e) => e.getAttribute("data-role"))),
-      texts: await messages.evaluateAll((els) => els.map((e) => e.querySelector(".parts")?.textContent ?? "")),
-      answer: (await detail.locator(".answer").textContent()) ?? "",
-      meta: (await detail.locator(".llm-meta").textContent()) ?? "",
-    };
-  }
+  const openCall = (root: string, opName: string, index = 0) =>
+    openConversation(page, service.url, root, opName, index);
 
   const GENERATE = "google.models.generateContent";
 
