@@ -1,8 +1,7 @@
-import { existsSync } from "node:fs";
-import path from "node:path";
-import type { Plugin } from "esbuild";
 import { defineConfig, type Options } from "tsup";
-// @ts-expect-error: a plain .mjs build script without types.
+// @ts-expect-error: plain .mjs build scripts without types.
+import { runtimeVariants } from "./scripts/runtime-variants.mjs";
+// @ts-expect-error: plain .mjs build scripts without types.
 import { stripChunkImports } from "./scripts/strip-chunk-imports.mjs";
 
 /** Drops the redundant bare chunk imports of an ESM output directory (see scripts/strip-chunk-imports.mjs). */
@@ -22,27 +21,6 @@ const entry = {
 };
 // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
 const external = ["next", "@anthropic-ai/sdk", "openai", "ai"];
-
-/**
- * Runtime variants of a module: where `foo.ts` has a sibling `foo.<suffix>.ts`, a relative import of `./foo.js`
- * gets the sibling instead (first suffix that exists). The Workers and edge builds swap the Node-only pieces this way
- * (undici, OTel's async-hooks context manager) and Workers gets `cloudflare:workers`' `waitUntil`.
- */
-function runtimeVariants(suffixes: string[]): Plugin {
-  return {
-    name: "tracewire-runtime-variants",
-    setup(build) {
-      build.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
-        const base = path.resolve(args.resolveDir, args.path.slice(0, -".js".length));
-        for (const suffix of suffixes) {
-          const variant = `${base}.${suffix}.ts`;
-          if (existsSync(variant)) return { path: variant };
-        }
-        return undefined;
-      });
-    },
-  };
-}
 
 /** A build for runtimes without Node (ESM only; types come from the Node build's declarations). */
 function webBuild(outDir: string, suffixes: string[], extraExternal: string[] = []): Options {

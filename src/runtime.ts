@@ -244,3 +244,27 @@ export function utf8Length(text: string): number {
   }
   return bytes;
 }
+
+/**
+ * A signal that aborts when any of `signals` does, with its reason: `AbortSignal.any` where the runtime has it, else
+ * the same by hand (Vercel's edge runtime lacks it).
+ */
+export function anySignal(signals: AbortSignal[]): AbortSignal {
+  if (typeof AbortSignal.any === "function") return AbortSignal.any(signals);
+  const controller = new AbortController();
+  const listeners: (() => void)[] = [];
+  const done = (signal: AbortSignal) => {
+    controller.abort(signal.reason);
+    signals.forEach((s, i) => s.removeEventListener("abort", listeners[i]!));
+  };
+  for (const signal of signals) {
+    if (signal.aborted) {
+      done(signal);
+      break;
+    }
+    const listener = () => done(signal);
+    listeners.push(listener);
+    signal.addEventListener("abort", listener, { once: true });
+  }
+  return controller.signal;
+}

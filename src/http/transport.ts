@@ -7,7 +7,7 @@ import {
   TimeoutError,
   TracewireError,
 } from "../errors.js";
-import { bytesToText, runtimeTag, utf8Length } from "../runtime.js";
+import { anySignal, bytesToText, runtimeTag, utf8Length } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
@@ -249,7 +249,7 @@ export class HttpTransport {
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const signal = caller ? AbortSignal.any([caller, deadline.signal]) : deadline.signal;
+    const signal = caller ? anySignal([caller, deadline.signal]) : deadline.signal;
     const started = Date.now();
 
     // Our own abort, not a network failure: say which signal fired.

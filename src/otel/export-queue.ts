@@ -20,7 +20,7 @@
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
 import { isUnreachable } from "../http/transport.js";
-import { unref } from "../runtime.js";
+import { anySignal, unref } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 
 /** What one export did with the batch it was given. */
@@ -282,7 +282,7 @@ export class ExportQueue<T> {
     let outcome: ExportOutcome;
     try {
       const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
-      this.current = this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
+      this.current = this.exporter(batch, anySignal([timeout, this.abort.signal]));
       outcome = await this.current;
     } catch {
       outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient
