@@ -12,8 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs build script without types.
 import { runtimeVariants } from "../../scripts/runtime-variants.mjs";
 import { TracingClient } from "../../src/api/index.js";
-import { collect } from "../support/collect.js";
 import { startService, type TestService } from "../server/helpers.js";
+import { collect } from "../support/collect.js";
 import { bundle, edgeSandbox, ROOT } from "./harness.js";
 
 const SUBPATHS = {
@@ -44,15 +44,18 @@ async function edgeScript(source: string, platform: "edge" | "workerd" = "edge")
 }
 
 describe("every subpath in an edge sandbox like Next's", () => {
-  it.each(Object.entries(SUBPATHS))("%s bundles for edge and Workers without warnings and evaluates", async (_, src) => {
-    const edge = await edgeScript(src);
-    expect(edge.warnings).toEqual([]);
-    expect(edge.code).not.toMatch(/^import\s/m); // nothing left for the runtime to import at load
-    const runtime = edgeSandbox(edge.code, {});
-    expect(Object.keys(runtime.evaluate("globalThis.exported")).length).toBeGreaterThan(0);
-    const workerd = await edgeScript(src, "workerd");
-    expect(workerd.warnings).toEqual([]);
-  });
+  it.each(Object.entries(SUBPATHS))(
+    "%s bundles for edge and Workers without warnings and evaluates",
+    async (_, src) => {
+      const edge = await edgeScript(src);
+      expect(edge.warnings).toEqual([]);
+      expect(edge.code).not.toMatch(/^import\s/m); // nothing left for the runtime to import at load
+      const runtime = edgeSandbox(edge.code, {});
+      expect(Object.keys(runtime.evaluate("globalThis.exported")).length).toBeGreaterThan(0);
+      const workerd = await edgeScript(src, "workerd");
+      expect(workerd.warnings).toEqual([]);
+    },
+  );
 });
 
 describe("tracewire/next in an edge route, as Next runs it", () => {
@@ -78,7 +81,9 @@ describe("tracewire/next in an edge route, as Next runs it", () => {
       first: "undefined",
       status: 200,
       body: { runtime: "edge", path: "/api/edge" },
-      warnings: ["[tracewire] The edge runtime is not traced by tracewire (Node.js runtime only); edge code runs as is."],
+      warnings: [
+        "[tracewire] The edge runtime is not traced by tracewire (Node.js runtime only); edge code runs as is.",
+      ],
     });
   });
 });

@@ -28,12 +28,12 @@ export const CONDITIONS = {
  * function names kept (wrangler's default). Returns the code and esbuild's warnings (which must be none).
  */
 export async function bundle(
-  entry: string,
+  entry: string | { contents: string; resolveDir: string },
   platform: keyof typeof CONDITIONS,
   options: { minify?: boolean; plugins?: Plugin[]; external?: string[] } = {},
 ): Promise<{ code: string; warnings: string[]; bytes: number }> {
   const result = await build({
-    entryPoints: [entry],
+    ...(typeof entry === "string" ? { entryPoints: [entry] } : { stdin: { ...entry, loader: "js" } }),
     bundle: true,
     write: false,
     format: "esm",

@@ -12,7 +12,7 @@
  */
 import { type ChildProcess, execFile, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { createServer } from "node:net";
+import { connect, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -20,7 +20,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // @ts-expect-error: a plain .mjs helper without types.
 import { startStandIn } from "../../examples/openai/stand-in.mjs";
 import { TracingClient } from "../../src/api/index.js";
+import type { CallSchema } from "../../src/api/types/calls.js";
+import { readmeBlock } from "../readme/snippets.js";
 import { startService, type TestService } from "../server/helpers.js";
+import { collect } from "../support/collect.js";
 import { APP_DIR, bundle, edgeSandbox, expectAppTrace, ROOT } from "./harness.js";
 
 const run = promisify(execFile);
@@ -65,6 +68,54 @@ function runBinary(file: string, args: string[], cwd = ROOT): Promise<string> {
   });
 }
 
+/** Serves `code` as a module worker on a free loopback port (compatibility date 2026-08-04: `nodejs_compat` on). */
+async function serveWorker(code: string, bindings: Record<string, string>) {
+  const dir = mkdtempSync(join(work, "worker-"));
+  writeFileSync(join(dir, "worker.js"), code);
+  const port = await freePort();
+  const text = (s: string) => JSON.stringify(s);
+  writeFileSync(
+    join(dir, "config.capnp"),
+    `using Workerd = import "/workerd/workerd.capnp";
+const config :Workerd.Config = (
+  services = [
+    (name = "main", worker = .worker),
+    (name = "loopback", network = (allow = ["local"])),
+  ],
+  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
+);
+const worker :Workerd.Worker = (
+  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
+  compatibilityDate = "2026-08-04",
+  bindings = [ ${Object.entries(bindings)
+    .map(([name, value]) => `(name = ${text(name)}, text = ${text(value)})`)
+    .join(", ")} ],
+  globalOutbound = "loopback",
+);
+`,
+  );
+  const server = spawn(binaries.workerd!, ["serve", "config.capnp"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  children.push(server);
+  let output = "";
+  server.stdout!.on("data", (d) => (output += d));
+  server.stderr!.on("data", (d) => (output += d));
+  const url = `http://127.0.0.1:${port}/`;
+  for (const started = Date.now(); ; ) {
+    if (server.exitCode !== null) throw new Error(`workerd exited: ${output}`);
+    const up = await new Promise<boolean>((done) => {
+      const socket = connect(port, "127.0.0.1", () => {
+        socket.end();
+        done(true);
+      });
+      socket.on("error", () => done(false));
+    });
+    if (up) break;
+    if (Date.now() - started > 20_000) throw new Error(`workerd did not come up: ${output}`);
+    await new Promise((done) => setTimeout(done, 100));
+  }
+  return { url, output: () => output };
+}
+
 const appConfig = (runtime: string) => ({ baseUrl: service.url, openaiUrl: standIn.url, project: PROJECT, runtime });
 
 describe.skipIf(!enabled)("runtimes beyond Node (workerd, Vercel edge, Bun, Deno)", () => {
@@ -95,54 +146,44 @@ describe.skipIf(!enabled)("runtimes beyond Node (workerd, Vercel edge, Bun, Deno
   it("workerd: bundled as wrangler does, set up at module scope, flushed through cloudflare:workers' waitUntil", async () => {
     const worker = await bundle(join(APP_DIR, "worker.mjs"), "workerd");
     expect(worker.warnings).toEqual([]);
-    writeFileSync(join(work, "worker.js"), worker.code);
-    const port = await freePort();
-    const text = (s: string) => JSON.stringify(s);
-    writeFileSync(
-      join(work, "config.capnp"),
-      `using Workerd = import "/workerd/workerd.capnp";
-const config :Workerd.Config = (
-  services = [
-    (name = "main", worker = .worker),
-    (name = "loopback", network = (allow = ["local"])),
-  ],
-  sockets = [ (name = "http", address = "127.0.0.1:${port}", http = (), service = "main") ],
-);
-const worker :Workerd.Worker = (
-  modules = [ (name = "worker.js", esModule = embed "worker.js") ],
-  compatibilityDate = "2026-08-04",
-  bindings = [
-    (name = "TRACEWIRE_BASE_URL", text = ${text(service.url)}),
-    (name = "OPENAI_BASE_URL", text = ${text(standIn.url)}),
-    (name = "TRACEWIRE_PROJECT", text = ${text(PROJECT)}),
-  ],
-  globalOutbound = "loopback",
-);
-`,
-    );
-    const server = spawn(binaries.workerd!, ["serve", "config.capnp"], {
-      cwd: work,
-      stdio: ["ignore", "pipe", "pipe"],
+    const served = await serveWorker(worker.code, {
+      TRACEWIRE_BASE_URL: service.url,
+      OPENAI_BASE_URL: standIn.url,
+      TRACEWIRE_PROJECT: PROJECT,
     });
-    children.push(server);
-    let output = "";
-    server.stdout!.on("data", (d) => (output += d));
-    server.stderr!.on("data", (d) => (output += d));
-    let response: Response | undefined;
-    for (const started = Date.now(); !response && Date.now() - started < 20_000; ) {
-      if (server.exitCode !== null) throw new Error(`workerd exited: ${output}`);
-      response = await fetch(`http://127.0.0.1:${port}/`).catch(async () => {
-        await new Promise((done) => setTimeout(done, 100));
-        return undefined;
-      });
-    }
-    expect(response?.status, output).toBe(200);
-    const body = (await response!.json()) as { stats: { calls: { sent: number } } };
+    const response = await fetch(served.url);
+    expect(response.status, served.output()).toBe(200);
+    const body = (await response.json()) as { stats: { calls: { sent: number } } };
     // Answered before anything was sent: only the request's waitUntil flush can bring the calls.
     expect(body.stats.calls.sent).toBe(0);
     await expectAppTrace(client, "workerd");
-    expect(output).not.toMatch(/Uncaught|Disallowed operation|error/i);
-    server.kill("SIGTERM");
+    expect(served.output()).not.toMatch(/Uncaught|Disallowed operation|error/i);
+  }, 60_000);
+
+  it("workerd: the README's worker, verbatim", async () => {
+    const source = readmeBlock("## Runtimes: Cloudflare Workers, Vercel's edge, Bun, Deno");
+    const worker = await bundle({ contents: source, resolveDir: APP_DIR }, "workerd");
+    expect(worker.warnings).toEqual([]);
+    const served = await serveWorker(worker.code, {
+      TRACEWIRE_BASE_URL: service.url,
+      TRACEWIRE_PROJECT: PROJECT,
+      OPENAI_BASE_URL: standIn.url,
+      OPENAI_API_KEY: "local",
+    });
+    const response = await fetch(`${served.url}?q=readme`);
+    expect(await response.text(), served.output()).toBe("Hello from the local stand-in.");
+    const deadline = Date.now() + 15_000;
+    let calls: CallSchema[] = [];
+    let answer: CallSchema | undefined;
+    let chat: CallSchema | undefined;
+    while (!(answer?.ended_at && chat?.ended_at) && Date.now() < deadline) {
+      calls = await collect(client.calls.streamQuery({}));
+      answer = calls.find((c) => c.op_name === "answer" && (c.inputs as { question?: string }).question === "readme");
+      chat = calls.find((c) => c.parent_id === answer?.id && c.op_name.includes("chat"));
+      if (!(answer?.ended_at && chat?.ended_at)) await new Promise((done) => setTimeout(done, 100));
+    }
+    expect(answer?.output, served.output()).toBe("Hello from the local stand-in.");
+    expect(chat?.ended_at).toBeTruthy();
   }, 60_000);
 
   it("Vercel edge (edge-runtime as Next's sandbox): bundled as Next bundles edge code", async () => {
