@@ -36,12 +36,13 @@ function warnOnce(key: string, message: string): void {
  * that edge is not traced. A malformed setting throws `ConfigError`, as `init()` does.
  */
 export async function register(options: InitOptions = {}): Promise<TracewireHandle | undefined> {
-  // Written out literally: Next replaces `process.env.NEXT_RUNTIME` at build time and drops the dead branch.
-  if (process.env.NEXT_RUNTIME === "nodejs") {
+  // Written out literally: Next replaces `process.env.NEXT_RUNTIME` at build time and drops the dead branch. The
+  // `typeof` guards are for runtimes without a `process` at all (an edge function outside Next).
+  if (typeof process !== "undefined" && process.env.NEXT_RUNTIME === "nodejs") {
     const { init } = await import("./node.js");
     return init(options);
   }
-  if (process.env.NEXT_RUNTIME === "edge") {
+  if (typeof process !== "undefined" && process.env.NEXT_RUNTIME === "edge") {
     warnOnce("next-edge", "The edge runtime is not traced by tracewire (Node.js runtime only); edge code runs as is.");
   } else {
     warnOnce(
