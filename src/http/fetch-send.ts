@@ -18,7 +18,12 @@ const REFUSED = /connection refused|ECONNREFUSED|ConnectionRefused|os error 111/
 function withCode(err: unknown): unknown {
   const code = errorCode(err);
   if (code !== undefined && code !== "ConnectionRefused" && code !== "FailedToOpenSocket") return err;
-  const text = `${code ?? ""} ${err instanceof Error ? err.message : String(err)}`;
+  // The reason may sit on the error's cause (Deno: "fetch failed", caused by "… Connection refused (os error 111)").
+  let text = code ?? "";
+  for (let e: unknown = err, depth = 0; e !== undefined && e !== null && depth < 4; depth++) {
+    text += ` ${e instanceof Error ? e.message : String(e)}`;
+    e = (e as { cause?: unknown }).cause;
+  }
   if (REFUSED.test(text) || code === "FailedToOpenSocket") {
     const coded = new Error(err instanceof Error ? err.message : String(err), { cause: err });
     return Object.assign(coded, { code: "ECONNREFUSED" });
