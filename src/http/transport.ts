@@ -139,7 +139,8 @@ export class HttpTransport {
   }
 
   private connect(): Sender {
-    this.sender ??= createSender({
+    if (this.sender) return this.sender;
+    this.sender = createSender({
       origin: this.origin,
       maxConnections: this.options.maxConnections,
       connectTimeoutMs: this.options.connectTimeoutMs,
@@ -147,7 +148,7 @@ export class HttpTransport {
       bodyTimeoutMs: this.options.bodyTimeoutMs,
     });
     // Closed before its first request: requests fail as on any closed transport.
-    if (this.closed) void this.sender.close();
+    if (this.closed) this.sender.close().catch(() => {});
     return this.sender;
   }
 

@@ -21,6 +21,9 @@ export { type TextChunkLike, type TextChunkSource, toTextStream } from "./text-s
 export { type WithTracingOptions, withTracing } from "./with-tracing.js";
 export type { InitOptions, TracewireHandle };
 
+const NO_RUNTIME =
+  "register() from tracewire/next is meant for Next's instrumentation.ts (NEXT_RUNTIME is not set); use init() elsewhere.";
+
 /** Prints `message` once per process (across bundles: the set of keys is global). */
 function warnOnce(key: string, message: string): void {
   const state = globalState();
@@ -36,19 +39,21 @@ function warnOnce(key: string, message: string): void {
  * that edge is not traced. A malformed setting throws `ConfigError`, as `init()` does.
  */
 export async function register(options: InitOptions = {}): Promise<TracewireHandle | undefined> {
-  // Written out literally: Next replaces `process.env.NEXT_RUNTIME` at build time and drops the dead branch. The
-  // `typeof` guards are for runtimes without a `process` at all (an edge function outside Next).
-  if (typeof process !== "undefined" && process.env.NEXT_RUNTIME === "nodejs") {
+  // Outside Next on a runtime without `process` at all (an edge function): nothing to read.
+  if (typeof process === "undefined") {
+    warnOnce("next-no-runtime", NO_RUNTIME);
+    return undefined;
+  }
+  // Written out literally: Next replaces `process.env.NEXT_RUNTIME` at build time and drops the dead branch (and with
+  // it the Node-only import below) from edge bundles.
+  if (process.env.NEXT_RUNTIME === "nodejs") {
     const { init } = await import("./node.js");
     return init(options);
   }
-  if (typeof process !== "undefined" && process.env.NEXT_RUNTIME === "edge") {
+  if (process.env.NEXT_RUNTIME === "edge") {
     warnOnce("next-edge", "The edge runtime is not traced by tracewire (Node.js runtime only); edge code runs as is.");
   } else {
-    warnOnce(
-      "next-no-runtime",
-      "register() from tracewire/next is meant for Next's instrumentation.ts (NEXT_RUNTIME is not set); use init() elsewhere.",
-    );
+    warnOnce("next-no-runtime", NO_RUNTIME);
   }
   return undefined;
 }
