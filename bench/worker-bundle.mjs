@@ -57,9 +57,31 @@ async function measure(conditions) {
 
 // Unprefixed built-ins as undici and OTel's Node build require them (wrangler's nodejs_compat resolves these too).
 const NODE_BUILTINS = [
-  "assert", "async_hooks", "buffer", "child_process", "crypto", "diagnostics_channel", "dns", "events", "fs", "http",
-  "http2", "net", "os", "path", "perf_hooks", "process", "querystring", "stream", "string_decoder", "tls", "url",
-  "util", "worker_threads", "zlib", "sqlite",
+  "assert",
+  "async_hooks",
+  "buffer",
+  "child_process",
+  "crypto",
+  "diagnostics_channel",
+  "dns",
+  "events",
+  "fs",
+  "http",
+  "http2",
+  "net",
+  "os",
+  "path",
+  "perf_hooks",
+  "process",
+  "querystring",
+  "stream",
+  "string_decoder",
+  "tls",
+  "url",
+  "util",
+  "worker_threads",
+  "zlib",
+  "sqlite",
 ];
 
 try {

@@ -255,7 +255,7 @@ export function anySignal(signals: AbortSignal[]): AbortSignal {
   const listeners: (() => void)[] = [];
   const done = (signal: AbortSignal) => {
     controller.abort(signal.reason);
-    signals.forEach((s, i) => s.removeEventListener("abort", listeners[i]!));
+    for (const [i, s] of signals.entries()) if (listeners[i]) s.removeEventListener("abort", listeners[i]);
   };
   for (const signal of signals) {
     if (signal.aborted) {

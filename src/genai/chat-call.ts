@@ -256,8 +256,9 @@ export class ChatCall {
       this.link(stream);
       this.track(stream);
       this.watchAbort(signal);
-      const cancels = (globalState().streamCancels ??= new WeakMap());
-      cancels.set(stream, (reason) => this.cancel(reason));
+      const state = globalState();
+      state.streamCancels ??= new WeakMap();
+      state.streamCancels.set(stream, (reason) => this.cancel(reason));
       tapFirstIterator(target, key, factory as Method, (iterator) => this.observeIterator(iterator));
     } catch (err) {
       internalError("observe-stream", err);
