@@ -178,7 +178,7 @@ describe.skipIf(!enabled)("runtimes beyond Node (workerd, Vercel edge, Bun, Deno
     let chat: CallSchema | undefined;
     while (!(answer?.ended_at && chat?.ended_at) && Date.now() < deadline) {
       calls = await collect(client.calls.streamQuery({}));
-      answer = calls.find((c) => c.op_name === "answer" && (c.inputs as { question?: string }).question === "readme");
+      answer = calls.find((c) => c.op_name === "answer" && Object.values(c.inputs ?? {})[0] === "readme");
       chat = calls.find((c) => c.parent_id === answer?.id && c.op_name.includes("chat"));
       if (!(answer?.ended_at && chat?.ended_at)) await new Promise((done) => setTimeout(done, 100));
     }
