@@ -5,7 +5,8 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
- * `tracewire/ai`), memory under outage, cold import time and install footprint.
+ * `tracewire/ai`), memory under outage, cold import time, install footprint and the size of a minified Cloudflare
+ * Worker bundle.
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -29,6 +30,7 @@ const benches = [
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
+  { file: "worker-bundle.mjs", flags: [] },
 ];
 
 function newestMtime(dir) {

@@ -288,6 +288,11 @@ export class ChatCall {
     this.link(stream);
     this.track(stream);
     this.watchAbort(signal);
+    // toTextStream (next/) cancels the call the moment its body is cancelled, through the global state so that another
+    // bundled copy of tracewire finds it too.
+    const state = globalState();
+    state.streamCancels ??= new WeakMap();
+    state.streamCancels.set(stream, (reason) => this.cancel(reason));
   }
 
   private watchAbort(signal: AbortSignal | undefined): void {
@@ -427,3 +432,19 @@ export class ChatCall {
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
 describeAs(ChatCall, "ChatCall");
+
+/**
+ * Ends the call of a traced LLM stream as cancelled at once, for the code that consumes the stream and is stopping it
+ * (`toTextStream` when the response is cancelled): the abort that follows reaches the stream's pending read only some
+ * turns later, and a platform may end the request's spans in between (`@vercel/otel` ends every span still open when
+ * the request's root span ends), which would leave the call ended without saying it was cancelled. A no-op for a
+ * stream that is not traced or whose call has ended.
+ */
+export function cancelStreamCall(stream: unknown): void {
+  if (!isObj(stream)) return;
+  try {
+    globalState().streamCancels?.get(stream)?.("abort");
+  } catch (err) {
+    internalError("cancel-stream", err);
+  }
+}

@@ -20,6 +20,7 @@
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
 import { isUnreachable } from "../http/transport.js";
+import { anySignal, unref } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 
 /** What one export did with the batch it was given. */
@@ -90,7 +91,7 @@ export class ExportQueue<T> {
   private offered = 0;
   private finished = 0;
   private exporting = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   /** Whether the armed timer is a zero-delay one. */
   private immediate = false;
   private retryDelay = 0;
@@ -234,7 +235,7 @@ export class ExportQueue<T> {
     // An export still in flight is aborted above; wait (briefly) for it to say what it finished, so its items are
     // counted once — as sent, or as dropped below — never as both.
     if (this.current) {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([this.current, new Promise((resolve) => (timer = setTimeout(resolve, IN_FLIGHT_WAIT_MS)))]);
       clearTimeout(timer);
     }
@@ -272,7 +273,7 @@ export class ExportQueue<T> {
       this.immediate = false;
       void this.pump();
     }, delayMs);
-    if (this.waiters.length === 0) this.timer.unref();
+    if (this.waiters.length === 0) unref(this.timer);
   }
 
   /** What is left of the service's Retry-After, in ms (0 when none). */
@@ -287,7 +288,7 @@ export class ExportQueue<T> {
     let outcome: ExportOutcome;
     try {
       const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
-      this.current = this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
+      this.current = this.exporter(batch, anySignal([timeout, this.abort.signal]));
       outcome = await this.current;
     } catch {
       outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient

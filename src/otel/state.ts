@@ -67,6 +67,11 @@ export interface TracewireGlobal {
   results: WeakMap<object, unknown>;
   /** Call adapters of foreign spans, by name (a second bundled copy registering the same name replaces it). */
   adapters?: Map<string, CallAdapter>;
+  /**
+   * Traced LLM streams → their call's cancel, so that the code that consumes a stream (`toTextStream` in another
+   * bundle's copy) can end its call as cancelled the moment it stops the stream. Weak: never keeps a stream alive.
+   */
+  streamCancels?: WeakMap<object, (reason: "abort") => void>;
 }
 
 const KEY = Symbol.for("tracewire.global.v1");
