@@ -2,13 +2,14 @@
  * The tracer provider `init()` registers, configured from the settings tracewire reads — the `env` option when one
  * is given, else the process environment — and from nowhere else. OpenTelemetry's `BasicTracerProvider` reads
  * `process.env` for its sampler and limits whatever it is given, which throws on Deno without `--allow-env` (and
- * ignores the `env` option); its base class, the SDK's plain `TracerProvider`, reads nothing, so it is built from
- * that, with the same OTEL_* variables read here from the right place.
+ * ignores the `env` option); its base class, `TracerProvider` from `@opentelemetry/sdk-trace` (the package
+ * sdk-trace-base 2.x is a thin layer over), reads nothing, so that is the one built here, with the same OTEL_*
+ * variables read from the right place.
  */
+import { TracerProvider } from "@opentelemetry/sdk-trace";
 import {
   AlwaysOffSampler,
   AlwaysOnSampler,
-  BasicTracerProvider,
   ParentBasedSampler,
   type Sampler,
   type SpanProcessor,
@@ -72,19 +73,7 @@ export function providerConfig(env: Env, resource: Resource, processors: SpanPro
   };
 }
 
-/**
- * The SDK's `TracerProvider` that `BasicTracerProvider` extends (sdk-trace-base 2.12 is a thin layer that only adds
- * the environment reads), or `BasicTracerProvider` itself where it is not such a layer.
- */
-function baseProviderClass(): typeof BasicTracerProvider {
-  const parent = Object.getPrototypeOf(BasicTracerProvider) as unknown;
-  return typeof parent === "function" && parent.name === "TracerProvider"
-    ? (parent as typeof BasicTracerProvider)
-    : BasicTracerProvider;
-}
-
 /** A tracer provider that reads no environment of its own (see the module comment). */
-export function createProvider(env: Env, resource: Resource, processors: SpanProcessor[]): BasicTracerProvider {
-  const Provider = baseProviderClass();
-  return new Provider(providerConfig(env, resource, processors));
+export function createProvider(env: Env, resource: Resource, processors: SpanProcessor[]): TracerProvider {
+  return new TracerProvider(providerConfig(env, resource, processors));
 }
