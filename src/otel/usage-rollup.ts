@@ -51,10 +51,16 @@ const isFields = (value: unknown): value is Fields =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
- * An object for sums: no prototype, so no key — a model named `__proto__` by a server, say — can reach
- * `Object.prototype` (JSON.stringify writes it like any object).
+ * Adds a key to one of our sums objects. Plain objects (fast to fill and to serialise), so a key named `__proto__`
+ * (a model name is whatever the server answered) is defined, never assigned: assigning it would set the prototype.
+ * Keys are only ever read back through `Object.hasOwn`, so inherited members (`constructor`) are never mistaken for
+ * sums.
  */
-const sums = (): Fields => Object.create(null) as Fields;
+function put(target: Fields, key: string, value: unknown): void {
+  if (key === "__proto__")
+    Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
+}
 
 /**
  * Adds the numeric leaves of `from` into `into` (nested objects of numbers too, two levels deep), at most
@@ -66,35 +72,40 @@ function addFields(into: Fields, from: Fields, depth: number): void {
     const value = from[key];
     const numeric = typeof value === "number";
     if (numeric ? !Number.isFinite(value) : depth >= 2 || !isFields(value)) continue;
-    const current = Object.hasOwn(into, key) ? into[key] : undefined;
-    if (current === undefined) {
-      if (fields < 0) fields = Object.keys(into).length;
-      if (fields >= MAX_FIELDS) continue;
-      fields++;
+    if (Object.hasOwn(into, key)) {
+      const current = into[key];
+      if (numeric) {
+        if (typeof current === "number") into[key] = current + (value as number);
+      } else if (isFields(current)) addFields(current, value as Fields, depth + 1);
+      continue;
     }
-    if (numeric) into[key] = typeof current === "number" ? current + (value as number) : value;
+    if (fields < 0) fields = Object.keys(into).length;
+    if (fields >= MAX_FIELDS) continue;
+    fields++;
+    if (numeric) put(into, key, value);
     else {
-      const nested = isFields(current) ? current : sums();
+      const nested: Fields = {};
       addFields(nested, value as Fields, depth + 1);
-      into[key] = nested;
+      put(into, key, nested);
     }
   }
 }
 
 /** Adds `from` into `into` (created when undefined; `from` is never aliased), keyed by model; returns `into`. */
 export function addUsage(into: UsageByModel | undefined, from: UsageByModel): UsageByModel {
-  const target = (into ?? sums()) as UsageByModel;
+  const target: UsageByModel = into ?? {};
   let models = -1;
   for (const model in from) {
     const usage = from[model];
     if (!isFields(usage)) continue;
-    let entry = Object.hasOwn(target, model) ? target[model] : undefined;
-    if (entry === undefined) {
+    let entry: LlmUsage;
+    if (Object.hasOwn(target, model)) entry = target[model] as LlmUsage;
+    else {
       if (models < 0) models = Object.keys(target).length;
       if (models >= MAX_MODELS) continue;
       models++;
-      entry = sums() as LlmUsage;
-      target[model] = entry;
+      entry = {};
+      put(target, model, entry);
     }
     addFields(entry, usage, 0);
   }
