@@ -357,8 +357,9 @@ export class ChatCall {
 
   /**
    * Before a `return()` (the consumer stopped): when every choice finished but the injected usage has not arrived,
-   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then aborts
-   * a read still pending so the stream closes as it would have.
+   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then ends the
+   * call as the `break` would have (complete, without usage) and aborts a read still pending so the stream closes as
+   * it would have — that abort is tracewire's, not the caller's, so it does not make the call cancelled.
    */
   private awaitUsage(iterator: Obj): Promise<void> | undefined {
     const accumulator = this.accumulator;
@@ -368,6 +369,7 @@ export class ChatCall {
       () => accumulator.hasUsage || this.ended,
       USAGE_AFTER_FINISH_MS,
       () => {
+        this.stopped();
         try {
           this.streamController?.abort();
         } catch (err) {

@@ -166,6 +166,10 @@ function filterEvent(event: Uint8Array, onUsage: (usage: Obj) => void): Uint8Arr
 /**
  * The body `source` with the injected usage hidden (see the module comment); `onUsage` gets each usage object
  * removed. Cancelling the result cancels `source` with the same reason; its errors pass through as they are.
+ *
+ * It reads `source` only when its own reader asks (a high-water mark of 0), never ahead: bytes that arrived before
+ * an abort stay in `source`, which the abort errors and empties, just as the unfiltered body would be — a filter that
+ * read ahead would have moved them out of reach of the abort and handed them to an aborted stream (issue #22).
  */
 export function hideInjectedUsage(
   source: ReadableStream<Uint8Array>,
@@ -180,43 +184,46 @@ export function hideInjectedUsage(
       // Recording the usage is tracewire's business; the caller's bytes flow on regardless.
     }
   };
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          if (pending.length > 0) controller.enqueue(pending);
-          controller.close();
-          return;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            if (pending.length > 0) controller.enqueue(pending);
+            controller.close();
+            return;
+          }
+          let buf: Uint8Array = value;
+          if (pending.length > 0) {
+            buf = new Uint8Array(pending.length + value.length);
+            buf.set(pending);
+            buf.set(value, pending.length);
+          }
+          const parts: Uint8Array[] = [];
+          let start = 0;
+          let unchanged = true;
+          for (let end = eventEnd(buf, 0); end >= 0; end = eventEnd(buf, start)) {
+            const event = buf.subarray(start, end);
+            const out = filterEvent(event, report);
+            if (out !== event) unchanged = false;
+            if (out.length > 0) parts.push(out);
+            start = end;
+          }
+          pending = buf.slice(start);
+          const out = unchanged && start > 0 ? buf.subarray(0, start) : concat(parts);
+          if (out.length > 0) {
+            controller.enqueue(out);
+            return;
+          }
         }
-        let buf: Uint8Array = value;
-        if (pending.length > 0) {
-          buf = new Uint8Array(pending.length + value.length);
-          buf.set(pending);
-          buf.set(value, pending.length);
-        }
-        const parts: Uint8Array[] = [];
-        let start = 0;
-        let unchanged = true;
-        for (let end = eventEnd(buf, 0); end >= 0; end = eventEnd(buf, start)) {
-          const event = buf.subarray(start, end);
-          const out = filterEvent(event, report);
-          if (out !== event) unchanged = false;
-          if (out.length > 0) parts.push(out);
-          start = end;
-        }
-        pending = buf.slice(start);
-        const out = unchanged && start > 0 ? buf.subarray(0, start) : concat(parts);
-        if (out.length > 0) {
-          controller.enqueue(out);
-          return;
-        }
-      }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }
 
 function concat(parts: Uint8Array[]): Uint8Array {

@@ -27,6 +27,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { answerEmbeddings, answerResponses } from "./openai-responses-server.js";
+import type { Pacer } from "./pacer.js";
 import { type RecordedRequest, TestServer } from "./server.js";
 
 export const MODEL_SUFFIX = "-2024-07-18";
@@ -60,6 +61,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class OpenAIServer {
   /** Streams the client closed before the server finished them (aborts, breaks). */
   closedEarly = 0;
+  /** When set, the streams answered from now on write each event the SDK yields only on a turn of this pacer. */
+  pacer: Pacer | undefined;
   private counter = 0;
 
   private constructor(readonly server: TestServer) {}
@@ -140,7 +143,7 @@ export class OpenAIServer {
       return;
     }
     if (/\/responses\/?$/.test(req.path)) {
-      await answerResponses(body, model, requestId, res, () => this.closedEarly++);
+      await answerResponses(body, model, requestId, res, () => this.closedEarly++, this.pacer);
       return;
     }
     if (/\/embeddings\/?$/.test(req.path)) {
@@ -308,7 +311,19 @@ export class OpenAIServer {
       return;
     }
     if (withUsage && model === "m-usage-last") (events.at(-1) as Body).usage = USAGE;
-    for (const event of events) send(event);
+    const pacer = this.pacer;
+    for (const event of events) {
+      if (pacer) {
+        await pacer.turn(res);
+        if (res.destroyed) return;
+      }
+      send(event);
+    }
+    // What follows the last chunk (the usage chunk, `[DONE]`, the end of the body) is one more turn.
+    if (pacer) {
+      await pacer.turn(res);
+      if (res.destroyed) return;
+    }
     if (withUsage && model === "m-usage-late") await sleep(100);
     if (withUsage && model === "m-usage-nochoices") {
       const { choices: _none, ...usageOnly } = chunk([], { usage: USAGE });
