@@ -97,10 +97,14 @@ const at =
     return undefined;
   };
 
-/** Waits until the stand-in wrote its first event and it had time to reach the client (nothing read yet). */
+/**
+ * Waits until the stand-in wrote its first event and it had time to reach the client (nothing read yet). The wait is
+ * generous because what an abort does next depends on whether the bytes arrived: 30 ms was not always enough on a
+ * loaded machine, and then the wrapped and unwrapped runs of one position could differ by timing alone.
+ */
 async function firstEventArrived(pacer: Pacer): Promise<void> {
   await pacer.tookTurns(1);
-  await sleep(30);
+  await sleep(150);
 }
 
 const POSITIONS: Position[] = [
