@@ -6,7 +6,7 @@
  * Each exit flush waits at most the processors' `exitFlushMillis` (default 5 s), and less when the service refuses
  * connections (nothing can be sent, so there is nothing to wait for). The `beforeExit` flush runs every time the loop
  * drains with new work queued — a script that awaits `call.react()` at top level and goes on working loses nothing.
- * Only when a flush ended with work left (the service unreachable) and nothing new was offered since does the
+ * Only when a flush ended with work left (the service unreachable) and nothing new was offered since it began does the
  * process exit without flushing again, so a dead service never keeps it alive.
  *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
@@ -45,7 +45,7 @@ export function installExitHooks(): void {
   const busy = () => live().some((p) => !p.idle);
   const offered = () => live().reduce((sum, p) => sum + p.offered, 0);
   let flushing = false;
-  /** Items offered when a flush last gave up with work left; -1 while none has. */
+  /** Items offered when the last flush that ended with work left began; -1 while none has. */
   let gaveUpAt = -1;
   const beforeExit = () => {
     // Flushing schedules I/O, which makes Node emit beforeExit again when it is done; only flush while there is
@@ -54,9 +54,12 @@ export function installExitHooks(): void {
     // forever, so the process exits — unless new work was offered since (the script went on), which gets its flush.
     if (flushing || !busy() || offered() === gaveUpAt) return;
     flushing = true;
+    // Counted when the flush starts: the script may go on while it runs (an awaited react() it settled), and work
+    // offered meanwhile has not been tried yet — it gets a flush of its own when the loop drains again.
+    const offeredAtStart = offered();
     void flushAll(live()).then(() => {
       flushing = false;
-      gaveUpAt = busy() ? offered() : -1;
+      gaveUpAt = busy() ? offeredAtStart : -1;
     });
   };
   const sigterm = () => {

@@ -172,7 +172,9 @@ export class ExportQueue<T> {
     this.urgentTarget = this.offered;
     if (this.exporting || this.immediate || this.finished >= this.offered) return;
     if (this.retryDelay !== 0 || this.notBefore !== 0 || this.pausedUntil > Date.now()) return;
-    this.kick(0);
+    // Someone awaits the answer, so this timer keeps the process alive like the request it starts: unref'd, a script
+    // whose last step is `await call.react()` would see its event loop drain before the request left.
+    this.kick(0, true);
   }
 
   /**
@@ -263,7 +265,7 @@ export class ExportQueue<T> {
     return this.items.length === 0 && !this.exporting;
   }
 
-  private kick(delayMs: number): void {
+  private kick(delayMs: number, keepAlive = false): void {
     if (this.closed && this.items.length === 0) return;
     if (this.timer) clearTimeout(this.timer);
     this.immediate = delayMs === 0;
@@ -273,7 +275,7 @@ export class ExportQueue<T> {
       this.immediate = false;
       void this.pump();
     }, delayMs);
-    if (this.waiters.length === 0) unref(this.timer);
+    if (!keepAlive && this.waiters.length === 0) unref(this.timer);
   }
 
   /** What is left of the service's Retry-After, in ms (0 when none). */
