@@ -40,7 +40,7 @@ import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
-import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
+import { type ActiveProcessor, type AfterExport, globalState, type ServiceOptions } from "./state.js";
 
 /**
  * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
@@ -186,7 +186,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         data = adaptedStart(span, this.adaptFailed);
         adapted = data !== undefined;
       }
-      const route = this.routeOf(span, adapted);
+      const route = data?.route ?? this.routeOf(span, adapted);
       if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
         setSpanRoute(
@@ -281,6 +281,20 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         ? Math.min(timeoutMs, MAX_TIMER_MS)
         : this.options.exportTimeoutMillis;
     await Promise.all([this.calls.flush(deadline), this.otlp.flush(deadline)]);
+  }
+
+  /**
+   * Where this processor sends (base URL, key, project), so that tracewire's own service clients (evaluations publish
+   * their objects with a `TracingClient`) reach the same service with the same settings. Not for logging.
+   */
+  serviceOptions(): ServiceOptions {
+    const o = this.options;
+    return {
+      baseUrl: o.baseUrl,
+      project: o.project,
+      allowInsecureHttp: o.allowInsecureHttp,
+      ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    };
   }
 
   /** Items offered so far on both routes. */
