@@ -64,7 +64,8 @@ function resolveConcurrency(value: EvaluateOptions<Row, unknown>["concurrency"])
 /** The task as a model: its name, the function to run, what is recorded about it. */
 function resolveTask<R extends Row, O>(options: EvaluateOptions<R, O>) {
   const { task } = options;
-  const named = (n: string | undefined) => safeName(options.model?.name ?? n ?? "", "Model");
+  // An arrow function written inline as `task: (row) => …` is named "task" by JavaScript: that names nothing.
+  const named = (n: string | undefined) => safeName(options.model?.name ?? (n === "task" ? "" : (n ?? "")), "Model");
   if (typeof task === "function") {
     const op = unwrapOp(task);
     const fn = (op?.fn ?? task) as (row: R, context: RunContext) => unknown;

@@ -3,6 +3,10 @@
  * stand-in, tracing pointed at the service, a wrapped `openai` client (no retries of its own: the evaluation's
  * retries are under test), and readers of what the service stored.
  */
+import { mkdirSync, mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
 import OpenAI from "openai";
 import { afterAll, beforeAll } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
@@ -64,3 +68,26 @@ export function opName(call: CallSchema): string {
 
 /** Children of `parent` among `calls`. */
 export const childrenOf = (calls: CallSchema[], parent: CallSchema) => calls.filter((c) => c.parent_id === parent.id);
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/**
+ * Bundles a TypeScript fixture (run in a child process: tests run without a build) into an ES module, with a
+ * `require` for the CommonJS dependencies it pulls in (OpenTelemetry's). Remove it with `removeBuilt`.
+ */
+export function bundleScript(entry: string): string {
+  const cache = join(ROOT, "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  const outfile = join(mkdtempSync(join(cache, "tracewire-eval-")), "script.mjs");
+  buildSync({
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "error",
+    banner: { js: 'import { createRequire as __tw_cr } from "node:module"; const require = __tw_cr(import.meta.url);' },
+  });
+  return outfile;
+}
