@@ -14,6 +14,8 @@ export default defineConfig([
       ai: "src/instrument/ai.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
+      eval: "src/eval/index.ts",
+      "eval-vitest": "src/eval/vitest.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
@@ -23,8 +25,9 @@ export default defineConfig([
     clean: ["!cli.js", "!cli.js.map"],
     splitting: true,
     treeshake: true,
-    // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
-    external: ["next", "@anthropic-ai/sdk", "openai", "ai"],
+    // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK,
+    // nor vitest (an optional peer of tracewire/eval/vitest only).
+    external: ["next", "@anthropic-ai/sdk", "openai", "ai", "vitest"],
   },
   {
     entry: { cli: "src/server/cli.ts" },

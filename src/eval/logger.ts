@@ -21,7 +21,7 @@ import {
   SUMMARIZE_OP,
   safeName,
 } from "./objects.js";
-import { type EvalCall, Recorder, ScoreFeedback } from "./recorder.js";
+import { type EvalCall, Recorder, ScoreFeedback, within } from "./recorder.js";
 import { type EvalSession, evaluationUrl, openSession } from "./session.js";
 import { summarizeEvaluation } from "./summary.js";
 import type { DatasetSource, NamedDataset, Row, ScoreValue } from "./types.js";
@@ -39,6 +39,15 @@ export interface EvaluationLoggerOptions {
   scorers?: string[];
   /** The root call's display name. */
   displayName?: string;
+}
+
+/** A prediction whose model call is open while its body runs (what the vitest integration records a test as). */
+export interface LivePrediction {
+  prediction: ScoreLogger;
+  /** Runs `fn` inside the model's call: LLM calls made there are its children. */
+  run<T>(fn: () => T): T;
+  /** Ends the model's call with the output (or the error), then the prediction. */
+  end(output: unknown, error?: unknown): void;
 }
 
 /** What `logSummary()` resolves to. */
@@ -64,11 +73,17 @@ function canonical(value: unknown): string {
 export class ScoreLogger {
   /** @internal */ readonly scores: { name: string; value: ScoreValue | null; at: Date }[] = [];
   /** @internal */ finishedAt: Date | undefined;
+  /** @internal When the model's call ended (live predictions); else when it was logged. */
+  modelEndedAt: Date | undefined;
+  /** @internal What the model's call failed with (live predictions). */
+  error: unknown;
+  /** @internal The calls of a live prediction, open while its body runs. */
+  calls: { pas: EvalCall; model: EvalCall } | undefined;
 
   /** @internal */
   constructor(
     /** @internal */ readonly inputs: Row,
-    /** @internal */ readonly output: unknown,
+    /** @internal */ public output: unknown,
     /** @internal */ readonly startedAt: Date,
     private readonly onFinish: (prediction: ScoreLogger) => void,
   ) {}
@@ -100,7 +115,7 @@ export class EvaluationLogger {
   private readonly startedAt = new Date();
   private readonly name: string;
   private readonly modelName: string;
-  private ready: Promise<{ dataset: PublishedDataset<Row>; root: EvalCall; refs: Refs }> | undefined;
+  private ready: Promise<Ready> | undefined;
   private readonly pending: Promise<void>[] = [];
   private readonly scorerNames: string[] = [];
   private summarized: Promise<LoggedEvaluation> | undefined;
@@ -130,12 +145,39 @@ export class EvaluationLogger {
     if (this.summarized) throw new TracewireError("logPrediction() after logSummary(): the evaluation is over.");
     if (inputs === null || typeof inputs !== "object" || Array.isArray(inputs))
       throw new ValidationError("logPrediction(inputs, output): inputs must be an object of fields.", "inputs");
-    const prediction = new ScoreLogger(inputs, output, new Date(), (p) => {
-      for (const s of p.scores) if (!this.scorerNames.includes(s.name)) this.scorerNames.push(s.name);
-      if (this.ready) this.pending.push(this.ready.then((r) => this.record(r, p)).catch((err) => this.fail(err)));
-    });
+    const prediction = new ScoreLogger(inputs, output, new Date(), (p) => this.finished(p));
     this.predictions.push(prediction);
     return prediction;
+  }
+
+  private finished(p: ScoreLogger): void {
+    for (const s of p.scores) if (!this.scorerNames.includes(s.name)) this.scorerNames.push(s.name);
+    if (this.ready) this.pending.push(this.ready.then((r) => this.record(r, p)).catch((err) => this.fail(err)));
+  }
+
+  /**
+   * @internal Starts a live prediction of `inputs` (the dataset must have been given): its `predict_and_score` and
+   * model calls are open until `end()`, so what runs inside `run()` nests under the model's call.
+   */
+  async begin(inputs: Row): Promise<LivePrediction> {
+    if (!this.ready)
+      throw new TracewireError("begin() needs the dataset up front (new EvaluationLogger({ dataset })).");
+    if (this.summarized) throw new TracewireError("begin() after logSummary(): the evaluation is over.");
+    const prediction = new ScoreLogger(inputs, undefined, new Date(), (p) => this.finished(p));
+    this.predictions.push(prediction);
+    const ready = await this.ready;
+    prediction.calls = this.open(ready, prediction);
+    const model = prediction.calls.model;
+    return {
+      prediction,
+      run: (fn) => within(model, fn),
+      end: (output, error) => {
+        prediction.output = output;
+        prediction.error = error;
+        prediction.modelEndedAt = new Date();
+        prediction.finish();
+      },
+    };
   }
 
   /** Logs a prediction with all its scores at once. */
@@ -175,7 +217,11 @@ export class EvaluationLogger {
         this.predictions.map((p) => ({
           output: p.output,
           scores: Object.fromEntries(p.scores.map((s) => [s.name, s.value])),
-          latency: undefined,
+          // Live predictions (the vitest integration) timed their model call; logged ones have no latency.
+          latency:
+            p.modelEndedAt && p.error === undefined
+              ? (p.modelEndedAt.getTime() - p.startedAt.getTime()) / 1000
+              : undefined,
         })),
         names,
       );
@@ -246,16 +292,14 @@ export class EvaluationLogger {
     return { dataset, root, refs };
   }
 
-  /** Records one finished prediction's calls, with the times it was logged at. */
-  private async record(ready: { dataset: PublishedDataset<Row>; root: EvalCall; refs: Refs }, p: ScoreLogger) {
-    const { recorder } = this;
+  /** Starts a prediction's `predict_and_score` and model calls, dated when it was logged. */
+  private open(ready: Ready, p: ScoreLogger): { pas: EvalCall; model: EvalCall } {
     const { refs, dataset, root } = ready;
     const key = canonical(p.inputs);
     const row = dataset.rows.find((r) => canonical(r.row) === key);
     const inputs = serialize(p.inputs, payloadSettings().limits) as JsonObject;
-    const output = serialize(p.output, payloadSettings().limits);
     const at = { startTime: p.startedAt };
-    const pas = recorder.start(
+    const pas = this.recorder.start(
       root,
       {
         opName: refs.predictAndScore,
@@ -264,12 +308,25 @@ export class EvaluationLogger {
       },
       at,
     );
-    const model = recorder.start(
+    const model = this.recorder.start(
       pas,
       { opName: refs.predict, inputs: { self: refs.model, ...inputs }, attributes: IMPERATIVE },
       at,
     );
-    model.end({ output, endTime: p.startedAt });
+    return { pas, model };
+  }
+
+  /** Records one finished prediction's calls, with the times it was logged at. */
+  private async record(ready: Ready, p: ScoreLogger) {
+    const { recorder } = this;
+    const { refs } = ready;
+    const { pas, model } = p.calls ?? this.open(ready, p);
+    const inputs = serialize(p.inputs, payloadSettings().limits) as JsonObject;
+    const output = serialize(p.output, payloadSettings().limits);
+    const modelEnd = p.modelEndedAt ?? p.startedAt;
+    if (p.error !== undefined) model.end({ error: p.error, endTime: modelEnd });
+    else model.end({ output, endTime: modelEnd });
+    const latency = p.modelEndedAt ? (p.modelEndedAt.getTime() - p.startedAt.getTime()) / 1000 : null;
     const scores: Record<string, unknown> = {};
     for (const s of p.scores) {
       const opRef = await this.scorerOp(refs, s.name);
@@ -284,7 +341,11 @@ export class EvaluationLogger {
       this.feedback.add(model, s.name, opRef, call, value);
     }
     pas.end({
-      output: { output: output as JsonObject[string], scores: scores as JsonObject, model_latency: null },
+      output: {
+        output: (p.error === undefined ? output : null) as JsonObject[string],
+        scores: scores as JsonObject,
+        model_latency: latency,
+      },
       endTime: p.finishedAt ?? new Date(),
     });
   }
@@ -297,6 +358,12 @@ export class EvaluationLogger {
     }
     return ref;
   }
+}
+
+interface Ready {
+  dataset: PublishedDataset<Row>;
+  root: EvalCall;
+  refs: Refs;
 }
 
 interface Refs {

@@ -1,6 +1,6 @@
 /**
  * Progress and the report: on a terminal one live line (rows done, failed, rate, ETA, retries), elsewhere a plain
- * line every tenth of the run (at most one per 5 s); at the end a summary table (per score: mean or true fraction,
+ * line each tenth of the run (at most one a second) and at least every 10 s; at the end a summary table (per score: mean or true fraction,
  * ± standard error, pass@k with trials) and the link to the evaluation.
  */
 import type { EvaluationResult, ScoreStats } from "./types.js";
@@ -81,7 +81,8 @@ export class Progress {
       return;
     }
     const decile = Math.floor((this.done * 10) / this.total);
-    if (!final && (decile === this.lastDecile || now - this.lastPrint < 5000) && this.done < this.total) return;
+    const due = (decile !== this.lastDecile && now - this.lastPrint >= 1000) || now - this.lastPrint >= 10_000;
+    if (!final && !due && this.done < this.total) return;
     this.lastDecile = decile;
     this.lastPrint = now;
     this.stream.write(`${this.line()}\n`);

@@ -3,7 +3,7 @@
  * stand-in, tracing pointed at the service, a wrapped `openai` client (no retries of its own: the evaluation's
  * retries are under test), and readers of what the service stored.
  */
-import { mkdirSync, mkdtempSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildSync } from "esbuild";
@@ -90,4 +90,48 @@ export function bundleScript(entry: string): string {
     banner: { js: 'import { createRequire as __tw_cr } from "node:module"; const require = __tw_cr(import.meta.url);' },
   });
   return outfile;
+}
+
+/**
+ * tracewire as a user's project gets it, without waiting for tsup: the bin and the entries a user's evaluation
+ * files import (`tracewire`, `tracewire/eval`, `tracewire/openai`), bundled from the sources with esbuild into a
+ * package in `node_modules/.cache/…/node_modules/tracewire`, next to a copy of `fixtures` (so their imports of
+ * `tracewire/…` resolve to it, and `openai` to this repository's). Returns the bin and the fixtures' folder.
+ */
+export function packageForCli(fixtures: string): { bin: string; dir: string; root: string } {
+  const cache = join(ROOT, "node_modules", ".cache");
+  mkdirSync(cache, { recursive: true });
+  const root = mkdtempSync(join(cache, "tracewire-pkg-"));
+  const pkg = join(root, "node_modules", "tracewire");
+  mkdirSync(pkg, { recursive: true });
+  buildSync({
+    entryPoints: {
+      cli: join(ROOT, "src/server/cli.ts"),
+      index: join(ROOT, "src/index.ts"),
+      eval: join(ROOT, "src/eval/index.ts"),
+      openai: join(ROOT, "src/instrument/index.ts"),
+    },
+    outdir: join(pkg, "dist"),
+    bundle: true,
+    splitting: true,
+    platform: "node",
+    format: "esm",
+    target: "node20",
+    logLevel: "error",
+    external: ["openai", "vitest", "better-sqlite3"],
+    banner: { js: 'import { createRequire as __tw_cr } from "node:module"; const require = __tw_cr(import.meta.url);' },
+  });
+  const entry = (name: string) => ({ import: `./dist/${name}.js` });
+  writeFileSync(
+    join(pkg, "package.json"),
+    JSON.stringify({
+      name: "tracewire",
+      type: "module",
+      bin: { tracewire: "./dist/cli.js" },
+      exports: { ".": entry("index"), "./eval": entry("eval"), "./openai": entry("openai") },
+    }),
+  );
+  const dir = join(root, "evals");
+  cpSync(fixtures, dir, { recursive: true });
+  return { bin: join(pkg, "dist", "cli.js"), dir, root };
 }
