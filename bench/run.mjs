@@ -5,7 +5,8 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, the `ai` 6 span mapping of `tracewire/ai`), memory under
- * outage, cold import time and install footprint.
+ * outage, `evaluate()` against a hand-written promise pool (bench/eval-overhead.mjs), cold import time and install
+ * footprint.
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -25,6 +26,7 @@ const benches = [
   { file: "responses-overhead.mjs", flags: ["--expose-gc"] },
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "eval-overhead.mjs", flags: [] },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
