@@ -262,23 +262,31 @@ async function run<R extends Row, O>(
   const recorder = new Recorder(processor);
   const name = safeName(options.name, "evaluation");
 
-  // What the earlier run scored stays; everything else under its root is replaced.
-  const kept = new Map<string, RecordedEvaluation["rows"][number]>();
-  const stale: string[] = [];
+  // What the earlier run scored stays; everything else under its root is replaced. A row that appears twice in
+  // the dataset (one digest) keeps at most as many scored runs per trial as it has occurrences.
+  const scored = new Map<string, RecordedEvaluation["rows"]>();
   for (const row of prior?.rows ?? []) {
+    if (!row.scored) continue;
     const key = `${row.rowDigest}\u0000${row.trial}`;
-    if (row.scored && !kept.has(key)) kept.set(key, row);
-    else stale.push(row.callId);
+    scored.set(key, [...(scored.get(key) ?? []), row]);
   }
+  const kept: { recorded: RecordedEvaluation["rows"][number]; row: PublishedDataset<R>["rows"][number] }[] = [];
   const items: WorkItem<R>[] = [];
-  for (let trial = 0; trial < settings.trials; trial++)
-    for (const row of dataset.rows) if (!kept.has(`${row.digest}\u0000${trial}`)) items.push({ row, trial });
+  for (let trial = 0; trial < settings.trials; trial++) {
+    for (const row of dataset.rows) {
+      const recorded = scored.get(`${row.digest}\u0000${trial}`)?.shift();
+      if (recorded) kept.push({ recorded, row });
+      else items.push({ row, trial });
+    }
+  }
+  const keptIds = new Set(kept.map((k) => k.recorded.callId));
+  const stale = (prior?.rows ?? []).filter((r) => !keptIds.has(r.callId)).map((r) => r.callId);
   const alreadyDone = prior && items.length === 0 && isFinished(prior.root) && stale.length === 0;
   if (prior && !alreadyDone && (stale.length || prior.summarizeIds.length)) {
     await client.calls.delete({ project_id: service.project, call_ids: [...stale, ...prior.summarizeIds] });
   }
 
-  const progress = new Progress(name, items.length, options.progress !== false, process.stderr, kept.size);
+  const progress = new Progress(name, items.length, options.progress !== false, process.stderr, kept.length);
   const feedback = new ScoreFeedback(processor);
   const retrier = new Retrier(settings.retry, signal);
   const scorerErrors: Record<string, string> = {};
@@ -333,25 +341,19 @@ async function run<R extends Row, O>(
   for (let i = 0; i < retrier.retries; i++) progress.retry();
 
   // All rows × trials: the earlier run's, then this run's, in dataset order.
-  const byDigest = new Map(dataset.rows.map((r) => [r.digest, r]));
-  const rows: RowResult<R, O>[] = [];
-  for (const recorded of kept.values()) {
-    const row = byDigest.get(recorded.rowDigest);
-    if (!row) continue;
-    rows.push({
-      index: row.index,
-      trial: recorded.trial,
-      row: row.row,
-      rowDigest: row.digest,
-      rowRef: row.ref,
-      output: recorded.output as O,
-      scores: recorded.scores,
-      status: "resumed",
-      ...(recorded.latency === undefined ? {} : { latency: recorded.latency }),
-      retries: 0,
-      callId: recorded.callId,
-    });
-  }
+  const rows: RowResult<R, O>[] = kept.map(({ recorded, row }) => ({
+    index: row.index,
+    trial: recorded.trial,
+    row: row.row,
+    rowDigest: row.digest,
+    rowRef: row.ref,
+    output: recorded.output as O,
+    scores: recorded.scores,
+    status: "resumed" as const,
+    ...(recorded.latency === undefined ? {} : { latency: recorded.latency }),
+    retries: 0,
+    callId: recorded.callId,
+  }));
   rows.push(...(fresh as RowResult<R, O>[]));
   rows.sort((a, b) => a.index - b.index || a.trial - b.trial);
 
@@ -370,7 +372,7 @@ async function run<R extends Row, O>(
   await feedback.settle();
   if (root) {
     const usage: Record<string, LlmUsage> = {};
-    for (const recorded of kept.values()) addUsage(usage, recorded.usage);
+    for (const { recorded } of kept) addUsage(usage, recorded.usage);
     if (cancelled) root.end({ output: summary, cancelled: "abort", usage });
     else {
       const summarize = recorder.start(root, { opName: refs.summarize, inputs: { self: refs.evaluation } });

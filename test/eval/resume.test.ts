@@ -109,6 +109,30 @@ describe("resume after a cancelled run", () => {
   });
 });
 
+describe("resume with repeated rows", () => {
+  it("keeps one scored run per occurrence of a row that appears twice in the dataset", async () => {
+    const options = (resume?: string) => ({
+      name: "repeated",
+      dataset: [{ n: 1 }, { n: 1 }, { n: 2 }],
+      task: function same(row: { n: number }) {
+        return row.n;
+      },
+      progress: false as const,
+      captureCode: false,
+      ...(resume ? { resume } : {}),
+    });
+    const first = await evaluate(options());
+    expect(first.rows[0]!.rowDigest).toBe(first.rows[1]!.rowDigest);
+    const again = await evaluate(options(first.callId));
+    expect(again.counts).toMatchObject({ total: 3, resumed: 3, ok: 0 });
+    expect(again.rows.map((r) => [r.index, r.status])).toEqual([
+      [0, "resumed"],
+      [1, "resumed"],
+      [2, "resumed"],
+    ]);
+  });
+});
+
 describe("resume after the process was killed", () => {
   it("continues an evaluation whose process died mid-run (SIGKILL), leaving no call open", async () => {
     const script = bundleScript(new URL("./fixtures/killed-run.ts", import.meta.url).pathname);
