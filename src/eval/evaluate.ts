@@ -310,6 +310,7 @@ async function run<R extends Row, O>(
   const traceId = root?.traceId ?? prior!.root.trace_id;
   progress.start(`task concurrency ${settings.concurrency.task}, scorers ${settings.concurrency.scorers}`);
 
+  const droppedBefore = processor.callsBacklog?.().dropped ?? 0;
   let fresh: RowResult<R>[] = [];
   if (root && items.length > 0) {
     fresh = await runItems<R>(
@@ -339,6 +340,13 @@ async function run<R extends Row, O>(
     );
   }
   for (let i = 0; i < retrier.retries; i++) progress.retry();
+  const dropped = (processor.callsBacklog?.().dropped ?? 0) - droppedBefore;
+  if (dropped > 0) {
+    processor.diagnostics.warn(
+      "eval-dropped",
+      `${dropped} call item(s) were dropped while this evaluation ran (the tracing service did not keep up, or was unreachable); some of its rows may be missing on the service: resume it to record them again.`,
+    );
+  }
 
   // All rows × trials: the earlier run's, then this run's, in dataset order.
   const rows: RowResult<R, O>[] = kept.map(({ recorded, row }) => ({

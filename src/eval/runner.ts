@@ -109,6 +109,7 @@ export async function runItems<R extends Row>(plan: RunPlan<R>, items: WorkItem<
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
     await inFlight.acquire();
+    await pace(plan.processor);
     if (plan.signal.aborted) {
       inFlight.release();
       results[i] = cancelledResult(item);
@@ -124,6 +125,15 @@ export async function runItems<R extends Row>(plan: RunPlan<R>, items: WorkItem<
   }
   await Promise.all(running);
   return results;
+}
+
+/**
+ * Backpressure: a row adds a dozen call items, faster than a slow service may take them. When the native route's
+ * queue is half full, wait for it to drain (the rows in flight go on) rather than overflow it and drop calls.
+ */
+async function pace(processor: ActiveProcessor): Promise<void> {
+  const backlog = processor.callsBacklog?.();
+  if (backlog && backlog.queued >= backlog.capacity / 2) await processor.forceFlush();
 }
 
 function cancelledResult<R extends Row>(item: WorkItem<R>): RowResult<R> {

@@ -302,6 +302,15 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     return this.calls.offeredCount + this.otlp.offeredCount;
   }
 
+  /**
+   * Call items queued on the native route now, the queue's capacity, and how many were dropped so far: producers of
+   * many calls at once (evaluations) pace themselves by it instead of overflowing the queue.
+   */
+  callsBacklog(): { queued: number; capacity: number; dropped: number } {
+    const { queued, dropped } = this.calls.stats;
+    return { queued, capacity: this.options.maxQueueSize, dropped };
+  }
+
   /** Deadline of the exit flush, ms: `exitFlushMillis`, or the export deadline when that is shorter. */
   get exitFlushMillis(): number {
     return Math.min(this.options.exitFlushMillis, this.options.exportTimeoutMillis);

@@ -45,6 +45,8 @@ export interface ActiveProcessor {
   forceFlush(timeoutMs?: number): Promise<void>;
   /** Where it sends: for tracewire's own service clients (evaluations). Absent in processors of older copies. */
   serviceOptions?(): ServiceOptions;
+  /** Native-route items queued, the queue's capacity and drops so far (evaluations pace themselves by it). */
+  callsBacklog?(): { queued: number; capacity: number; dropped: number };
 }
 
 /** Turns one kind of foreign span into a call (see otel/call-adapters.ts). */

@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/index.js";
-import { childrenOf, opName, setupEval } from "./support.js";
+import { init } from "../../src/index.js";
+import { childrenOf, opName, quiet, setupEval } from "./support.js";
 
 const setup = setupEval("acme/runner");
 const rows = (n: number) => Array.from({ length: n }, (_, i) => ({ question: `q${i}`, expected: `q${i}` }));
@@ -46,6 +47,43 @@ describe("concurrency", () => {
     expect(result.counts.ok).toBe(24);
     expect(maxTasks).toBe(3);
     expect(maxScoring).toBe(4);
+  });
+});
+
+describe("backpressure", () => {
+  it("paces the rows by the calls queue instead of overflowing it: nothing dropped, every row recorded", async () => {
+    await setup.tracing.shutdown();
+    // A small queue that only drains on its timer (1 s) unless someone flushes: 100 rows add ~800 items.
+    const small = init({
+      baseUrl: setup.service.url,
+      project: setup.project,
+      env: {},
+      maxQueueSize: 64,
+      maxExportBatchSize: 64,
+      scheduledDelayMillis: 1000,
+      logger: quiet,
+    });
+    try {
+      const result = await evaluate({
+        name: "paced",
+        dataset: rows(100),
+        task: async (row) => row.question,
+        scorers: [
+          function same({ output, row }) {
+            return output === row.question;
+          },
+        ],
+        concurrency: 8,
+        progress: false,
+      });
+      expect(small.stats().calls.dropped).toBe(0);
+      const calls = await setup.trace(result.traceId);
+      expect(calls.filter((c) => opName(c) === "Evaluation.predict_and_score" && c.ended_at)).toHaveLength(100);
+      expect(result.summary.same).toEqual({ true_count: 100, true_fraction: 1 });
+    } finally {
+      await small.shutdown();
+      setup.tracing = init({ baseUrl: setup.service.url, project: setup.project, env: {}, logger: quiet });
+    }
   });
 });
 
