@@ -6,9 +6,9 @@
 import { spawn } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { evaluate } from "../../src/eval/index.js";
-import { removeBuilt } from "../server/cli-process.js";
+import { buildCli, removeBuilt } from "../server/cli-process.js";
 import { resumableOptions } from "./fixtures/resumable.js";
-import { bundleScript, childrenOf, opName, setupEval } from "./support.js";
+import { childrenOf, opName, setupEval } from "./support.js";
 
 const setup = setupEval("acme/resume");
 /**
@@ -135,7 +135,7 @@ describe("resume with repeated rows", () => {
 
 describe("resume after the process was killed", () => {
   it("continues an evaluation whose process died mid-run (SIGKILL), leaving no call open", async () => {
-    const script = bundleScript(new URL("./fixtures/killed-run.ts", import.meta.url).pathname);
+    const script = buildCli(new URL("./fixtures/killed-run.ts", import.meta.url).pathname);
     try {
       const child = spawn(process.execPath, [script], {
         env: { ...process.env, SERVICE_URL: setup.service.url, PROJECT: setup.project },

@@ -72,27 +72,6 @@ export const childrenOf = (calls: CallSchema[], parent: CallSchema) => calls.fil
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * Bundles a TypeScript fixture (run in a child process: tests run without a build) into an ES module, with a
- * `require` for the CommonJS dependencies it pulls in (OpenTelemetry's). Remove it with `removeBuilt`.
- */
-export function bundleScript(entry: string): string {
-  const cache = join(ROOT, "node_modules", ".cache");
-  mkdirSync(cache, { recursive: true });
-  const outfile = join(mkdtempSync(join(cache, "tracewire-eval-")), "script.mjs");
-  buildSync({
-    entryPoints: [entry],
-    outfile,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    target: "node20",
-    logLevel: "error",
-    banner: { js: 'import { createRequire as __tw_cr } from "node:module"; const require = __tw_cr(import.meta.url);' },
-  });
-  return outfile;
-}
-
-/**
  * tracewire as a user's project gets it, without waiting for tsup: the bin and the entries a user's evaluation
  * files import (`tracewire`, `tracewire/eval`, `tracewire/openai`), bundled from the sources with esbuild into a
  * package in `node_modules/.cache/…/node_modules/tracewire`, next to a copy of `fixtures` (so their imports of

@@ -5,19 +5,15 @@
  * summary per scorer (the vendor's extra `model_success` aside; where it counts null scores in the denominator the
  * service's rule wins, and the test says by how much they differ), and rows that line up by row digest.
  */
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { CallSchema } from "../../src/api/types/calls.js";
 import { type EvaluationResult, evaluate } from "../../src/eval/index.js";
 import { evaluationRoots } from "../../src/eval/read-back.js";
+import { runWeaveApp } from "../server/helpers.js";
 import logic from "./fixtures/shared-logic.cjs";
 import { childrenOf, opName, setupEval } from "./support.js";
 
-const run = promisify(execFile);
 const APP = join(import.meta.dirname, "fixtures", "weave-eval-app.cjs");
 const setup = setupEval("local/compare");
 type Row = { question: string; expected: string };
@@ -39,28 +35,13 @@ async function treeOf(root: CallSchema): Promise<Tree> {
 const digestOf = (row: CallSchema) => /\/attr\/rows\/id\/(\w+)$/.exec(String(row.inputs.example))![1]!;
 
 describe("the vendor's TS SDK and evaluate(): the same evaluation, recorded alike", () => {
-  let home: string;
   let vendorSummary: Record<string, unknown>;
   let ours: EvaluationResult<Row, string>;
   let vendor: Tree;
   let mine: Tree;
 
   beforeAll(async () => {
-    home = mkdtempSync(join(tmpdir(), "weave-home-"));
-    const { stdout } = await run(process.execPath, [APP], {
-      cwd: home,
-      timeout: 60_000,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        WF_TRACE_SERVER_URL: setup.service.url,
-        WANDB_API_KEY: "local-key",
-        WANDB_BASE_URL: "http://127.0.0.1:9",
-        WEAVE_PROJECT: setup.project,
-        NODE_PATH: join(import.meta.dirname, "..", "..", "node_modules"),
-      },
-    });
-    vendorSummary = JSON.parse(stdout.trim().split("\n").pop()!).summary;
+    vendorSummary = JSON.parse(await runWeaveApp(APP, setup.service.url, setup.project)).summary;
     ours = await evaluate<Row, string>({
       name: "capitals-eval",
       dataset: { name: "capitals", rows: logic.ROWS as Row[] },
@@ -87,8 +68,6 @@ describe("the vendor's TS SDK and evaluate(): the same evaluation, recorded alik
     vendor = await treeOf(roots.find((r) => r.id !== ours.callId)!);
     mine = await treeOf(roots.find((r) => r.id === ours.callId)!);
   }, 120_000);
-
-  afterAll(() => rmSync(home, { recursive: true, force: true }));
 
   it("records the same call-tree shape", () => {
     expect(opName(vendor.root)).toBe("Evaluation.evaluate");

@@ -4,11 +4,7 @@
  * latency, tokens) filtered to failed or low-scoring ones, a row opening its trace, and two evaluations compared
  * row by row with per-score deltas, regressions first. (Without Chromium: see browser.ts.)
  */
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import OpenAI from "openai";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -18,7 +14,7 @@ import { init, type TracewireHandle } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import { OpenAIServer } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { startService, type TestService } from "./helpers.js";
+import { runWeaveApp, startService, type TestService } from "./helpers.js";
 
 const PROJECT = "local/evals-view";
 const ROWS = [
@@ -36,7 +32,6 @@ describe.skipIf(!chromiumWanted("viewer-evals.test"))("the Evaluations view in C
   let page: Page;
   let good: EvaluationResult;
   let worse: EvaluationResult;
-  let home: string;
   const tracingClient = () => new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
 
   beforeAll(async () => {
@@ -70,20 +65,7 @@ describe.skipIf(!chromiumWanted("viewer-evals.test"))("the Evaluations view in C
     good = await run(false);
     worse = await run(true);
     // An evaluation recorded by the vendor's TS SDK, in its own process.
-    home = mkdtempSync(join(tmpdir(), "weave-home-"));
-    await promisify(execFile)(process.execPath, [join(import.meta.dirname, "../eval/fixtures/weave-eval-app.cjs")], {
-      cwd: home,
-      timeout: 60_000,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        WF_TRACE_SERVER_URL: service.url,
-        WANDB_API_KEY: "local-key",
-        WANDB_BASE_URL: "http://127.0.0.1:9",
-        WEAVE_PROJECT: PROJECT,
-        NODE_PATH: join(import.meta.dirname, "..", "..", "node_modules"),
-      },
-    });
+    await runWeaveApp(join(import.meta.dirname, "../eval/fixtures/weave-eval-app.cjs"), service.url, PROJECT);
     await tracing.flush();
     browser = await launchChromium();
     page = browser.page;
@@ -94,7 +76,6 @@ describe.skipIf(!chromiumWanted("viewer-evals.test"))("the Evaluations view in C
     await tracing?.shutdown();
     await standIn?.close();
     await service?.close();
-    if (home) rmSync(home, { recursive: true, force: true });
   });
 
   it("lists the evaluations, ours and the vendor SDK's, with dataset, model, scores, status and date", async () => {
