@@ -30,7 +30,10 @@ export async function main({ serve = false, port = 4319 } = {}) {
   if (service && serve) {
     console.log("The service keeps running so you can browse the evaluation. Press Ctrl+C to stop.");
     process.once("SIGINT", () => service.close().then(() => process.exit(0)));
-  } else await service?.close();
+  } else {
+    if (service) console.log("(the service stops now: run with `-- --serve` to keep it up and browse the evaluation)");
+    await service?.close();
+  }
   return result;
 }
 

@@ -1,6 +1,8 @@
 /** The Evaluations view's styles (appended to `style.ts`'s by `page.ts`). */
 export const EVALS_STYLE = `
-main[data-view="evals"] { grid-template-columns: minmax(380px, 36%) 1fr; }
+main[data-view="evals"] { grid-template-columns: minmax(420px, 40%) 1fr; }
+#eval-list td.op { max-width: 170px; white-space: normal; }
+#eval-list td { vertical-align: top; }
 main[data-view="traces"] #evals, main[data-view="traces"] #eval,
 main[data-view="threads"] #evals, main[data-view="threads"] #eval { display: none; }
 main[data-view="evals"] #traces, main[data-view="evals"] #trace,
