@@ -50,7 +50,8 @@ function webBuild(outDir: string, suffixes: string[], extraExternal: string[] = 
 // with a #! line. The builds run in parallel, so the library build's clean step spares the others' files.
 export default defineConfig([
   {
-    entry,
+    // tracewire/eval is Node-only (JSONL files, the CLI, vitest): not in the web builds.
+    entry: { ...entry, eval: "src/eval/index.ts", "eval-vitest": "src/eval/vitest.ts" },
     format: ["esm", "cjs"],
     dts: true,
     target: "node20",
@@ -59,7 +60,8 @@ export default defineConfig([
     clean: ["!cli.js", "!cli.js.map", "!workerd/**", "!edge/**"],
     splitting: true,
     treeshake: true,
-    external,
+    // vitest is an optional peer of tracewire/eval/vitest only.
+    external: [...external, "vitest"],
     onSuccess: stripImports("dist"),
   },
   webBuild("dist/workerd", ["workerd", "edge"], ["cloudflare:workers"]),

@@ -5,8 +5,8 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
- * `tracewire/ai`), memory under outage, cold import time, install footprint and the size of a minified Cloudflare
- * Worker bundle.
+ * `tracewire/ai`), memory under outage, `evaluate()` against a hand-written promise pool (bench/eval-overhead.mjs),
+ * cold import time, install footprint and the size of a minified Cloudflare Worker bundle.
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -27,6 +27,7 @@ const benches = [
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
   { file: "google-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "eval-overhead.mjs", flags: [] },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },

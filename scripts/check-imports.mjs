@@ -3,7 +3,7 @@
  * Import check (part of `npm run lint`): the folders of src/ import one way only (ARCHITECTURE.md), and no file
  * imports itself back through a cycle.
  *
- *   instrument/ next/ server/  →  tracing/ api/ genai/  →  otel/  →  wire/  →  http/ config errors version semconv
+ *   instrument/ next/ server/ eval/  →  tracing/ api/ genai/  →  otel/  →  wire/  →  http/ config errors version semconv
  *
  * A file may import files of its own layer or of a layer below it, never above. One exception: `import type` from
  * src/api/types/, the declarations of the service's JSON, which every layer may name (they compile to nothing).
@@ -34,6 +34,7 @@ const LAYERS = {
   instrument: 4,
   next: 4,
   server: 4,
+  eval: 4,
   "index.ts": 5,
   "otel-entry.ts": 5,
 };
@@ -43,7 +44,7 @@ const LAYER_NAMES = [
   "wire",
   "otel",
   "tracing/api/genai",
-  "instrument/next/server",
+  "instrument/next/server/eval",
 ];
 
 function listFiles(dir) {

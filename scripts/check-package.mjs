@@ -99,6 +99,22 @@ const PROBES = {
     types: (m) => [`const nextVersion: string = ${m}.VERSION;`],
     bad: (m) => `const nextBad: number = ${m}.VERSION;`,
   },
+  "./eval": {
+    name: "evaluate",
+    kind: "function",
+    types: (m) => [
+      `const evalRun: (o: ${m}.EvaluateOptions<{ q: string }, string>) => Promise<${m}.EvaluationResult<{ q: string }, string>> = ${m}.evaluate;`,
+    ],
+    bad: (m) => `const evalBad: ${m}.EvaluationResult = 0;`,
+  },
+  "./eval/vitest": {
+    name: "describeEval",
+    kind: "function",
+    // vitest is ESM only: from CommonJS, requiring this entry fails with vitest's own message.
+    cjsError: "Vitest cannot be imported in a CommonJS module",
+    types: (m) => [`const describeIt: (name: string, body: () => void) => void = ${m}.describeEval;`],
+    bad: (m) => `const describeBad: number = ${m}.describeEval;`,
+  },
   "./api": {
     name: "TracingClient",
     kind: "function",
@@ -368,11 +384,15 @@ function fail(what, detail) {
   process.exit(1);
 }
 async function main() {
-  for (const { spec, name, kind, value } of probes) {
+  for (const { spec, name, kind, value, cjsError } of probes) {
     let mod;
     try {
       mod = ${load};
     } catch (err) {
+      if (${esm ? "false" : "cjsError && String(err && err.message).includes(cjsError)"}) {
+        console.log(\`ok  ${verb} \${spec}: refused as expected (\${cjsError})\`);
+        continue;
+      }
       fail(spec, err && err.stack ? err.stack : err);
     }
     if (typeof mod[name] !== kind) fail(spec, \`export \${name} is \${typeof mod[name]}, expected a \${kind}\`);

@@ -40,7 +40,7 @@ import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan } from "./span-redact.js";
-import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
+import { type ActiveProcessor, type AfterExport, globalState, type ServiceOptions } from "./state.js";
 import { UsageRollup } from "./usage-rollup.js";
 
 /**
@@ -190,7 +190,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         data = adaptedStart(span, this.adaptFailed);
         adapted = data !== undefined;
       }
-      const route = this.routeOf(span, adapted);
+      const route = data?.route ?? this.routeOf(span, adapted);
       if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
         setSpanRoute(
@@ -289,9 +289,32 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     await this.callRequests.flush(deadline);
   }
 
+  /**
+   * Where this processor sends (base URL, key, project), so that tracewire's own service clients (evaluations publish
+   * their objects with a `TracingClient`) reach the same service with the same settings. Not for logging.
+   */
+  serviceOptions(): ServiceOptions {
+    const o = this.options;
+    return {
+      baseUrl: o.baseUrl,
+      project: o.project,
+      allowInsecureHttp: o.allowInsecureHttp,
+      ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    };
+  }
+
   /** Items offered so far on both routes. */
   get offered(): number {
     return this.calls.offeredCount + this.otlp.offeredCount;
+  }
+
+  /**
+   * Call items queued on the native route now, the queue's capacity, and how many were dropped so far: producers of
+   * many calls at once (evaluations) pace themselves by it instead of overflowing the queue.
+   */
+  callsBacklog(): { queued: number; capacity: number; dropped: number } {
+    const { queued, dropped } = this.calls.stats;
+    return { queued, capacity: this.options.maxQueueSize, dropped };
   }
 
   /** Deadline of the exit flush, ms: `exitFlushMillis`, or the export deadline when that is shorter. */

@@ -5,7 +5,7 @@
  * `include_feedback`, the call's feedback), as the service does.
  */
 import { callRef, parseRef, REF_PREFIX } from "../api/refs.js";
-import type { CallSchema, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
+import type { CallSchema, CallsFilter, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
 import type { JsonObject } from "../api/types/common.js";
 import { compareBy, matches } from "./query-dsl.js";
 
@@ -99,18 +99,40 @@ function project(call: CallSchema, columns: string[] | undefined): CallSchema {
 }
 
 /**
+ * `op_names` may hold the service's version wildcards, `weave:///e/p/op/<name>:*` (any version of an op): those the
+ * store cannot match are taken out of its filter and matched here.
+ */
+function opNameFilter(filter: CallsFilter | undefined): {
+  filter: CallsFilter | undefined;
+  keep: ((call: StoredCall) => boolean) | undefined;
+} {
+  const names = filter?.op_names;
+  if (!names?.some((n) => n.endsWith(":*"))) return { filter, keep: undefined };
+  const exact = new Set(names.filter((n) => !n.endsWith(":*")));
+  const prefixes = names.filter((n) => n.endsWith(":*")).map((n) => n.slice(0, -1));
+  const { op_names: _wildcards, ...rest } = filter!;
+  return {
+    filter: rest,
+    keep: (call) =>
+      call.op_name !== null && (exact.has(call.op_name) || prefixes.some((p) => call.op_name!.startsWith(p))),
+  };
+}
+
+/**
  * The calls matching a `stream_query` request, in order. Throws `InvalidQueryError` for a query it cannot run.
  */
 export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
   const sortBy = req.sort_by?.length ? req.sort_by : [{ field: "started_at", direction: "asc" as const }];
   const offset = Math.max(0, req.offset ?? 0);
   const limit = req.limit === undefined || req.limit === null ? undefined : Math.max(0, req.limit);
+  const ops = opNameFilter(req.filter);
   // Feedback selectors and computed fields need the full call, so only plain column sorts go to the store.
-  const pushDown = !req.query && sortBy.every((s) => CALL_COLUMNS.has(s.field));
-  const selection = { project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) };
-  const rows = store.selectCalls(
+  const pushDown = !req.query && !ops.keep && sortBy.every((s) => CALL_COLUMNS.has(s.field));
+  const selection = { project: req.project_id, ...(ops.filter ? { filter: ops.filter } : {}) };
+  let rows = store.selectCalls(
     pushDown ? { ...selection, page: { sortBy, offset, ...(limit !== undefined && { limit }) } } : selection,
   );
+  if (ops.keep) rows = rows.filter(ops.keep);
 
   const feedback = req.include_feedback ? feedbackByCall(store, req.project_id, rows) : undefined;
   const failedBelow = withFailedDescendants(store, req.project_id, rows);
@@ -128,7 +150,9 @@ export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
 
 /** `/calls/query_stats`: how many calls match (at most `limit`, with `has_more` when there were more). */
 export function countCalls(store: Store, req: CallsQueryStatsReq): { count: number; has_more?: boolean } {
-  const rows = store.selectCalls({ project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) });
+  const ops = opNameFilter(req.filter);
+  let rows = store.selectCalls({ project: req.project_id, ...(ops.filter ? { filter: ops.filter } : {}) });
+  if (ops.keep) rows = rows.filter(ops.keep);
   const failedBelow = req.query ? withFailedDescendants(store, req.project_id, rows) : new Set<string>();
   const count = req.query
     ? rows.filter((row) => matches(req.query, toCallSchema(row, undefined, failedBelow.has(row.id)))).length

@@ -1,6 +1,8 @@
 /**
- * The `tracewire` bin. One command: `tracewire dev` starts the local tracing service and viewer on 127.0.0.1
- * and runs until SIGINT/SIGTERM, then stops taking requests, finishes those in flight and closes the store.
+ * The `tracewire` bin. Two commands: `tracewire dev` starts the local tracing service and viewer on 127.0.0.1
+ * and runs until SIGINT/SIGTERM, then stops taking requests, finishes those in flight and closes the store;
+ * `tracewire eval <file…>` runs evaluation files (src/eval/cli.ts). Each command's code is imported only when it
+ * runs, so `tracewire eval` never loads the local service.
  *
  * Imported rather than run (e.g. `import { startDevServer } from "../../dist/cli.js"` from a demo script in this
  * repository), it only exports the programmatic API.
@@ -9,14 +11,22 @@ import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { VERSION } from "../version.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, type DevServer, startDevServer } from "./index.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./defaults.js";
+import type { DevServer, DevServerOptions } from "./index.js";
 
-export { type DevServer, type DevServerOptions, startDevServer } from "./index.js";
+export type { DevServer, DevServerOptions } from "./index.js";
+
+/** Starts the local tracing service (see ./index.ts); loaded on first use. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  return (await import("./index.js")).startDevServer(options);
+}
 
 const USAGE = `Usage: tracewire dev [--port ${DEFAULT_PORT}] [--data ${DEFAULT_DATA_DIR}] [--api-key KEY] [--memory]
+       tracewire eval <file…> [--fail-under scorer=0.8] [--baseline <id|name>] [--json] [--resume]
 
 Starts a local tracing service and trace viewer on 127.0.0.1. Point tracewire at it with
   TRACEWIRE_BASE_URL=http://127.0.0.1:${DEFAULT_PORT}
+\`tracewire eval --help\` describes the eval command.
 
 Options:
   --port N        port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free port)
@@ -101,6 +111,11 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === "eval") {
+    const { runEvalCommand } = await import("../eval/cli.js");
+    process.exitCode = await runEvalCommand(argv.slice(1));
+    return;
+  }
   const { values, positionals } = parse(argv);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   if (values.help && positionals.length === 0) return void process.stdout.write(USAGE);

@@ -13,13 +13,13 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHandler } from "./app.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./defaults.js";
 import type { Service } from "./router.js";
 import { openStore } from "./store/open.js";
 import type { SqliteDriverName } from "./store/sqlite-driver.js";
 import type { Store } from "./store/types.js";
 
-export const DEFAULT_PORT = 4319;
-export const DEFAULT_DATA_DIR = ".tracewire";
+export { DEFAULT_DATA_DIR, DEFAULT_PORT };
 
 export interface DevServerOptions {
   /** Port on 127.0.0.1; 0 picks a free one. Default 4319. */

@@ -22,6 +22,10 @@
  * It also answers `POST …/responses` (the Responses API, streamed as typed SSE events) and `POST …/embeddings`:
  * see openai-responses-server.ts.
  *
+ * For evaluations: `m-echo` answers with the last user message's text (so answers differ row by row), and
+ * {@link OpenAIServer.failNext} makes the next chat requests fail with a status (429 with `Retry-After`, 5xx) before
+ * answering normally again.
+ *
  * The answering model is the requested one plus {@link MODEL_SUFFIX}, like OpenAI's dated snapshots, so tests can
  * tell the request model from the response model.
  */
@@ -64,6 +68,7 @@ export class OpenAIServer {
   /** When set, the streams answered from now on write each event the SDK yields only on a turn of this pacer. */
   pacer: Pacer | undefined;
   private counter = 0;
+  private failures: { status: number; retryAfter?: string }[] = [];
 
   private constructor(readonly server: TestServer) {}
 
@@ -101,13 +106,21 @@ export class OpenAIServer {
     return this.server.close();
   }
 
+  /** The next `count` chat requests answer `status` (an OpenAI error body; `Retry-After` when given), then all is well. */
+  failNext(count: number, status: number, retryAfter?: string): void {
+    for (let i = 0; i < count; i++) this.failures.push({ status, ...(retryAfter === undefined ? {} : { retryAfter }) });
+  }
+
   private async answer(req: RecordedRequest, res: ServerResponse): Promise<void> {
     const body = (req.json ?? {}) as Body;
     const model = typeof body.model === "string" ? body.model : "unknown";
     const requestId = `req_standin_${++this.counter}`;
-    const status = /^m-status-(\d{3})$/.exec(model);
+    const injected = /\/chat\/completions\/?$/.test(req.path) ? this.failures.shift() : undefined;
+    const status = injected ? [model, String(injected.status)] : /^m-status-(\d{3})$/.exec(model);
     if (status) {
-      res.writeHead(Number(status[1]), { "content-type": "application/json", "x-request-id": requestId });
+      const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId };
+      if (injected?.retryAfter !== undefined) headers["retry-after"] = injected.retryAfter;
+      res.writeHead(Number(status[1]), headers);
       res.end(
         JSON.stringify({
           error: {
@@ -191,6 +204,10 @@ export class OpenAIServer {
 
   private text(body: Body, index: number): string {
     if (isJsonSchema(body)) return JSON.stringify(JSON_ANSWER);
+    if (body.model === "m-echo") {
+      const last = (Array.isArray(body.messages) ? (body.messages as Body[]) : []).findLast((m) => m.role === "user");
+      return typeof last?.content === "string" ? last.content : "";
+    }
     return index === 0 ? TEXT : SECOND_TEXT_PIECES.join("");
   }
 
