@@ -12,6 +12,7 @@ export default defineConfig([
       openai: "src/instrument/index.ts",
       anthropic: "src/instrument/anthropic-entry.ts",
       ai: "src/instrument/ai.ts",
+      "openai-agents": "src/instrument/openai-agents.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
     },
@@ -24,7 +25,7 @@ export default defineConfig([
     splitting: true,
     treeshake: true,
     // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
-    external: ["next", "@anthropic-ai/sdk", "openai", "ai"],
+    external: ["next", "@anthropic-ai/sdk", "openai", "ai", "@openai/agents"],
   },
   {
     entry: { cli: "src/server/cli.ts" },

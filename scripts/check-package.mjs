@@ -81,6 +81,12 @@ const PROBES = {
     types: (m) => [`const aiTelemetry: ${m}.TracewireTelemetry = ${m}.tracewireTelemetry();`],
     bad: (m) => `const aiBad: number = ${m}.tracewireTelemetry();`,
   },
+  "./openai-agents": {
+    name: "tracewireTraceProcessor",
+    kind: "function",
+    types: (m) => [`const agentsProcessor: ${m}.TracewireTraceProcessor = ${m}.tracewireTraceProcessor();`],
+    bad: (m) => `const agentsBad: number = ${m}.tracewireTraceProcessor();`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",
