@@ -57,6 +57,10 @@ export function setupAgents() {
     get server(): OpenAIServer {
       return state.server as OpenAIServer;
     },
+    /** openai 7's client class (for clients with options of their own). */
+    get OpenAIClass(): typeof import("openai7").default {
+      return state.OpenAI as typeof import("openai7").default;
+    },
     /** An openai 7 client on the stand-in (no retries: one request per model call). */
     client() {
       const OpenAI = state.OpenAI as typeof import("openai7").default;
