@@ -4,7 +4,7 @@
  * (`agent`, `tool`, `handoff`, `guardrail`, `node`, …); model calls (`llm`) already read as conversations and carry
  * the LLM badge. A guardrail that tripped says so.
  */
-export const CALL_KIND_SCRIPT = String.raw`
+export const CALL_KIND_SCRIPT = `
   var KIND_LABELS = {
     workflow: "workflow", agent: "agent", tool: "tool", handoff: "handoff", guardrail: "guardrail", task: "task",
     turn: "turn", custom: "span", mcp: "MCP", speech: "speech", chain: "chain", retriever: "retriever",
