@@ -27,7 +27,7 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: the current span is the active 
       apiKey: "sk-test",
       baseURL: t.server.baseURL,
       maxRetries: 0,
-      fetch: async (url: RequestInfo | URL, init?: RequestInit) => {
+      fetch: async (url: string | URL | Request, init?: RequestInit) => {
         const span = other.startSpan("POST /responses");
         try {
           return await fetch(url, init);
