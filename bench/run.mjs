@@ -4,8 +4,9 @@
  * targets (PASS/FAIL), then each benchmark's tables (ratios first, absolute numbers after), then the hand-written
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
- * completions and on the Responses API, `wrapAnthropic()`, the `ai` 6 span mapping of `tracewire/ai`), memory under
- * outage, cold import time and install footprint.
+ * completions and on the Responses API, `wrapAnthropic()`, the `ai` 6 span mapping of `tracewire/ai`, the OpenAI
+ * Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs), memory under outage, cold import time and
+ * install footprint.
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -16,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { node22 } from "./node22.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const benches = [
@@ -25,6 +27,7 @@ const benches = [
   { file: "responses-overhead.mjs", flags: ["--expose-gc"] },
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "openai-agents-overhead.mjs", flags: ["--expose-gc"], node: 22 },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
@@ -50,9 +53,9 @@ if (stale)
 // Settings from the environment would change what is measured (queue sizes, protocol, endpoints).
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OTEL_|TRACEWIRE_)/.test(k)));
 
-function run(bench, out) {
+function run(bench, out, node) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...bench.flags, join(root, "bench", bench.file), `--out=${out}`], {
+    const child = spawn(node, [...bench.flags, join(root, "bench", bench.file), `--out=${out}`], {
       cwd: root,
       env,
       stdio: ["ignore", "inherit", "inherit"],
@@ -75,7 +78,13 @@ try {
   for (const bench of benches) {
     console.error(`\n== bench/${bench.file}`);
     const out = join(tmp, `${bench.file}.json`);
-    await run(bench, out);
+    const node = bench.node ? node22() : process.execPath;
+    if (!node) {
+      const markdown = `### bench/${bench.file}\n\nSkipped: it needs Node ≥ ${bench.node}, and none was found (set TRACEWIRE_BENCH_NODE22).`;
+      results.push({ markdown, checks: [] });
+      continue;
+    }
+    await run(bench, out, node);
     results.push(JSON.parse(readFileSync(out, "utf8")));
   }
 } finally {
