@@ -103,6 +103,28 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: errors, aborts and runs that ne
     expect(model.start.inputs).toMatchObject({ input: [{ role: "user", content: "hi" }] });
   });
 
+  it("a streamed run that fails mid-stream ends every call once, the model call and those above it failed", async () => {
+    t.use(tracewireTraceProcessor());
+    const agent = new t.agents.Agent({ name: "Flaky", model: "m-error-event" });
+    const result = await t.runner(t.client()).run(agent, "hi", { stream: true });
+    await expect(
+      (async () => {
+        for await (const _event of result) {
+          // read until it fails
+        }
+        await result.completed;
+      })(),
+    ).rejects.toThrow();
+    await new Promise((resolve) => setImmediate(resolve));
+    const calls = await recorded(t.session);
+    expect(calls).toHaveLength(5);
+    const model = one(calls, "openai_agents.response");
+    expect(model.end.exception).toBeDefined();
+    for (const op of ["openai_agents.turn", "openai_agents.agent", "openai_agents.task"])
+      expect(one(calls, op).end.exception, op).toMatch(/^Error in agent run/);
+    for (const call of calls) expect(cancelled(call)).toBeUndefined();
+  });
+
   it("a consumer that stops reading a streamed run: its calls end once, as cancelled", async () => {
     t.use(tracewireTraceProcessor());
     const agent = new t.agents.Agent({ name: "Slow", model: "m-slow" });
