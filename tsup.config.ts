@@ -13,6 +13,7 @@ export default defineConfig([
       anthropic: "src/instrument/anthropic-entry.ts",
       ai: "src/instrument/ai.ts",
       "openai-agents": "src/instrument/openai-agents.ts",
+      langchain: "src/instrument/langchain.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
     },
@@ -25,7 +26,7 @@ export default defineConfig([
     splitting: true,
     treeshake: true,
     // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
-    external: ["next", "@anthropic-ai/sdk", "openai", "ai", "@openai/agents"],
+    external: ["next", "@anthropic-ai/sdk", "openai", "ai", "@openai/agents", /^@langchain\//],
   },
   {
     entry: { cli: "src/server/cli.ts" },

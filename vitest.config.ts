@@ -11,6 +11,7 @@ export default defineConfig({
       { find: /^tracewire\/openai$/, replacement: src("instrument/index.ts") },
       { find: /^tracewire\/ai$/, replacement: src("instrument/ai.ts") },
       { find: /^tracewire\/openai-agents$/, replacement: src("instrument/openai-agents.ts") },
+      { find: /^tracewire\/langchain$/, replacement: src("instrument/langchain.ts") },
       { find: /^tracewire\/(otel|api|next)$/, replacement: src("$1/index.ts") },
     ],
   },

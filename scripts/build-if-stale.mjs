@@ -15,6 +15,7 @@ const outputs = [
   "dist/openai.js",
   "dist/otel.js",
   "dist/openai-agents.js",
+  "dist/langchain.js",
 ];
 const inputs = ["src", "tsup.config.ts", "package.json", "tsconfig.json"];
 

@@ -87,6 +87,12 @@ const PROBES = {
     types: (m) => [`const agentsProcessor: ${m}.TracewireTraceProcessor = ${m}.tracewireTraceProcessor();`],
     bad: (m) => `const agentsBad: number = ${m}.tracewireTraceProcessor();`,
   },
+  "./langchain": {
+    name: "instrumentLangChain",
+    kind: "function",
+    types: (m) => [`const lcHandler: ${m}.TracewireCallbackHandler = new ${m}.TracewireCallbackHandler();`],
+    bad: (m) => `const lcBad: number = new ${m}.TracewireCallbackHandler();`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",

@@ -9,8 +9,9 @@
  *   run-context.ts, the same rule the context bridge applies to `context.active()`.
  * - When it starts: at once ({@link RunTracker.start}), or lazily, the first time its context is needed (a child
  *   starts, code inside it asks for the active context) or at its end, for frameworks that fill a run's data in after
- *   reporting it. A model call runs in its parent's context marked as a framework model call
- *   (model-request-owner.ts) and is recorded when it ends.
+ *   reporting it. A deferred run (the Agents SDK's model calls) is recorded when it ends; code inside it runs in its
+ *   parent's context. A transparent run (a framework's internal plumbing) is never a call. A model call's context is
+ *   marked as a framework model call (model-request-owner.ts).
  * - Usage counted once: a model call's `gen_ai.usage.*` is added to the tally of every run above it, so a run that
  *   reports aggregate usage of the model calls under it (the Agents SDK's task and turn) records as its own only the
  *   part nobody below recorded ({@link RunTracker.usageRemainder}).
@@ -72,8 +73,12 @@ export interface FrameworkRun {
   /** A root's runs, for forgetting them together. */
   members: FrameworkRun[] | undefined;
   readonly mark: RunMark;
-  /** A model call: recorded when it ends, its context marked as a framework model call. */
+  /** A model call: its context is marked as a framework model call (wrapped clients leave requests to it). */
   readonly model: FrameworkModelCall | undefined;
+  /** Recorded when it ends (its data is filled in late); meanwhile code inside it runs in its parent's context. */
+  readonly deferred: boolean;
+  /** Never a call (a framework's internal run): what starts inside it nests under its parent. */
+  readonly transparent: boolean;
   /**
    * The context its code started in (the other frameworks' bridges applied, its own not), when known; with no
    * parent, the context its call nests under.
@@ -95,7 +100,12 @@ export interface RunSpec {
   parent: FrameworkRun | undefined;
   base: Context | undefined;
   spec: () => Omit<CallSpanSpec, "parent">;
+  /** A model call (see {@link FrameworkRun.model}). */
   model?: boolean;
+  /** Recorded when it ends (see {@link FrameworkRun.deferred}). */
+  deferred?: boolean;
+  /** Never a call (see {@link FrameworkRun.transparent}). */
+  transparent?: boolean;
 }
 
 /** Reports a failure of tracewire's own (rate-limited); the framework's run goes on. */
@@ -137,6 +147,8 @@ export class RunTracker {
       members: undefined as FrameworkRun[] | undefined,
       mark: { parent: spec.parent?.mark },
       model: spec.model ? { framework: this.framework, deferred: 0 } : undefined,
+      deferred: spec.deferred === true,
+      transparent: spec.transparent === true,
       base: spec.base,
       spec: spec.spec,
       call: undefined,
@@ -153,29 +165,37 @@ export class RunTracker {
     return run;
   }
 
-  /** The context code inside `run` runs in: starts its call if need be (a model call's: its parent's, marked). */
+  /**
+   * The context code inside `run` runs in: its call's (started now if need be), or, for a deferred or transparent
+   * run, its parent's; marked as a framework model call for a model call.
+   */
   contextOf(run: FrameworkRun): Context | undefined {
     if (run.context !== undefined) return run.context;
-    if (run.model) {
+    if (run.deferred || run.transparent) {
       const parent = this.parentContext(run);
       if (parent === undefined) return undefined;
-      run.context = markRun(withFrameworkModelCall(parent, run.model), this.key, run.mark);
+      run.context = this.marked(run, parent);
       return run.context;
     }
     this.start(run);
     return run.context;
   }
 
-  /** Starts the call of `run` now (once), unless it ended; returns it. */
+  /** Starts the call of `run` now (once), unless it ended or is transparent; returns it. */
   start(run: FrameworkRun, startTime?: number): CallSpan | undefined {
-    if (run.started || run.ended) return run.call;
+    if (run.started || run.ended || run.transparent) return run.call;
     run.started = true;
     const parent = this.parentContext(run);
     if (parent === undefined) return undefined;
     const spec = run.spec();
     run.call = startCallSpan({ ...spec, parent, ...(startTime === undefined ? {} : { startTime }) });
-    if (run.model === undefined) run.context = markRun(run.call?.context ?? parent, this.key, run.mark);
+    if (!run.deferred) run.context = this.marked(run, run.call?.context ?? parent);
     return run.call;
+  }
+
+  /** `ctx` marked as `run`'s (and as a framework model call's, for a model call). */
+  private marked(run: FrameworkRun, ctx: Context): Context {
+    return markRun(run.model ? withFrameworkModelCall(ctx, run.model) : ctx, this.key, run.mark);
   }
 
   /**
@@ -184,7 +204,7 @@ export class RunTracker {
    */
   end(run: FrameworkRun, end: CallSpanEnd, startTime?: number): void {
     if (run.ended) return;
-    const call = run.started ? run.call : this.start(run, startTime);
+    const call = run.started || run.transparent ? run.call : this.start(run, startTime);
     run.ended = true;
     run.spec = ENDED_SPEC;
     run.base = undefined;

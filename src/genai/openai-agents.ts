@@ -256,6 +256,7 @@ export class TracewireTraceProcessor {
       parent: parent ?? root,
       base,
       model: isModelSpan(type),
+      deferred: isModelSpan(type),
       spec: () => spanStart(type, (isObj(span.spanData) ? span.spanData : {}) as Obj),
     });
     this.notes.set(run, { type });

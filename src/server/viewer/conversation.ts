@@ -152,6 +152,9 @@ export const CONVERSATION_SCRIPT = String.raw`
 
   // The call as a conversation, or null for a call that is not an LLM call.
   function conversationOf(call) {
+    // An agent framework's chain, node or tool whose state holds messages is not an LLM call.
+    var kind = call.attributes && call.attributes.kind;
+    if (typeof kind === "string" && kind !== "llm") return null;
     var messages = requestMessages(call);
     if (!messages) return null;
     var tools = call.inputs.tools;
