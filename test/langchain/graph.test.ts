@@ -15,7 +15,6 @@ import { setupSessionPerTest } from "../support/tracing-session.js";
 import {
   agentGraph,
   childrenOf,
-  named,
   one,
   type Recorded,
   recorded,
