@@ -330,7 +330,9 @@ export function failureOf(err: unknown): { cancelled: string } | { error: unknow
     const name = typeof e.name === "string" ? e.name : undefined;
     const ctor = (err as { constructor?: { name?: unknown } } | undefined)?.constructor?.name;
     for (const n of [name, ctor]) if (typeof n === "string" && CONTROL_FLOW[n]) return { cancelled: CONTROL_FLOW[n] };
-    if (name === "AbortError" || ctor === "APIUserAbortError" || e.message === "Aborted") return { cancelled: "abort" };
+    // LangChain rejects an aborted run with the signal's reason (an AbortError) or "Aborted"; LangGraph with "Abort".
+    if (name === "AbortError" || ctor === "APIUserAbortError" || e.message === "Aborted" || e.message === "Abort")
+      return { cancelled: "abort" };
   } catch {
     // an error whose fields cannot be read is a failure
   }
