@@ -5,7 +5,8 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, the `ai` 6 span mapping of `tracewire/ai`, the OpenAI
- * Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs), memory under outage, cold import time and
+ * Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs, and LangChain's callback handler on a
+ * LangGraph run), memory under outage, cold import time and
  * install footprint.
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
@@ -28,6 +29,7 @@ const benches = [
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
   { file: "openai-agents-overhead.mjs", flags: ["--expose-gc"], node: 22 },
+  { file: "langchain-overhead.mjs", flags: ["--expose-gc"] },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },

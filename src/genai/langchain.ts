@@ -169,7 +169,7 @@ export class LangChainHandler {
   }
 
   handleChainEnd(outputs: unknown, runId: string): void {
-    this.guard("chain-end", () => this.close(runId, { output: { value: compact(outputs) } }));
+    this.guard("chain-end", () => this.close(runId, () => ({ output: { value: compact(outputs) } })));
   }
 
   handleChainError(err: unknown, runId: string): void {
@@ -256,7 +256,7 @@ export class LangChainHandler {
   }
 
   handleToolEnd(output: unknown, runId: string): void {
-    this.guard("tool-end", () => this.close(runId, { output: toolOutput(output) }));
+    this.guard("tool-end", () => this.close(runId, () => ({ output: toolOutput(output) })));
   }
 
   handleToolError(err: unknown, runId: string): void {
@@ -280,7 +280,7 @@ export class LangChainHandler {
   }
 
   handleRetrieverEnd(documents: unknown, runId: string): void {
-    this.guard("retriever-end", () => this.close(runId, { output: { value: compact(documents) } }));
+    this.guard("retriever-end", () => this.close(runId, () => ({ output: { value: compact(documents) } })));
   }
 
   handleRetrieverError(err: unknown, runId: string): void {
@@ -332,15 +332,18 @@ export class LangChainHandler {
     if (scope && scope.run === undefined) scope.run = run;
   }
 
-  private close(runId: string, end: CallSpanEnd): void {
+  /** Ends a run's call with what `end` makes (not asked for a transparent run, whose outputs nobody records). */
+  private close(runId: string, end: () => CallSpanEnd): void {
     const run = state().runs.get(runId);
-    if (run && !run.ended) state().runs.end(run, end);
+    if (run && !run.ended) state().runs.end(run, run.transparent ? {} : end());
   }
 
   /** A run threw: cancelled for an abort or LangGraph's control flow (an interrupt), else failed. */
   private fail(runId: string, err: unknown): void {
-    const outcome = failureOf(err);
-    this.close(runId, "cancelled" in outcome ? { cancelled: outcome.cancelled } : { error: outcome.error });
+    this.close(runId, () => {
+      const outcome = failureOf(err);
+      return "cancelled" in outcome ? { cancelled: outcome.cancelled } : { error: outcome.error };
+    });
   }
 
   private guard(where: string, fn: () => void): void {
