@@ -102,6 +102,8 @@ function storedRun(runs: RunTracker): FrameworkRun | undefined {
 
 /** The bridge: the context of the deeper of the run scope's run and the run LangChain's storage names. */
 function current(runs: RunTracker, active: Context): Context | undefined {
+  // No run in flight (the common case between runs): nothing to look up.
+  if (runs.size === 0) return undefined;
   try {
     const scope = active.getValue(SCOPE_KEY) as RunScope | undefined;
     const scoped = scope?.run && !scope.run.ended ? scope.run : undefined;

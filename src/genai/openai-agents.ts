@@ -288,6 +288,8 @@ export class TracewireTraceProcessor {
 
   /** The bridge: the context of the SDK's current span (or trace), when it is one this processor records. */
   private current(active: Context): Context | undefined {
+    // No trace in flight (the common case between runs): nothing to look up.
+    if (this.runs.size === 0) return undefined;
     try {
       const storage = (globalThis as { [AGENTS_STORAGE]?: { getStore?(): unknown } })[AGENTS_STORAGE];
       const store = storage?.getStore?.();

@@ -68,7 +68,7 @@ export function startChatSpan(
   let inputs: JsonValue | undefined;
   if (state.active || contentAttributes) inputs = preparePayload(params, "inputs", opName);
   let startContext = parent;
-  const thread = currentThread();
+  const thread = currentThread(parent);
   if (state.active) {
     const data: CallStartData = {
       opName,
@@ -78,7 +78,7 @@ export function startChatSpan(
           : inputs === undefined
             ? {}
             : { value: inputs },
-      attributes: { ...currentAttributes() },
+      attributes: { ...currentAttributes(parent) },
     };
     if (thread) {
       data.threadId = thread.threadId;

@@ -53,11 +53,15 @@ const PATCHED = Symbol.for("tracewire.run-context.patched");
 /** Longest chain of nested runs walked (runs nest a few levels deep; a cycle would be a bug, never a hang). */
 const MAX_DEPTH = 1000;
 
-/** The registry, shared by every bundled copy of tracewire. */
+let cached: BridgeRegistry | undefined;
+
+/** The registry, shared by every bundled copy of tracewire (kept here once found: `active()` asks for it often). */
 function registry(): BridgeRegistry {
+  if (cached) return cached;
   const holder = globalThis as { [REGISTRY]?: BridgeRegistry };
   holder[REGISTRY] ??= { bridges: [], manager: undefined, original: undefined, resolving: false };
-  return holder[REGISTRY];
+  cached = holder[REGISTRY];
+  return cached;
 }
 
 /** Whether run `inner` is `outer` or started inside it. */
