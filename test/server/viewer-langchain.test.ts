@@ -69,7 +69,12 @@ describe.skipIf(!chromiumWanted("viewer-langchain.test"))("viewer: a LangGraph r
         return `${"  ".repeat(depth)}${name}${badges ? ` [${badges}]` : ""}`;
       }),
     );
-    expect(tree.slice(0, 4)).toEqual(["graph_run", "  LangGraph [graph]", "    agent [node]", "      gpt-4o-mini [LLM]"]);
+    expect(tree.slice(0, 4)).toEqual([
+      "graph_run",
+      "  LangGraph [graph]",
+      "    agent [node]",
+      "      gpt-4o-mini [LLM]",
+    ]);
     expect(tree).toContain("    tools [node]");
     expect(tree).toContain("      get_weather [tool]");
     expect(tree).toContain("      get_time [tool]");
