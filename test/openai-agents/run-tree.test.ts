@@ -162,4 +162,31 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: the run as a tree of calls", ()
   it("a streamed run consumed to the end", async () => {
     checkTree(await weatherRun(true));
   });
+
+  it("without the SDK's sensitive data: the turns' usage is recorded once, where no model call recorded it", async () => {
+    t.use(tracewireTraceProcessor());
+    const agent = new t.agents.Agent({ name: "Weather", model: MODEL, tools: t.tools() });
+    await t.runner(t.client(), { traceIncludeSensitiveData: false }).run(agent, "Weather in Lyon?");
+    const calls = await recorded(t.session);
+    // The SDK then puts neither the input, the response nor usage on its model spans…
+    for (const model of named(calls, "openai_agents.response")) {
+      expect(model.start.inputs).toEqual({});
+      expect(summaryOf(model).usage).toBeUndefined();
+    }
+    // …so each turn's aggregate usage is recorded as the turn's own, and the task (which aggregates the turns) adds
+    // nothing: the run's tokens are counted exactly once.
+    const turns = named(calls, "openai_agents.turn");
+    expect(turns).toHaveLength(2);
+    for (const turn of turns)
+      expect(summaryOf(turn).usage).toEqual({
+        unknown: {
+          prompt_tokens: RESPONSE_USAGE.input_tokens,
+          completion_tokens: RESPONSE_USAGE.output_tokens,
+          total_tokens: RESPONSE_USAGE.input_tokens + RESPONSE_USAGE.output_tokens,
+          requests: 1,
+          cache_read_input_tokens: RESPONSE_USAGE.input_tokens_details.cached_tokens,
+        },
+      });
+    expect(summaryOf(one(calls, "openai_agents.task")).usage).toBeUndefined();
+  });
 });
