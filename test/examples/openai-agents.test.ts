@@ -39,7 +39,8 @@ describe.skipIf(!HAS_AGENTS)("examples/openai-agents", () => {
     await service?.close();
   });
 
-  it("answers twice and records each run as a tree under the desk op", async () => {
+  // The example's first import loads the SDK cold: slow on a loaded machine.
+  it("answers twice and records each run as a tree under the desk op", { timeout: 60_000 }, async () => {
     const printed: string[] = [];
     const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
       printed.push(args.join(" "));
