@@ -17,11 +17,13 @@ const entry = {
   anthropic: "src/instrument/anthropic-entry.ts",
   google: "src/instrument/google-entry.ts",
   ai: "src/instrument/ai.ts",
+  "openai-agents": "src/instrument/openai-agents.ts",
+  langchain: "src/instrument/langchain.ts",
   next: "src/next/index.ts",
   api: "src/api/index.ts",
 };
 // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
-const external = ["next", "@anthropic-ai/sdk", "@google/genai", "openai", "ai"];
+const external = ["next", "@anthropic-ai/sdk", "@google/genai", "openai", "ai", "@openai/agents", /^@langchain\//];
 
 /** A build for runtimes without Node (ESM only; types come from the Node build's declarations). */
 function webBuild(outDir: string, suffixes: string[], extraExternal: string[] = []): Options {

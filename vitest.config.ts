@@ -13,6 +13,8 @@ export default defineConfig({
       { find: /^tracewire\/google$/, replacement: src("instrument/google-entry.ts") },
       { find: /^tracewire\/(otel|api|next|eval)$/, replacement: src("$1/index.ts") },
       { find: /^tracewire\/eval\/vitest$/, replacement: src("eval/vitest.ts") },
+      { find: /^tracewire\/openai-agents$/, replacement: src("instrument/openai-agents.ts") },
+      { find: /^tracewire\/langchain$/, replacement: src("instrument/langchain.ts") },
     ],
   },
   test: {

@@ -92,6 +92,18 @@ const PROBES = {
     types: (m) => [`const aiTelemetry: ${m}.TracewireTelemetry = ${m}.tracewireTelemetry();`],
     bad: (m) => `const aiBad: number = ${m}.tracewireTelemetry();`,
   },
+  "./openai-agents": {
+    name: "tracewireTraceProcessor",
+    kind: "function",
+    types: (m) => [`const agentsProcessor: ${m}.TracewireTraceProcessor = ${m}.tracewireTraceProcessor();`],
+    bad: (m) => `const agentsBad: number = ${m}.tracewireTraceProcessor();`,
+  },
+  "./langchain": {
+    name: "instrumentLangChain",
+    kind: "function",
+    types: (m) => [`const lcHandler: ${m}.TracewireCallbackHandler = new ${m}.TracewireCallbackHandler();`],
+    bad: (m) => `const lcBad: number = new ${m}.TracewireCallbackHandler();`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",
@@ -428,7 +440,17 @@ main().catch((err) => fail("(unexpected)", err && err.stack ? err.stack : err));
 function bundleConsumers(dir, expected) {
   const { buildSync } = createRequire(import.meta.url)(join(root, "node_modules", "esbuild"));
   const contents = expected.map((s, i) => `export * as m${i} from "${specOf(s)}";`).join("\n");
-  const peers = ["openai", "next", "next/*", "ai", "@anthropic-ai/sdk", "@google/genai"];
+  const peers = [
+    "openai",
+    "next",
+    "next/*",
+    "ai",
+    "@anthropic-ai/sdk",
+    "@google/genai",
+    "@openai/agents",
+    "@langchain/*",
+    "vitest",
+  ];
   const setups = [
     ["Node", { platform: "node", external: peers }],
     [

@@ -35,6 +35,8 @@ export const ATTR_GEN_AI_OUTPUT_MESSAGES = "gen_ai.output.messages";
 export const ATTR_GEN_AI_SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions";
 export const ATTR_GEN_AI_TOOL_DEFINITIONS = "gen_ai.tool.definitions";
 export const ATTR_GEN_AI_TOOL_NAME = "gen_ai.tool.name";
+/** The agent an `invoke_agent` span runs (agent frameworks). */
+export const ATTR_GEN_AI_AGENT_NAME = "gen_ai.agent.name";
 export const ATTR_GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id";
 /** Embeddings: the number of dimensions of each vector (requested, or as returned). */
 export const ATTR_GEN_AI_EMBEDDINGS_DIMENSION_COUNT = "gen_ai.embeddings.dimension.count";

@@ -17,9 +17,11 @@
  * {@link USAGE_AFTER_FINISH_MS}, before the stream is closed. What is recorded at the start and the end is in
  * span-record.ts.
  *
+ * Inside an agent framework's model call (model-request-owner.ts) no call starts: the framework records the request.
+ *
  * Every tracing step is guarded: a failure is logged (rate-limited) and never reaches the caller.
  */
-import { type Context, type Span, trace } from "@opentelemetry/api";
+import { type Context, context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
@@ -28,6 +30,7 @@ import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
 import { type CallFormat, OPENAI_CHAT_FORMAT, type StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
+import { frameworkModelCallOf } from "./model-request-owner.js";
 import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
@@ -109,7 +112,14 @@ export class ChatCall {
    */
   static start(spec: ChatCallSpec): ChatCall | undefined {
     try {
-      const started = startChatSpan(spec);
+      // Inside an agent framework's model call, the framework records this request (model-request-owner.ts).
+      const parent = context.active();
+      const owner = frameworkModelCallOf(parent);
+      if (owner) {
+        owner.deferred++;
+        return undefined;
+      }
+      const started = startChatSpan(spec, parent);
       if (!started) return undefined;
       return new ChatCall(
         started.span,

@@ -23,11 +23,22 @@ const SUBPATHS = {
   "tracewire/anthropic": "src/instrument/anthropic-entry.ts",
   "tracewire/google": "src/instrument/google-entry.ts",
   "tracewire/ai": "src/instrument/ai.ts",
+  "tracewire/openai-agents": "src/instrument/openai-agents.ts",
+  "tracewire/langchain": "src/instrument/langchain.ts",
   "tracewire/next": "src/next/index.ts",
   "tracewire/api": "src/api/index.ts",
 };
 // The optional peers are the app's own (never imported by evaluating a subpath).
-const PEERS = ["openai", "next", "next/*", "ai", "@anthropic-ai/sdk", "@google/genai"];
+const PEERS = [
+  "openai",
+  "next",
+  "next/*",
+  "ai",
+  "@anthropic-ai/sdk",
+  "@google/genai",
+  "@openai/agents",
+  "@langchain/*",
+];
 
 /** The subpath's source as one edge script that leaves its exports on `globalThis.exported`. */
 async function edgeScript(source: string, platform: "edge" | "workerd" = "edge") {

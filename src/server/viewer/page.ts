@@ -3,6 +3,7 @@
  * dependencies). It holds no data; the script reads the service's own JSON endpoints.
  */
 import { VERSION } from "../../version.js";
+import { CALL_KIND_STYLE } from "./call-kind.js";
 import { EVALS_STYLE } from "./evals-style.js";
 import { VIEWER_SCRIPT } from "./script.js";
 import { STYLE } from "./style.js";
@@ -15,7 +16,7 @@ export function viewerPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tracewire dev</title>
-<style>${STYLE}${EVALS_STYLE}</style>
+<style>${STYLE}${EVALS_STYLE}${CALL_KIND_STYLE}</style>
 </head>
 <body>
 <header>

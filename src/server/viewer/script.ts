@@ -4,13 +4,14 @@
  * every 2 s, and builds the DOM with `textContent` only, so no traced value is ever interpreted as HTML.
  *
  * One script in parts that share its scope: this file (helpers, the URL hash, polling), `trace-list.ts`,
- * `trace-view.ts`, `conversation.ts`, `chat-view.ts`, `thread-view.ts`, and the Evaluations view
+ * `trace-view.ts`, `call-kind.ts`, `conversation.ts`, `chat-view.ts`, `thread-view.ts`, and the Evaluations view
  * (`evals-view.ts`, `evals-compare.ts`; hash keys `eval`, `compare`, `rows`). The URL hash holds the whole selection
  * (`project`, `view`, the list filters `op`/`status`/`q`, `trace`, `call`, `thread`): choices push a history entry
  * and `hashchange` applies it, so back and forward move through them and a link reopens the same view.
  *
  * Kept as strings (no template literal syntax inside) so the bin bundles them without asset handling.
  */
+import { CALL_KIND_SCRIPT } from "./call-kind.js";
 import { CHAT_VIEW_SCRIPT } from "./chat-view.js";
 import { CONVERSATION_SCRIPT } from "./conversation.js";
 import { EVALS_COMPARE_SCRIPT } from "./evals-compare.js";
@@ -213,6 +214,6 @@ const START = `
 export const VIEWER_SCRIPT = `
 (function () {
   "use strict";
-${CORE}${TRACE_LIST_SCRIPT}${TRACE_VIEW_SCRIPT}${CONVERSATION_SCRIPT}${CHAT_VIEW_SCRIPT}${THREAD_VIEW_SCRIPT}${EVALS_VIEW_SCRIPT}${EVALS_COMPARE_SCRIPT}${START}
+${CORE}${TRACE_LIST_SCRIPT}${TRACE_VIEW_SCRIPT}${CALL_KIND_SCRIPT}${CONVERSATION_SCRIPT}${CHAT_VIEW_SCRIPT}${THREAD_VIEW_SCRIPT}${EVALS_VIEW_SCRIPT}${EVALS_COMPARE_SCRIPT}${START}
 })();
 `;
