@@ -18,7 +18,6 @@ const entry = {
   google: "src/instrument/google-entry.ts",
   ai: "src/instrument/ai.ts",
   "openai-agents": "src/instrument/openai-agents.ts",
-  langchain: "src/instrument/langchain.ts",
   next: "src/next/index.ts",
   api: "src/api/index.ts",
 };
@@ -52,8 +51,14 @@ function webBuild(outDir: string, suffixes: string[], extraExternal: string[] = 
 // with a #! line. The builds run in parallel, so the library build's clean step spares the others' files.
 export default defineConfig([
   {
-    // tracewire/eval is Node-only (JSONL files, the CLI, vitest): not in the web builds.
-    entry: { ...entry, eval: "src/eval/index.ts", "eval-vitest": "src/eval/vitest.ts" },
+    // Node-only subpaths, not in the web builds: tracewire/eval (JSONL files, the CLI, vitest) and tracewire/langchain
+    // (loads @langchain/core through Node's module loader).
+    entry: {
+      ...entry,
+      langchain: "src/instrument/langchain.ts",
+      eval: "src/eval/index.ts",
+      "eval-vitest": "src/eval/vitest.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     target: "node20",

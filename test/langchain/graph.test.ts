@@ -125,8 +125,17 @@ describe("LangGraph: the graph as a tree of calls", () => {
       "tool",
     ]);
 
-    // Usage sits on the model calls only; LangGraph's hidden plumbing (channel writes, `__start__`) records nothing.
-    expect(calls.filter((c) => summaryOf(c).usage !== undefined)).toHaveLength(2);
+    // Usage: each model call has its own, and every ancestor the sum of the model calls under it, each request
+    // once (the rollup); a tool, with no model call under it, has none. LangGraph's hidden plumbing (channel writes,
+    // `__start__`) records nothing.
+    const both = {
+      [RESPONSE_MODEL]: Object.fromEntries(Object.entries(ONE_REQUEST[RESPONSE_MODEL]).map(([k, v]) => [k, 2 * v])),
+    };
+    for (const parent of [ask, graph]) expect(summaryOf(parent).usage, String(parent.start.op_name)).toEqual(both);
+    expect(summaryOf(first).usage).toEqual(ONE_REQUEST);
+    expect(summaryOf(second).usage).toEqual(ONE_REQUEST);
+    expect(summaryOf(tools).usage).toBeUndefined();
+    expect(summaryOf(weather).usage).toBeUndefined();
     expect(calls.map((c) => c.start.op_name)).not.toContain("ChannelWrite");
     expect(calls.map((c) => c.start.op_name)).not.toContain("__start__");
     for (const call of calls.filter((c) => c !== ask))

@@ -15,9 +15,26 @@ import { agentGraph, named, one, recorded, StandInChatModel, summaryOf } from ".
 
 const session = setupSessionPerTest();
 
-/** Input and output tokens of every call that recorded usage, summed, and how many calls did. */
+/**
+ * Input and output tokens of every model call (kind `llm`) that recorded usage, summed, and how many did; and the
+ * root's rolled-up usage, which must hold the same sums (each request once).
+ */
 function tokens(calls: Awaited<ReturnType<typeof recorded>>) {
   const out = { input: 0, output: 0, calls: 0 };
+  const models = calls.filter((c) => (c.start.attributes as { kind?: string }).kind === "llm");
+  sum(models, out);
+  const roots = calls.filter((c) => !c.start.parent_id);
+  expect(roots).toHaveLength(1);
+  const atRoot = { input: 0, output: 0, calls: 0 };
+  sum(roots, atRoot);
+  expect({ input: atRoot.input, output: atRoot.output }, "the root's usage").toEqual({
+    input: out.input,
+    output: out.output,
+  });
+  return out;
+}
+
+function sum(calls: Awaited<ReturnType<typeof recorded>>, out: { input: number; output: number; calls: number }) {
   for (const call of calls) {
     const usage = summaryOf(call).usage as
       | Record<string, { prompt_tokens: number; completion_tokens: number }>

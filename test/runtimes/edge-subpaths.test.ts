@@ -24,11 +24,12 @@ const SUBPATHS = {
   "tracewire/google": "src/instrument/google-entry.ts",
   "tracewire/ai": "src/instrument/ai.ts",
   "tracewire/openai-agents": "src/instrument/openai-agents.ts",
-  "tracewire/langchain": "src/instrument/langchain.ts",
   "tracewire/next": "src/next/index.ts",
   "tracewire/api": "src/api/index.ts",
 };
 // The optional peers are the app's own (never imported by evaluating a subpath).
+// tracewire/langchain and tracewire/eval are Node-only (they load @langchain/core and files through Node's module
+// loader): they have no Workers or edge build.
 const PEERS = [
   "openai",
   "next",
