@@ -10,10 +10,13 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { VERSION } from "../version.js";
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, type DevServer, startDevServer } from "./index.js";
+import { ConfigError } from "../errors.js";
+import { DEFAULT_KEEP, DEFAULT_MAX_CALLS, parseKeep, parseMaxCalls } from "./retention.js";
 
 export { type DevServer, type DevServerOptions, startDevServer } from "./index.js";
 
 const USAGE = `Usage: tracewire dev [--port ${DEFAULT_PORT}] [--data ${DEFAULT_DATA_DIR}] [--api-key KEY] [--memory]
+                    [--keep ${DEFAULT_KEEP}] [--max-calls ${DEFAULT_MAX_CALLS}]
 
 Starts a local tracing service and trace viewer on 127.0.0.1. Point tracewire at it with
   TRACEWIRE_BASE_URL=http://127.0.0.1:${DEFAULT_PORT}
@@ -23,6 +26,9 @@ Options:
   --data DIR      folder of the SQLite database (default ${DEFAULT_DATA_DIR})
   --api-key KEY   require "Authorization: Bearer KEY" on every API request
   --memory        keep traces in memory only (lost when the server stops)
+  --keep AGE      delete traces older than AGE (like 7d, 12h, 30m, 2w; 0 keeps them forever; default ${DEFAULT_KEEP})
+  --max-calls N   keep at most N calls, deleting the oldest traces first (0: no limit; default ${DEFAULT_MAX_CALLS})
+                  Retention deletes traces whole, with their feedback; objects, tables and files stay.
   -h, --help      show this help
   -v, --version   show the version
 `;
@@ -42,6 +48,8 @@ function parse(argv: string[]) {
         data: { type: "string" },
         "api-key": { type: "string" },
         memory: { type: "boolean" },
+        keep: { type: "string" },
+        "max-calls": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -57,6 +65,17 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
     fail(`--port must be an integer from 0 to 65535, got ${values.port}`);
   const apiKey = values["api-key"];
   if (apiKey !== undefined && apiKey.trim() === "") fail("--api-key must not be empty");
+  let keepMs: number;
+  let maxCalls: number;
+  try {
+    keepMs = parseKeep(values.keep);
+    maxCalls = parseMaxCalls(values["max-calls"]);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      fail(`--${err.setting === "keep" ? "keep" : "max-calls"} must be ${err.expected}, got ${err.value}`);
+    }
+    throw err;
+  }
 
   let server: DevServer;
   try {
@@ -64,6 +83,8 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
       port,
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       storage: values.memory ? "memory" : "sqlite",
+      keep: keepMs,
+      maxCalls,
       ...(apiKey ? { apiKey } : {}),
     });
   } catch (err) {
@@ -78,6 +99,7 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
       `  base URL  TRACEWIRE_BASE_URL=${server.url}`,
       `  storage   ${server.description}`,
       `  API key   ${apiKey ? "required (Authorization: Bearer <key>)" : "not required"}`,
+      `  keeps     ${keepMs ? `traces of the last ${values.keep ?? DEFAULT_KEEP}` : "traces forever"}, ${maxCalls ? `at most ${maxCalls.toLocaleString("en-US")} calls` : "any number of calls"}`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),
