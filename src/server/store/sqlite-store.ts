@@ -391,7 +391,8 @@ export class SqliteStore extends SqliteBase implements Store {
       const doomed = this.stmt(
         `WITH RECURSIVE doomed(id, parent_id) AS (
            SELECT id, parent_id FROM calls WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))
-           UNION SELECT c.id, c.parent_id FROM calls c JOIN doomed d ON c.parent_id = d.id WHERE c.project_id = ?)
+           UNION SELECT c.id, c.parent_id FROM doomed d CROSS JOIN calls c
+             ON c.project_id = ? AND c.parent_id = d.id)
          SELECT id, parent_id FROM doomed`,
       ).all(project, JSON.stringify(ids), project);
       return this.deleteRows(
