@@ -8,9 +8,9 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ConfigError } from "../errors.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_DATA_DIR, DEFAULT_PORT, type DevServer, startDevServer } from "./index.js";
-import { ConfigError } from "../errors.js";
 import { DEFAULT_KEEP, DEFAULT_MAX_CALLS, parseKeep, parseMaxCalls } from "./retention.js";
 
 export { type DevServer, type DevServerOptions, startDevServer } from "./index.js";

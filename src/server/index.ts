@@ -52,6 +52,11 @@ export interface DevServer {
   readonly storage: "sqlite" | "memory";
   /** Where the data lives, in words. */
   readonly description: string;
+  /**
+   * Applies retention now (it also runs at start and every 10 seconds): deletes traces older than `keep` and the
+   * oldest beyond `maxCalls`; resolves with how many calls went.
+   */
+  prune(): Promise<number>;
   /** Stops accepting requests, waits for those in flight (at most `graceMs`), then closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -95,6 +100,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     port,
     storage: store.kind,
     description: store.description,
+    prune: () => retention.prune(),
     close(graceMs = 5000) {
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);

@@ -163,12 +163,15 @@ function check(expr: unknown): void {
       return;
     }
     case "$size":
-      return check(args);
+      check(args);
+      return;
     case "$and":
     case "$or":
-      return operands(args, op).forEach(check);
+      for (const operand of operands(args, op)) check(operand);
+      return;
     case "$not":
-      return check(operands(args, op, 1)[0]);
+      check(operands(args, op, 1)[0]);
+      return;
     case "$in": {
       const [needle, list] = operands(args, op, 2);
       check(needle);
@@ -186,7 +189,7 @@ function check(expr: unknown): void {
     }
     default:
       // $eq, $gt, $gte, $lt, $lte
-      return operands(args, op, 2).forEach(check);
+      for (const operand of operands(args, op, 2)) check(operand);
   }
 }
 

@@ -47,8 +47,12 @@ describe.skipIf(drivers.length === 0).each(drivers)("a version 2 database opened
       const service = await startService({ dataDir, sqliteDriver: driver });
       try {
         const calls = ndjson(
-          (await send(service.url, "/calls/stream_query", { project_id: P, sort_by: [{ field: "started_at", direction: "asc" }] }))
-            .text,
+          (
+            await send(service.url, "/calls/stream_query", {
+              project_id: P,
+              sort_by: [{ field: "started_at", direction: "asc" }],
+            })
+          ).text,
         );
         const view = calls.map((c) => {
           const weave = (c.summary as { weave: { status: string; trace_name: string } }).weave;
@@ -72,13 +76,15 @@ describe.skipIf(drivers.length === 0).each(drivers)("a version 2 database opened
 
         // Indexed queries on the upgraded data: status, text in inputs / outputs / exceptions, counts.
         const query = async (expr: unknown, extra: Record<string, unknown> = {}) =>
-          ndjson((await send(service.url, "/calls/stream_query", { project_id: P, query: { $expr: expr }, ...extra })).text).map(
-            (c) => c.id,
-          );
+          ndjson(
+            (await send(service.url, "/calls/stream_query", { project_id: P, query: { $expr: expr }, ...extra })).text,
+          ).map((c) => c.id);
         const text = (field: string, substr: string) => ({
           $contains: { input: { $getField: field }, substr: { $literal: substr }, case_insensitive: true },
         });
-        expect(await query({ $eq: [{ $getField: "summary.weave.status" }, { $literal: "error" }] })).toEqual(["a-tool"]);
+        expect(await query({ $eq: [{ $getField: "summary.weave.status" }, { $literal: "error" }] })).toEqual([
+          "a-tool",
+        ]);
         expect(await query(text("inputs", "PARIS"))).toEqual(["a-tool"]);
         expect(await query(text("inputs", "straße nach i"))).toEqual(["c-root"]);
         expect(await query(text("output", "gute reise"))).toEqual(["c-root"]);
@@ -99,10 +105,17 @@ describe.skipIf(drivers.length === 0).each(drivers)("a version 2 database opened
           result: [{ id: made.feedback_id, payload: { note: "look at the tool" } }],
           total_count: 1,
         });
-        const obj = await send(service.url, "/obj/read", { project_id: P, object_id: "prompt", digest: made.object_digest });
+        const obj = await send(service.url, "/obj/read", {
+          project_id: P,
+          object_id: "prompt",
+          digest: made.object_digest,
+        });
         expect(obj.json).toMatchObject({ obj: { val: { text: "Be brief." } } });
         const table = await send(service.url, "/table/query", { project_id: P, digest: made.table_digest });
-        expect((table.json as { rows: { val: unknown }[] }).rows.map((r) => r.val)).toEqual([{ q: "1+1" }, { q: "2+2" }]);
+        expect((table.json as { rows: { val: unknown }[] }).rows.map((r) => r.val)).toEqual([
+          { q: "1+1" },
+          { q: "2+2" },
+        ]);
         const file = await fetch(`${service.url}/file/content`, {
           method: "POST",
           headers: { "content-type": "application/json" },

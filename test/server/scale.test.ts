@@ -89,7 +89,10 @@ describe.each(["sqlite", "memory"] as const)("%s store with 40,000 calls in 34,0
     const res = await query({ filter: { trace_ids: traceIds, trace_roots_only: true }, columns: ["id"] });
     expect(res.status, res.text).toBe(200);
     expect(ndjson(res.text)).toHaveLength(TRACES);
-    const stats = await send(service.url, "/calls/query_stats", { project_id: PROJECT, filter: { trace_ids: traceIds } });
+    const stats = await send(service.url, "/calls/query_stats", {
+      project_id: PROJECT,
+      filter: { trace_ids: traceIds },
+    });
     expect(stats.status, stats.text).toBe(200);
     expect(stats.json).toEqual({ count: CALLS });
   });

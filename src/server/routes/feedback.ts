@@ -83,7 +83,11 @@ function insert(store: Store, rows: StoredFeedback[]): void {
  * A page of `/feedback/query` and how many match in all: the store sorts, pages and counts when it can decide the
  * query (store/query-sql.ts); otherwise the query runs here on the project's feedback.
  */
-function queryFeedback(store: Store, project: string, body: FeedbackQueryReq): { rows: StoredFeedback[]; total: number } {
+function queryFeedback(
+  store: Store,
+  project: string,
+  body: FeedbackQueryReq,
+): { rows: StoredFeedback[]; total: number } {
   const sortBy = body.sort_by?.length ? body.sort_by : [{ field: "created_at", direction: "asc" as const }];
   const offset = Math.max(0, body.offset ?? 0);
   const limit = body.limit === undefined || body.limit === null ? undefined : body.limit;

@@ -13,8 +13,8 @@ import {
   type CallSelection,
   type CallWrite,
   FEEDBACK_COLUMNS,
-  FILTER_COLUMNS,
   type FeedbackSearch,
+  FILTER_COLUMNS,
   type Found,
   type Store,
   type StoredCall,
@@ -214,9 +214,13 @@ export class MemoryStore implements Store {
   findCalls(search: CallSearch): Found<StoredCall> {
     const memo = new Map<string, boolean>();
     const rows = this.filtered(search);
-    if (search.query) return { exact: false, rows: (function* (store) {
-      for (const row of rows) yield store.out(row, memo);
-    })(this) };
+    if (search.query)
+      return {
+        exact: false,
+        rows: (function* (store) {
+          for (const row of rows) yield store.out(row, memo);
+        })(this),
+      };
     return { exact: true, rows: page(rows, search.offset, search.limit).map((c) => this.out(c, memo)) };
   }
 
@@ -280,7 +284,8 @@ export class MemoryStore implements Store {
       .sort((a, b) => (a.started_at! < b.started_at! ? -1 : a.started_at! > b.started_at! ? 1 : a.seq - b.seq))
       .slice(0, limit);
     const seen = new Map<string, TraceKey>();
-    for (const c of oldest) seen.set(key(c.project_id, c.trace_id ?? ""), { project_id: c.project_id, trace_id: c.trace_id ?? "" });
+    for (const c of oldest)
+      seen.set(key(c.project_id, c.trace_id ?? ""), { project_id: c.project_id, trace_id: c.trace_id ?? "" });
     return [...seen.values()];
   }
 

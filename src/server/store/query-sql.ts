@@ -12,7 +12,7 @@
  */
 import type { Query } from "../../api/types/common.js";
 import type { SqlValue } from "./sqlite-driver.js";
-import { fold, indexable, trigramQuery } from "./text-index.js";
+import { fold, indexable } from "./text-index.js";
 
 /** A field the compiler knows: its SQL expression, and what it holds. */
 export interface Field {
@@ -38,8 +38,12 @@ export interface Compiled {
 
 export interface CompileContext {
   fields: Record<string, Field>;
-  /** Whether the trigram tables exist (FTS5 loaded) and which rows they do not hold yet. */
-  fts?: { pending: string } | undefined;
+  /**
+   * The trigram tables, when FTS5 loaded: `pending` selects the rows they do not hold yet, and `match` gives the
+   * FTS5 query that narrows a search for a folded needle in `table` — undefined when it would not narrow much
+   * (its trigrams are common, or there are none): then the rows are read in order, which stops early under a limit.
+   */
+  fts?: { pending: string; match(table: string, folded: string): string | undefined } | undefined;
 }
 
 type Op = Record<string, unknown>;
@@ -68,7 +72,11 @@ const ascii = (s: string): boolean => /^[\u0000-\u007f]*$/.test(s);
 function equals(field: Field, value: unknown): Compiled | undefined {
   if (field.kind === "json") return undefined;
   if (value === null || value === undefined) {
-    return field.kind === "null" ? TRUE : field.nullable ? { sql: `${field.sql} IS NULL`, params: [], exact: true } : FALSE;
+    return field.kind === "null"
+      ? TRUE
+      : field.nullable
+        ? { sql: `${field.sql} IS NULL`, params: [], exact: true }
+        : FALSE;
   }
   const fits = field.kind === "text" ? typeof value === "string" : field.kind === "int" && typeof value === "number";
   return fits ? { sql: `${field.sql} IS ?`, params: [value as string | number], exact: true } : FALSE;
@@ -96,7 +104,11 @@ function compare(op: string, args: unknown, ctx: CompileContext): Compiled | und
     // Strings against numbers, or anything against null, never compare: false. Exotic strings are left to the caller.
     return typeof value === "string" && field.kind === "text" ? undefined : FALSE;
   }
-  return { sql: `(${field.sql} IS NOT NULL AND ${field.sql} ${sqlOp} ?)`, params: [value as string | number], exact: true };
+  return {
+    sql: `(${field.sql} IS NOT NULL AND ${field.sql} ${sqlOp} ?)`,
+    params: [value as string | number],
+    exact: true,
+  };
 }
 
 function contains(args: unknown, ctx: CompileContext): Compiled | undefined {
@@ -108,7 +120,7 @@ function contains(args: unknown, ctx: CompileContext): Compiled | undefined {
   const caseless = Boolean(args.case_insensitive);
   const parts: Compiled[] = [];
   if (field.fts && ctx.fts && indexable(needle)) {
-    const match = trigramQuery(fold(needle));
+    const match = ctx.fts.match(field.fts, fold(needle));
     if (match) {
       parts.push({
         sql: `seq IN (SELECT rowid FROM ${field.fts} WHERE ${field.fts} MATCH ? UNION ALL ${ctx.fts.pending})`,
@@ -175,22 +187,24 @@ export function compileExpr(expr: unknown, ctx: CompileContext): Compiled | unde
       const parts = args.map((a) => compileExpr(a, ctx));
       const known = parts.filter((p): p is Compiled => p !== undefined);
       if (known.length === 0) return undefined;
-      return combine(
-        known,
-        " AND ",
-        known.length === parts.length && known.every((p) => p.exact),
-      );
+      return combine(known, " AND ", known.length === parts.length && known.every((p) => p.exact));
     }
     case "$or": {
       if (!Array.isArray(args) || args.length === 0) return undefined;
       const parts = args.map((a) => compileExpr(a, ctx));
       if (parts.some((p) => p === undefined)) return undefined;
-      return combine(parts as Compiled[], " OR ", parts.every((p) => p!.exact));
+      return combine(
+        parts as Compiled[],
+        " OR ",
+        parts.every((p) => p!.exact),
+      );
     }
     case "$not": {
       if (!Array.isArray(args) || args.length !== 1) return undefined;
       const inner = compileExpr(args[0], ctx);
-      return inner?.exact ? { sql: `NOT ${inner.sql.startsWith("(") ? inner.sql : `(${inner.sql})`}`, params: inner.params, exact: true } : undefined;
+      return inner?.exact
+        ? { sql: `NOT ${inner.sql.startsWith("(") ? inner.sql : `(${inner.sql})`}`, params: inner.params, exact: true }
+        : undefined;
     }
     case "$eq": {
       if (!Array.isArray(args) || args.length !== 2) return undefined;

@@ -138,7 +138,10 @@ export class SqliteBase {
     return Number(this.cached(`SELECT COUNT(*) AS n FROM feedback WHERE ${where.sql}`).get(...where.params)?.n ?? 0);
   }
 
-  private feedbackWhere(project: string, query: Query | undefined): { sql: string; params: SqlValue[]; exact: boolean } {
+  private feedbackWhere(
+    project: string,
+    query: Query | undefined,
+  ): { sql: string; params: SqlValue[]; exact: boolean } {
     const compiled = compileQuery(query, { fields: FEEDBACK_FIELDS });
     return {
       sql: compiled ? `project_id = ? AND ${compiled.sql}` : "project_id = ?",

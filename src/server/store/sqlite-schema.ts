@@ -88,6 +88,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_in USING fts5(body,
   tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1, detail = none);
 CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_out USING fts5(body,
   tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1, detail = none);
+CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_in_terms USING fts5vocab(calls_text_in, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_out_terms USING fts5vocab(calls_text_out, 'row');
 CREATE TABLE IF NOT EXISTS text_pending (seq INTEGER PRIMARY KEY);
 CREATE TRIGGER IF NOT EXISTS calls_unindexed AFTER DELETE ON calls BEGIN
   DELETE FROM calls_text_in WHERE rowid = old.seq;
@@ -117,7 +119,8 @@ export function migrate(db: SqlDatabase, markFailedAncestors: (project: string, 
     for (const column of NEW_CALL_COLUMNS) db.exec(`ALTER TABLE calls ADD COLUMN ${column}`);
     const feedback = columnsOf(db, "feedback");
     for (const column of NEW_FEEDBACK_COLUMNS) {
-      if (feedback.size > 0 && !feedback.has(column.split(" ")[0]!)) db.exec(`ALTER TABLE feedback ADD COLUMN ${column}`);
+      if (feedback.size > 0 && !feedback.has(column.split(" ")[0]!))
+        db.exec(`ALTER TABLE feedback ADD COLUMN ${column}`);
     }
   }
   db.exec(TABLES);

@@ -16,7 +16,7 @@ import { type CompileContext, compileQuery, type Field } from "./query-sql.js";
 import { parse, placeholders, SqliteBase, text } from "./sqlite-base.js";
 import type { SqlDatabase, SqlValue } from "./sqlite-driver.js";
 import { migrate } from "./sqlite-schema.js";
-import { endText, startText } from "./text-index.js";
+import { endText, matchAll, startText, trigrams } from "./text-index.js";
 import {
   CALL_COLUMNS,
   type CallSearch,
@@ -36,7 +36,13 @@ const int = (v: unknown): number | null => (typeof v === "number" || typeof v ==
 /** Calls are read in batches of this many when the caller filters them further. */
 const BATCH = 256;
 /** A slice of background text indexing lasts about this long before it yields to requests. */
-const INDEX_SLICE_MS = 10;
+const INDEX_SLICE_MS = 20;
+/** Calls indexed per slice at most (one transaction: larger ones leave FTS5 less merging to do). */
+const INDEX_SLICE_ROWS = 512;
+/** A text search reads the index only when its rarest trigrams are in at most this share of the calls. */
+const SELECTIVE = 0.1;
+/** Trigrams of a needle required in the index lookup: the rarest ones. */
+const LOOKUP_TRIGRAMS = 4;
 
 /** What the query language can ask of a call that SQLite answers (see query-sql.ts), by field path. */
 function callFields(): Record<string, Field> {
@@ -50,10 +56,10 @@ function callFields(): Record<string, Field> {
     id: column("id", false),
     project_id: column("project_id", false),
     trace_id: column("trace_id", false),
-    op_name: column("op_name", false),
+    op_name: { ...column("op_name", false), fts: "calls_text_in" },
     started_at: column("started_at", false),
     parent_id: column("parent_id", true),
-    display_name: column("display_name", true),
+    display_name: { ...column("display_name", true), fts: "calls_text_in" },
     thread_id: column("thread_id", true),
     turn_id: column("turn_id", true),
     ended_at: column("ended_at", true),
@@ -64,7 +70,7 @@ function callFields(): Record<string, Field> {
     wb_user_id: { sql: "NULL", kind: "null", nullable: true },
     deleted_at: { sql: "NULL", kind: "null", nullable: true },
     "summary.weave.status": column("status", false),
-    "summary.weave.trace_name": column("trace_name", false),
+    "summary.weave.trace_name": { ...column("trace_name", false), fts: "calls_text_in" },
     inputs: { sql: "inputs", kind: "json", nullable: false, haystack: "COALESCE(inputs, '{}')", fts: "calls_text_in" },
     output: {
       sql: "output",
@@ -131,7 +137,12 @@ export class SqliteStore extends SqliteBase implements Store {
       "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA journal_size_limit = 67108864; PRAGMA recursive_triggers = OFF;",
     );
     this.fts = this.transaction(() => migrate(db, (project, parentId) => this.markAncestors(project, parentId)));
-    this.context = { fields: callFields(), fts: this.fts ? { pending: "SELECT seq FROM text_pending" } : undefined };
+    this.context = {
+      fields: callFields(),
+      fts: this.fts
+        ? { pending: "SELECT seq FROM text_pending", match: (table, folded) => this.textMatch(table, folded) }
+        : undefined,
+    };
     this.scheduleIndexing();
   }
 
@@ -274,7 +285,8 @@ export class SqliteStore extends SqliteBase implements Store {
 
   /** The WHERE clause of a search: project, started, filters, and the query as far as it compiles. */
   private where(search: CallSearch & { threaded?: boolean }): Where {
-    const where = ["project_id = ?", "started_at IS NOT NULL"];
+    // `+started_at`: that a call started narrows nothing; the planner picks an index by the real filters.
+    const where = ["project_id = ?", "+started_at IS NOT NULL"];
     const params: SqlValue[] = [search.project];
     const filter = search.filter ?? {};
     for (const [key, column] of FILTER_COLUMNS) {
@@ -312,7 +324,12 @@ export class SqliteStore extends SqliteBase implements Store {
       const paged = search.limit !== undefined || Boolean(search.offset);
       const sql = `SELECT * FROM calls WHERE ${where.sql} ORDER BY ${order}${paged ? " LIMIT ? OFFSET ?" : ""}`;
       const params = paged ? [...where.params, search.limit ?? -1, search.offset ?? 0] : where.params;
-      return { exact: true, rows: this.cached(sql).all(...params).map(toCall) };
+      return {
+        exact: true,
+        rows: this.cached(sql)
+          .all(...params)
+          .map(toCall),
+      };
     }
     // The caller filters further: the matching rows' positions first, then the rows in bounded batches.
     const seqs = this.cached(`SELECT seq FROM calls WHERE ${where.sql} ORDER BY ${order}`)
@@ -339,7 +356,9 @@ export class SqliteStore extends SqliteBase implements Store {
     const paged = page?.limit !== undefined || Boolean(page?.offset);
     const sql = `SELECT * FROM calls WHERE ${where.sql} ORDER BY ${this.orderBy(page?.sortBy)}${paged ? " LIMIT ? OFFSET ?" : ""}`;
     const params = paged ? [...where.params, page?.limit ?? -1, page?.offset ?? 0] : where.params;
-    return this.cached(sql).all(...params).map(toCall);
+    return this.cached(sql)
+      .all(...params)
+      .map(toCall);
   }
 
   countCalls(search: Omit<CallSearch, "sortBy" | "offset" | "limit">, cap?: number): number | undefined {
@@ -377,12 +396,20 @@ export class SqliteStore extends SqliteBase implements Store {
 
   renameCall(project: string, id: string, displayName: string): void {
     // A rename that overtakes its call's start is kept: the start fills in the rest of the row.
-    this.transaction(() =>
+    this.transaction(() => {
       this.stmt(
         `INSERT INTO calls (project_id, id, display_name) VALUES (?, ?, ?)
          ON CONFLICT (project_id, id) DO UPDATE SET display_name = excluded.display_name`,
-      ).run(project, id, displayName),
-    );
+      ).run(project, id, displayName);
+      // The new name is searched in the text index.
+      if (this.fts) {
+        this.stmt("INSERT OR IGNORE INTO text_pending (seq) SELECT seq FROM calls WHERE project_id = ? AND id = ?").run(
+          project,
+          id,
+        );
+      }
+    });
+    this.scheduleIndexing();
   }
 
   deleteCalls(project: string, ids: string[]): number {
@@ -468,28 +495,51 @@ export class SqliteStore extends SqliteBase implements Store {
       }));
   }
 
+  /**
+   * The FTS5 query that narrows a search for `folded` in `table` to the calls holding its rarest trigrams, or
+   * undefined when even those are common (reading the calls in order is then as good, and stops early).
+   */
+  private textMatch(table: string, folded: string): string | undefined {
+    const terms = trigrams(folded);
+    if (terms.length === 0) return undefined;
+    const count = this.stmt(`SELECT doc FROM ${table}_terms WHERE term = ?`);
+    const docs = terms.map((term) => ({ term, docs: Number(count.get(term)?.doc ?? 0) }));
+    docs.sort((a, b) => a.docs - b.docs);
+    if (docs[0]!.docs > Math.max(1_000, this.callCount() * SELECTIVE)) return undefined;
+    return matchAll(docs.slice(0, LOOKUP_TRIGRAMS).map((d) => d.term));
+  }
+
   /** Indexes the text of calls written since the last slice, for about `budgetMs`; true when some are left. */
   indexText(budgetMs = INDEX_SLICE_MS): boolean {
     if (!this.fts || this.closed) return false;
     const next = this.stmt(
-      "SELECT p.seq, c.inputs, c.output, c.exception FROM text_pending p JOIN calls c ON c.seq = p.seq LIMIT 64",
+      `SELECT p.seq, c.inputs, c.output, c.exception, c.op_name, c.display_name, c.trace_name
+         FROM text_pending p JOIN calls c ON c.seq = p.seq LIMIT ${INDEX_SLICE_ROWS}`,
     );
     const into = this.stmt("INSERT OR REPLACE INTO calls_text_in (rowid, body) VALUES (?, ?)");
     const out = this.stmt("INSERT OR REPLACE INTO calls_text_out (rowid, body) VALUES (?, ?)");
     const done = this.stmt("DELETE FROM text_pending WHERE seq = ?");
     const deadline = performance.now() + budgetMs;
-    do {
-      const rows = next.all();
-      if (rows.length === 0) return false;
-      this.transaction(() => {
-        for (const row of rows) {
-          const seq = Number(row.seq);
-          into.run(seq, startText(text(row.inputs)));
-          out.run(seq, endText(text(row.output), text(row.exception)));
-          done.run(seq);
-        }
-      });
-    } while (performance.now() < deadline);
+    const rows = next.all();
+    if (rows.length === 0) return false;
+    let indexed = 0;
+    this.transaction(() => {
+      for (const row of rows) {
+        const seq = Number(row.seq);
+        into.run(
+          seq,
+          startText({
+            inputs: text(row.inputs),
+            op_name: text(row.op_name),
+            display_name: text(row.display_name),
+            trace_name: text(row.trace_name),
+          }),
+        );
+        out.run(seq, endText(text(row.output), text(row.exception)));
+        done.run(seq);
+        if (++indexed % 32 === 0 && performance.now() > deadline) break;
+      }
+    });
     return true;
   }
 

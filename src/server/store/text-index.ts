@@ -21,30 +21,31 @@ export const fold = (text: string): string => text.toLowerCase().replace(/ς/g, 
 /** Whether a needle can go to the index: surrogates (a split character) would not fold the same way. */
 export const indexable = (needle: string): boolean => !/[\uD800-\uDFFF]/.test(needle);
 
-/** At most this many trigrams of a needle are looked up: more narrow little and cost a doclist read each. */
-const MAX_TRIGRAMS = 8;
-
-/**
- * The FTS5 query that finds the candidates for `needle` (already folded): its distinct trigrams, evenly spread over
- * the needle, all required. Undefined when the needle is shorter than a trigram (nothing to look up: scan).
- */
-export function trigramQuery(folded: string): string | undefined {
+/** The distinct trigrams of a (folded) needle; none when it is shorter than three characters. */
+export function trigrams(folded: string): string[] {
   const chars = [...folded];
-  const all: string[] = [];
-  for (let i = 0; i + 3 <= chars.length; i++) {
-    const trigram = chars.slice(i, i + 3).join("");
-    if (!all.includes(trigram)) all.push(trigram);
-  }
-  if (all.length === 0) return undefined;
-  const step = Math.max(1, all.length / MAX_TRIGRAMS);
-  const picked = new Set<string>();
-  for (let i = 0; i < all.length && picked.size < MAX_TRIGRAMS; i += step) picked.add(all[Math.floor(i)]!);
-  picked.add(all[all.length - 1]!);
-  return [...picked].map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ");
+  const all = new Set<string>();
+  for (let i = 0; i + 3 <= chars.length; i++) all.add(chars.slice(i, i + 3).join(""));
+  return [...all];
 }
 
-/** The indexed text of a call's start half (its inputs as stored: JSON, `{}` when there are none). */
-export const startText = (inputs: string | null): string => fold(inputs ?? "{}");
+/** The FTS5 query that requires every one of `terms`. */
+export const matchAll = (terms: string[]): string => terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ");
+
+/**
+ * The indexed text of a call's start half: its inputs as stored (JSON, `{}` when there are none), op name, display
+ * name and trace name, one per line.
+ */
+export function startText(call: {
+  inputs: string | null;
+  op_name: string | null;
+  display_name: string | null;
+  trace_name: string | null;
+}): string {
+  return [call.inputs ?? "{}", call.op_name ?? "", call.display_name ?? "null", call.trace_name ?? "null"]
+    .map(fold)
+    .join("\n");
+}
 
 /** The indexed text of a call's end half: output (a string itself, else its JSON) and exception. */
 export function endText(output: string | null, exception: string | null): string {
