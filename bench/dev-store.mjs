@@ -106,15 +106,25 @@ const { url } = await new Promise((resolve, reject) => {
 });
 const dbFile = join(dataDir, "traces.db");
 
+/** Posts JSON; a connection the server closed as idle just as it was reused is retried (every request here is idempotent). */
 async function post(path, body) {
-  const res = await fetch(`${url}${path}`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
-  return text;
+  const json = JSON.stringify(body);
+  for (let attempt = 1; ; attempt++) {
+    let res;
+    try {
+      res = await fetch(`${url}${path}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: json,
+      });
+    } catch (err) {
+      if (attempt < 3) continue;
+      throw err;
+    }
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`${path}: ${res.status} ${text.slice(0, 300)}`);
+    return text;
+  }
 }
 
 /** Server CPU seconds so far (user + system), from /proc. */
@@ -333,11 +343,7 @@ try {
 const first = rows[0];
 const last = rows[rows.length - 1];
 const queryTable = table(
-  [
-    "query",
-    ...rows.map((r) => `${fmt.int(r.size)} calls p50`),
-    ...rows.slice(1).map((r) => `÷ ${fmt.int(first.size)}`),
-  ],
+  ["query", ...rows.map((r) => `${fmt.int(r.size)} calls p50`), ...rows.slice(1).map(() => `÷ ${fmt.int(first.size)}`)],
   QUERIES.map(([name], q) => [
     name,
     ...rows.map((r) => `${fmt.num(r.times[q].p50, 1)} ms`),

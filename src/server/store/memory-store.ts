@@ -7,6 +7,7 @@
 import { callRef } from "../../api/refs.js";
 import type { Query } from "../../api/types/common.js";
 import { compareBy } from "../query-dsl.js";
+import { failedBelow, key } from "./memory-failures.js";
 import {
   CALL_COLUMNS,
   type CallSearch,
@@ -25,7 +26,6 @@ import {
   type TraceKey,
 } from "./types.js";
 
-const key = (project: string, id: string) => `${project}\u0000${id}`;
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
 function emptyCall(project: string, id: string, seq: number): StoredCall {
@@ -156,42 +156,12 @@ export class MemoryStore implements Store {
     for (const call of this.calls.values()) this.link(call);
   }
 
-  /**
-   * Whether a started call below `id` failed, depth first without recursion (traces may be deep); `memo` keeps
-   * what one read already knows.
-   */
-  private failedBelow(project: string, id: string, memo: Map<string, boolean>): boolean {
-    const known = memo.get(id);
-    if (known !== undefined) return known;
-    type Frame = { id: string; kids: string[]; next: number; failed: boolean };
-    const onPath = new Set<string>();
-    const stack: Frame[] = [];
-    const enter = (at: string) => {
-      onPath.add(at);
-      stack.push({ id: at, kids: [...(this.children.get(key(project, at)) ?? [])], next: 0, failed: false });
-    };
-    enter(id);
-    while (stack.length > 0) {
-      const top = stack[stack.length - 1]!;
-      if (top.failed || top.next >= top.kids.length) {
-        memo.set(top.id, top.failed);
-        onPath.delete(top.id);
-        stack.pop();
-        if (top.failed && stack.length > 0) stack[stack.length - 1]!.failed = true;
-        continue;
-      }
-      const child = top.kids[top.next++]!;
-      const call = this.calls.get(key(project, child));
-      if (!call) continue;
-      if (call.exception !== null || memo.get(child) === true) top.failed = true;
-      else if (!memo.has(child) && !onPath.has(child)) enter(child);
-    }
-    return memo.get(id)!;
-  }
-
   /** A copy of a stored call, with `descendant_failed` as it is now. */
   private out(call: StoredCall, memo: Map<string, boolean>): StoredCall {
-    return { ...clone(call), descendant_failed: this.failedBelow(call.project_id, call.id, memo) };
+    return {
+      ...clone(call),
+      descendant_failed: failedBelow(this.children, this.calls, call.project_id, call.id, memo),
+    };
   }
 
   private filtered(search: CallSearch & { threaded?: boolean }): StoredCall[] {

@@ -52,7 +52,7 @@ export class SqliteBase {
   constructor(protected readonly db: SqlDatabase) {}
 
   /** A prepared statement of fixed text, kept for the life of the connection. */
-  protected stmt(sql: string): SqlStatement {
+  stmt(sql: string): SqlStatement {
     let statement = this.statements.get(sql);
     if (!statement) {
       statement = this.db.prepare(sql);

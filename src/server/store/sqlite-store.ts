@@ -10,13 +10,14 @@
  * requests; until a call's text is indexed, searches read it directly (text_pending).
  */
 import { callRef } from "../../api/refs.js";
-import type { JsonObject } from "../../api/types/common.js";
 import { summaryFailed, traceName } from "./call-fields.js";
-import { type CompileContext, compileQuery, type Field } from "./query-sql.js";
-import { parse, placeholders, SqliteBase, text } from "./sqlite-base.js";
+import { type CompileContext, compileQuery } from "./query-sql.js";
+import { placeholders, SqliteBase, text } from "./sqlite-base.js";
 import type { SqlDatabase, SqlValue } from "./sqlite-driver.js";
+import { FailureMarks } from "./sqlite-failures.js";
+import { callFields, json, toCall } from "./sqlite-rows.js";
 import { migrate } from "./sqlite-schema.js";
-import { endText, matchAll, startText, trigrams } from "./text-index.js";
+import { TextIndex } from "./sqlite-text.js";
 import {
   CALL_COLUMNS,
   type CallSearch,
@@ -30,85 +31,8 @@ import {
   type TraceKey,
 } from "./types.js";
 
-const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
-const int = (v: unknown): number | null => (typeof v === "number" || typeof v === "bigint" ? Number(v) : null);
-
 /** Calls are read in batches of this many when the caller filters them further. */
 const BATCH = 256;
-/** A slice of background text indexing lasts about this long before it yields to requests. */
-const INDEX_SLICE_MS = 20;
-/** Calls indexed per slice at most (one transaction: larger ones leave FTS5 less merging to do). */
-const INDEX_SLICE_ROWS = 512;
-/** A text search reads the index only when its rarest trigrams are in at most this share of the calls. */
-const SELECTIVE = 0.1;
-/** Trigrams of a needle required in the index lookup: the rarest ones. */
-const LOOKUP_TRIGRAMS = 4;
-
-/** What the query language can ask of a call that SQLite answers (see query-sql.ts), by field path. */
-function callFields(): Record<string, Field> {
-  const column = (sql: string, nullable: boolean): Field => ({
-    sql,
-    kind: "text",
-    nullable,
-    haystack: `COALESCE(${sql}, ${nullable ? "'null'" : "''"})`,
-  });
-  return {
-    id: column("id", false),
-    project_id: column("project_id", false),
-    trace_id: column("trace_id", false),
-    op_name: { ...column("op_name", false), fts: "calls_text_in" },
-    started_at: column("started_at", false),
-    parent_id: column("parent_id", true),
-    display_name: { ...column("display_name", true), fts: "calls_text_in" },
-    thread_id: column("thread_id", true),
-    turn_id: column("turn_id", true),
-    ended_at: column("ended_at", true),
-    exception: { ...column("exception", true), fts: "calls_text_out" },
-    wb_run_id: column("wb_run_id", true),
-    wb_run_step: { sql: "wb_run_step", kind: "int", nullable: true },
-    wb_run_step_end: { sql: "wb_run_step_end", kind: "int", nullable: true },
-    wb_user_id: { sql: "NULL", kind: "null", nullable: true },
-    deleted_at: { sql: "NULL", kind: "null", nullable: true },
-    "summary.weave.status": column("status", false),
-    "summary.weave.trace_name": { ...column("trace_name", false), fts: "calls_text_in" },
-    inputs: { sql: "inputs", kind: "json", nullable: false, haystack: "COALESCE(inputs, '{}')", fts: "calls_text_in" },
-    output: {
-      sql: "output",
-      kind: "json",
-      nullable: false,
-      haystack: `CASE WHEN substr(output, 1, 1) = '"' THEN json_extract(output, '$') ELSE COALESCE(output, 'null') END`,
-      fts: "calls_text_out",
-    },
-    attributes: { sql: "attributes", kind: "json", nullable: false, haystack: "COALESCE(attributes, '{}')" },
-  };
-}
-
-function toCall(row: Record<string, unknown>): StoredCall {
-  return {
-    seq: Number(row.seq),
-    project_id: String(row.project_id),
-    id: String(row.id),
-    trace_id: text(row.trace_id),
-    parent_id: text(row.parent_id),
-    op_name: text(row.op_name),
-    display_name: text(row.display_name),
-    thread_id: text(row.thread_id),
-    turn_id: text(row.turn_id),
-    started_at: text(row.started_at),
-    ended_at: text(row.ended_at),
-    exception: text(row.exception),
-    attributes: parse<JsonObject>(row.attributes),
-    inputs: parse<JsonObject>(row.inputs),
-    has_output: typeof row.output === "string",
-    output: parse(row.output),
-    summary: parse<JsonObject>(row.summary),
-    wb_run_id: text(row.wb_run_id),
-    wb_run_step: int(row.wb_run_step),
-    wb_run_step_end: int(row.wb_run_step_end),
-    descendant_failed: Number(row.failed_below) === 1,
-  };
-}
-
 interface Where {
   sql: string;
   params: SqlValue[];
@@ -120,10 +44,9 @@ export class SqliteStore extends SqliteBase implements Store {
   readonly kind = "sqlite" as const;
   private readonly context: CompileContext;
   private readonly fts: boolean;
-  private indexing: NodeJS.Immediate | undefined;
-  private closed = false;
-
-  private readonly background: boolean;
+  private readonly failures = new FailureMarks(this);
+  /** The text index, when FTS5 loaded. */
+  private readonly text: TextIndex | undefined;
 
   /** `indexInBackground: false` leaves text indexing to {@link flushTextIndex} (tests). */
   constructor(
@@ -132,18 +55,20 @@ export class SqliteStore extends SqliteBase implements Store {
     options: { indexInBackground?: boolean } = {},
   ) {
     super(db);
-    this.background = options.indexInBackground ?? true;
     db.exec(
       "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA journal_size_limit = 67108864; PRAGMA recursive_triggers = OFF;",
     );
-    this.fts = this.transaction(() => migrate(db, (project, parentId) => this.markAncestors(project, parentId)));
+    this.fts = this.transaction(() =>
+      migrate(db, (project, parentId) => this.failures.markAncestors(project, parentId)),
+    );
+    this.text = this.fts ? new TextIndex(this, () => this.callCount(), options.indexInBackground ?? true) : undefined;
     this.context = {
       fields: callFields(),
       fts: this.fts
-        ? { pending: "SELECT seq FROM text_pending", match: (table, folded) => this.textMatch(table, folded) }
+        ? { pending: "SELECT seq FROM text_pending", match: (table, folded) => this.text?.match(table, folded) }
         : undefined,
     };
-    this.scheduleIndexing();
+    this.text?.schedule();
   }
 
   writeCalls(writes: CallWrite[]): void {
@@ -208,15 +133,21 @@ export class SqliteStore extends SqliteBase implements Store {
         const failedBelow = Number(old?.failed_below ?? 0) === 1;
         if (write.kind === "start") {
           const failed = old?.exception !== undefined && old.exception !== null;
-          this.afterStart(record.project_id, record.id, seq, write.start.parent_id ?? null, failed || failedBelow);
+          this.failures.afterStart(
+            record.project_id,
+            record.id,
+            seq,
+            write.start.parent_id ?? null,
+            failed || failedBelow,
+          );
         } else {
           const failed = write.end.exception !== undefined && write.end.exception !== null;
-          this.afterEnd(record.project_id, text(old?.parent_id), failed || failedBelow);
+          this.failures.afterEnd(record.project_id, text(old?.parent_id), failed || failedBelow);
         }
       }
       this.count(newlyStarted);
     });
-    this.scheduleIndexing();
+    this.text?.schedule();
   }
 
   /** Adds to the projects' counts of started calls (negative to subtract). */
@@ -226,61 +157,6 @@ export class SqliteStore extends SqliteBase implements Store {
        ON CONFLICT (project_id) DO UPDATE SET calls = calls + excluded.calls`,
     );
     for (const [project, n] of delta) if (n !== 0) add.run(project, n);
-  }
-
-  /**
-   * Keeps `failed_below` true of every call with a failed call below it, as calls arrive in any order: a start
-   * looks for failed children that arrived before it, and a failing call marks its ancestors.
-   */
-  private afterStart(project: string, id: string, seq: number, parent: string | null, failing: boolean): void {
-    if (!failing && this.failingChild(project, id)) {
-      this.stmt("UPDATE calls SET failed_below = 1 WHERE seq = ?").run(seq);
-      failing = true;
-    }
-    if (parent && failing) this.markAncestors(project, parent);
-  }
-
-  /** An end sets or clears the call's exception: its ancestors are marked, or rechecked. */
-  private afterEnd(project: string, parent: string | null, failing: boolean): void {
-    if (!parent) return;
-    if (failing) this.markAncestors(project, parent);
-    else this.recheckAncestors(project, parent);
-  }
-
-  private failingChild(project: string, id: string): boolean {
-    return (
-      this.stmt(
-        `SELECT 1 AS x FROM calls WHERE project_id = ? AND parent_id = ? AND started_at IS NOT NULL
-           AND (exception IS NOT NULL OR failed_below = 1) LIMIT 1`,
-      ).get(project, id) !== undefined
-    );
-  }
-
-  /** Marks `id` and its ancestors as having a failed call below, up to the first that already is. */
-  private markAncestors(project: string, id: string): void {
-    const mark = this.stmt(
-      "UPDATE calls SET failed_below = 1 WHERE project_id = ? AND id = ? AND failed_below = 0 RETURNING parent_id",
-    );
-    const seen = new Set<string>();
-    for (let up: string | null = id; up && !seen.has(up); ) {
-      seen.add(up);
-      up = text(mark.get(project, up)?.parent_id);
-    }
-  }
-
-  /** Recomputes `failed_below` of `id` and up while it changes (after a failed call went away or recovered). */
-  private recheckAncestors(project: string, id: string): void {
-    const read = this.stmt("SELECT failed_below, parent_id FROM calls WHERE project_id = ? AND id = ?");
-    const write = this.stmt("UPDATE calls SET failed_below = ? WHERE project_id = ? AND id = ?");
-    const seen = new Set<string>();
-    for (let up: string | null = id; up && !seen.has(up); ) {
-      seen.add(up);
-      const row = read.get(project, up);
-      if (!row || Number(row.failed_below) === 0) return;
-      if (this.failingChild(project, up)) return;
-      write.run(0, project, up);
-      up = text(row.parent_id);
-    }
   }
 
   /** The WHERE clause of a search: project, started, filters, and the query as far as it compiles. */
@@ -409,7 +285,7 @@ export class SqliteStore extends SqliteBase implements Store {
         );
       }
     });
-    this.scheduleIndexing();
+    this.text?.schedule();
   }
 
   deleteCalls(project: string, ids: string[]): number {
@@ -442,7 +318,7 @@ export class SqliteStore extends SqliteBase implements Store {
     );
     const deleted = new Set(calls.map((c) => c.id));
     for (const parent of new Set(calls.map((c) => c.parent_id))) {
-      if (parent && !deleted.has(parent)) this.recheckAncestors(project, parent);
+      if (parent && !deleted.has(parent)) this.failures.recheckAncestors(project, parent);
     }
     return calls.length;
   }
@@ -495,73 +371,13 @@ export class SqliteStore extends SqliteBase implements Store {
       }));
   }
 
-  /**
-   * The FTS5 query that narrows a search for `folded` in `table` to the calls holding its rarest trigrams, or
-   * undefined when even those are common (reading the calls in order is then as good, and stops early).
-   */
-  private textMatch(table: string, folded: string): string | undefined {
-    const terms = trigrams(folded);
-    if (terms.length === 0) return undefined;
-    const count = this.stmt(`SELECT doc FROM ${table}_terms WHERE term = ?`);
-    const docs = terms.map((term) => ({ term, docs: Number(count.get(term)?.doc ?? 0) }));
-    docs.sort((a, b) => a.docs - b.docs);
-    if (docs[0]!.docs > Math.max(1_000, this.callCount() * SELECTIVE)) return undefined;
-    return matchAll(docs.slice(0, LOOKUP_TRIGRAMS).map((d) => d.term));
-  }
-
-  /** Indexes the text of calls written since the last slice, for about `budgetMs`; true when some are left. */
-  indexText(budgetMs = INDEX_SLICE_MS): boolean {
-    if (!this.fts || this.closed) return false;
-    const next = this.stmt(
-      `SELECT p.seq, c.inputs, c.output, c.exception, c.op_name, c.display_name, c.trace_name
-         FROM text_pending p JOIN calls c ON c.seq = p.seq LIMIT ${INDEX_SLICE_ROWS}`,
-    );
-    const into = this.stmt("INSERT OR REPLACE INTO calls_text_in (rowid, body) VALUES (?, ?)");
-    const out = this.stmt("INSERT OR REPLACE INTO calls_text_out (rowid, body) VALUES (?, ?)");
-    const done = this.stmt("DELETE FROM text_pending WHERE seq = ?");
-    const deadline = performance.now() + budgetMs;
-    const rows = next.all();
-    if (rows.length === 0) return false;
-    let indexed = 0;
-    this.transaction(() => {
-      for (const row of rows) {
-        const seq = Number(row.seq);
-        into.run(
-          seq,
-          startText({
-            inputs: text(row.inputs),
-            op_name: text(row.op_name),
-            display_name: text(row.display_name),
-            trace_name: text(row.trace_name),
-          }),
-        );
-        out.run(seq, endText(text(row.output), text(row.exception)));
-        done.run(seq);
-        if (++indexed % 32 === 0 && performance.now() > deadline) break;
-      }
-    });
-    return true;
-  }
-
   /** Indexes all text still pending (tests and benchmarks; the server does it in the background). */
   flushTextIndex(): void {
-    while (this.indexText(1_000)) {
-      // next slice
-    }
-  }
-
-  private scheduleIndexing(): void {
-    if (!this.fts || !this.background || this.indexing || this.closed) return;
-    this.indexing = setImmediate(() => {
-      this.indexing = undefined;
-      if (this.indexText()) this.scheduleIndexing();
-    });
+    this.text?.flush();
   }
 
   override close(): void {
-    this.closed = true;
-    if (this.indexing) clearImmediate(this.indexing);
-    this.indexing = undefined;
+    this.text?.close();
     super.close();
   }
 }
