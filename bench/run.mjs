@@ -5,7 +5,8 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, the `ai` 6 span mapping of `tracewire/ai`), memory under
- * outage, cold import time and install footprint.
+ * outage, cold import time, install footprint, and the local service (`tracewire dev`) at 10k, 100k and 1M stored
+ * calls (bench/dev-store.mjs).
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -28,6 +29,7 @@ const benches = [
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
+  { file: "dev-store.mjs", flags: [] },
 ];
 
 function newestMtime(dir) {
