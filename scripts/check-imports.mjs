@@ -23,6 +23,7 @@ const LAYERS = {
   "version.ts": 0,
   "semconv.ts": 0,
   "secrets.ts": 0,
+  "runtime.ts": 0,
   http: 0,
   types: 0,
   wire: 1,

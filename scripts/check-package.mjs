@@ -14,6 +14,8 @@
  *      consumer.mjs (node, `import` of every subpath), consumer.cjs (node, `require` of every subpath), and
  *      `tsc --noEmit`, strict, skipLibCheck off, on consumer-esm.mts + consumer-cjs.cts (nodenext), a bundler
  *      resolution file and a node10 resolution file.
+ *   6. Every subpath bundled from the consumer by esbuild three ways, each without a warning: for Node, as wrangler
+ *      bundles a Cloudflare Worker (the `workerd` condition) and as Next bundles edge code (`edge-light`).
  *
  * Prints one `ok  …` line per check and stops at the first failure with `FAIL  …` and exit code 1.
  * `--keep` leaves the temp folder in place (its path is printed) for poking at a failure.
@@ -29,6 +31,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,6 +77,14 @@ const PROBES = {
       `const wrapA: <T extends object>(client: T, options?: ${m}.WrapAnthropicOptions) => T = ${m}.wrapAnthropic;`,
     ],
     bad: (m) => `const anthropicBad: number = ${m}.wrapAnthropic;`,
+  },
+  "./google": {
+    name: "wrapGoogleGenAI",
+    kind: "function",
+    types: (m) => [
+      `const wrapG: <T extends object>(client: T, options?: ${m}.WrapGoogleGenAIOptions) => T = ${m}.wrapGoogleGenAI;`,
+    ],
+    bad: (m) => `const googleBad: number = ${m}.wrapGoogleGenAI;`,
   },
   "./ai": {
     name: "tracewireTelemetry",
@@ -391,6 +402,52 @@ main().catch((err) => fail("(unexpected)", err && err.stack ? err.stack : err));
 `;
 }
 
+// 6. bundles -----------------------------------------------------------------------------------------------------
+
+/** Every subpath through esbuild: for Node, for Workers (wrangler's conditions), for the edge (Next's). */
+function bundleConsumers(dir, expected) {
+  const { buildSync } = createRequire(import.meta.url)(join(root, "node_modules", "esbuild"));
+  const contents = expected.map((s, i) => `export * as m${i} from "${specOf(s)}";`).join("\n");
+  const peers = ["openai", "next", "next/*", "ai", "@anthropic-ai/sdk", "@google/genai"];
+  const setups = [
+    ["Node", { platform: "node", external: peers }],
+    [
+      "workerd",
+      {
+        platform: "browser",
+        conditions: ["workerd", "worker", "browser"],
+        external: [...peers, "node:*", "cloudflare:*"],
+      },
+    ],
+    [
+      "edge-light",
+      { platform: "browser", conditions: ["edge-light", "worker", "browser"], external: [...peers, "node:*"] },
+    ],
+  ];
+  for (const [name, options] of setups) {
+    let result;
+    try {
+      result = buildSync({
+        stdin: { contents, resolveDir: dir, loader: "js" },
+        bundle: true,
+        write: false,
+        format: "esm",
+        logLevel: "silent",
+        ...options,
+      });
+    } catch (err) {
+      fail(`esbuild (${name}) could not bundle the subpaths`, (err.errors ?? [err]).map((e) => e.text ?? e).join("\n"));
+    }
+    if (result.warnings.length > 0) {
+      fail(
+        `esbuild (${name}) warns about the package`,
+        result.warnings.map((w) => `${w.text} (${w.location?.file})`).join("\n"),
+      );
+    }
+    ok(`esbuild bundles every subpath for ${name} without a warning`);
+  }
+}
+
 function runConsumers(dir) {
   writeFileSync(join(dir, "consumer.mjs"), runtimeConsumer("esm"));
   writeFileSync(join(dir, "consumer.cjs"), runtimeConsumer("cjs"));
@@ -482,6 +539,7 @@ try {
   const dir = setUpConsumer(tmp, tarball);
   runConsumers(dir);
   typecheck(dir);
+  bundleConsumers(dir, expected);
   console.log(`package check passed: ${expected.map(specOf).join(", ")}`);
 } catch (err) {
   exitCode = 1;

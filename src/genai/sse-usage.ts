@@ -11,9 +11,10 @@
  * so every other byte of that event stays as the server sent it. Events are passed on whole, as soon as their blank
  * line arrives; anything that is not a single `data: {…}` line passes untouched.
  */
+import { indexOfBytes } from "../runtime.js";
 import { isObj, type Obj } from "./guards.js";
 
-const USAGE_KEY = Buffer.from('"usage"');
+const USAGE_KEY = new TextEncoder().encode('"usage"');
 const LF = 0x0a;
 const CR = 0x0d;
 
@@ -150,7 +151,7 @@ const encoder = new TextEncoder();
 
 /** One whole event's bytes → the bytes to pass on (possibly none), reporting any usage it carried. */
 function filterEvent(event: Uint8Array, onUsage: (usage: Obj) => void): Uint8Array {
-  if (Buffer.from(event.buffer, event.byteOffset, event.byteLength).indexOf(USAGE_KEY) < 0) return event;
+  if (indexOfBytes(event, USAGE_KEY) < 0) return event;
   const text = decoder.decode(event);
   const match = /^data: ?(.*?)(\r\n|\r|\n)(\r\n|\r|\n)$/s.exec(text);
   if (!match || /[\r\n]/.test(match[1] as string)) return event;

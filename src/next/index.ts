@@ -21,6 +21,9 @@ export { type TextChunkLike, type TextChunkSource, toTextStream } from "./text-s
 export { type WithTracingOptions, withTracing } from "./with-tracing.js";
 export type { InitOptions, TracewireHandle };
 
+const NO_RUNTIME =
+  "register() from tracewire/next is meant for Next's instrumentation.ts (NEXT_RUNTIME is not set); use init() elsewhere.";
+
 /** Prints `message` once per process (across bundles: the set of keys is global). */
 function warnOnce(key: string, message: string): void {
   const state = globalState();
@@ -36,7 +39,13 @@ function warnOnce(key: string, message: string): void {
  * that edge is not traced. A malformed setting throws `ConfigError`, as `init()` does.
  */
 export async function register(options: InitOptions = {}): Promise<TracewireHandle | undefined> {
-  // Written out literally: Next replaces `process.env.NEXT_RUNTIME` at build time and drops the dead branch.
+  // Outside Next on a runtime without `process` at all (an edge function): nothing to read.
+  if (typeof process === "undefined") {
+    warnOnce("next-no-runtime", NO_RUNTIME);
+    return undefined;
+  }
+  // Written out literally: Next replaces `process.env.NEXT_RUNTIME` at build time and drops the dead branch (and with
+  // it the Node-only import below) from edge bundles.
   if (process.env.NEXT_RUNTIME === "nodejs") {
     const { init } = await import("./node.js");
     return init(options);
@@ -44,10 +53,7 @@ export async function register(options: InitOptions = {}): Promise<TracewireHand
   if (process.env.NEXT_RUNTIME === "edge") {
     warnOnce("next-edge", "The edge runtime is not traced by tracewire (Node.js runtime only); edge code runs as is.");
   } else {
-    warnOnce(
-      "next-no-runtime",
-      "register() from tracewire/next is meant for Next's instrumentation.ts (NEXT_RUNTIME is not set); use init() elsewhere.",
-    );
+    warnOnce("next-no-runtime", NO_RUNTIME);
   }
   return undefined;
 }

@@ -11,8 +11,26 @@
  *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
  * any network I/O could finish. Call `flush()` yourself before `process.exit()`.
+ *
+ * Runtimes without process events (Vercel's edge, where every `process.*` call throws; Workers, where they never
+ * fire) get no hooks: there the request's `waitUntil` flushes (request-flush.ts).
  */
+import { processObject, unref } from "../runtime.js";
 import { type ActiveProcessor, globalState } from "./state.js";
+
+type ProcessEvents = {
+  on(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+  listenerCount(event: string): number;
+  kill(pid: number, signal: string): unknown;
+  pid: number;
+};
+
+/** The process, when it has Node's events (Node, Bun, Deno). */
+function processEvents(): ProcessEvents | undefined {
+  const p = processObject() as Partial<ProcessEvents> | undefined;
+  return typeof p?.on === "function" && typeof p.off === "function" ? (p as ProcessEvents) : undefined;
+}
 
 /** Flushes every live processor, each within its own `exitFlushMillis`. */
 function flushAll(live: readonly ActiveProcessor[]): Promise<unknown> {
@@ -44,29 +62,41 @@ export function installExitHooks(): void {
   const sigterm = () => {
     const processors = live();
     const longest = Math.max(0, ...processors.map((p) => p.exitFlushMillis));
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise((resolve) => {
-      timer = setTimeout(resolve, longest + 100).unref();
+      timer = unref(setTimeout(resolve, longest + 100));
     });
     void Promise.race([flushAll(processors), timeout]).then(() => {
       clearTimeout(timer);
       // A SIGTERM listener disables Node's default exit; restore it when we are the only listener.
-      if (process.listenerCount("SIGTERM") === 1) {
+      const events = processEvents();
+      if (events && events.listenerCount("SIGTERM") === 1) {
         removeExitHooks();
-        process.kill(process.pid, "SIGTERM");
+        events.kill(events.pid, "SIGTERM");
       }
     });
   };
-  process.on("beforeExit", beforeExit);
-  process.on("SIGTERM", sigterm);
   state.hooks = { beforeExit, sigterm };
+  const events = processEvents();
+  if (!events) return;
+  try {
+    events.on("beforeExit", beforeExit);
+    events.on("SIGTERM", sigterm);
+  } catch {
+    // A runtime whose process object refuses listeners: nothing to hook, the request flush still runs.
+  }
 }
 
 /** Removes the hooks (when the last processor shuts down). */
 export function removeExitHooks(): void {
   const state = globalState();
   if (!state.hooks) return;
-  process.off("beforeExit", state.hooks.beforeExit);
-  process.off("SIGTERM", state.hooks.sigterm);
+  const { beforeExit, sigterm } = state.hooks;
   state.hooks = undefined;
+  try {
+    processEvents()?.off("beforeExit", beforeExit);
+    processEvents()?.off("SIGTERM", sigterm);
+  } catch {
+    // Never installed (see installExitHooks).
+  }
 }

@@ -18,6 +18,7 @@ import {
   readUrl,
 } from "../config.js";
 import { ConfigError } from "../errors.js";
+import { processEnv } from "../runtime.js";
 import type { Logger } from "./diagnostics.js";
 import { type PayloadOptions, type PayloadSettings, resolvePayloadOptions } from "./payload-options.js";
 
@@ -194,7 +195,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
   if (options.env !== undefined && (options.env === null || typeof options.env !== "object")) {
     throw new ConfigError("env", kindOf(options.env), "an object of environment variables, like process.env");
   }
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const baseUrl = readUrl("baseUrl", ENV.baseUrl, options.baseUrl, env);
   if (baseUrl === undefined) {
     throw new ConfigError(

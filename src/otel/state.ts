@@ -13,6 +13,11 @@ import type { PayloadSettings } from "./payload-options.js";
 export interface AfterExport {
   /** The call's span; `undefined` when it has been garbage-collected (so it ended long ago). */
   span: object | undefined;
+  /**
+   * When the call is still running, the request cannot be answered before the call ends, so its promise resolves at
+   * once with what this returns (it may first add to the body what the result promises, e.g. a client-chosen id).
+   */
+  receipt?: () => unknown;
 }
 
 /** What the rest of tracewire needs from a live processor (kept minimal to avoid an import cycle). */
@@ -24,7 +29,7 @@ export interface ActiveProcessor {
   /**
    * Sends a call-scoped request (feedback, rename) behind the call's start, at once rather than at the next batch;
    * `replaySafe` allows resending it. With `afterExport`, the call went by OTLP: the request waits until its span
-   * (`undefined` once collected) has been exported.
+   * (`undefined` once collected) has been exported; while the span runs, the promise resolves with `receipt()`.
    */
   enqueueRequest(path: string, body: object, replaySafe?: boolean, afterExport?: AfterExport): Promise<unknown>;
   /** Whether work is queued or in flight. */
@@ -62,6 +67,11 @@ export interface TracewireGlobal {
   results: WeakMap<object, unknown>;
   /** Call adapters of foreign spans, by name (a second bundled copy registering the same name replaces it). */
   adapters?: Map<string, CallAdapter>;
+  /**
+   * Traced LLM streams → their call's cancel, so that the code that consumes a stream (`toTextStream` in another
+   * bundle's copy) can end its call as cancelled the moment it stops the stream. Weak: never keeps a stream alive.
+   */
+  streamCancels?: WeakMap<object, (reason: "abort") => void>;
 }
 
 const KEY = Symbol.for("tracewire.global.v1");

@@ -4,18 +4,19 @@
  * none, and returns a handle to flush and shut down. Not configured or disabled: one warning, and every traced function runs untraced at almost no cost.
  */
 import { context, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
+import { createContextManager } from "../otel/context-manager.js";
 import { readLogger, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
+import { processEnv } from "../runtime.js";
 import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
+import { createProvider } from "./provider.js";
 
 /** Options of {@link init}: the processor's (payload capture and redaction among them), plus service identity. */
 export interface InitOptions extends TracewireProcessorOptions {
@@ -73,7 +74,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
     throw new ValidationError("init() options must be an object.", "options");
   const state = globalState();
   if (state.handle) return state.handle as TracewireHandle;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   // Checked first: even "tracing is off" is said through it.
   const logger = readLogger(options.logger);
 
@@ -120,7 +121,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
       "telemetry.distro.version": VERSION,
     }),
   );
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  // Sampler and span limits from the same settings as everything else: `env` when given, else the environment.
+  const provider = createProvider(env, resource, [processor]);
   const ownsGlobal = trace.setGlobalTracerProvider(provider);
   if (!ownsGlobal) {
     warnOnce(
@@ -129,7 +131,9 @@ export function init(options: InitOptions = {}): TracewireHandle {
       logger,
     );
   }
-  const ownsContext = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // OTel's AsyncLocalStorage manager on Node, Bun and Deno; a portable one on Workers and the edge.
+  const contextManager = createContextManager();
+  const ownsContext = contextManager !== undefined && context.setGlobalContextManager(contextManager);
   // So that instrumentation of outgoing requests (HTTP, fetch, Next.js) sends `traceparent` and `baggage`.
   const ownsPropagation = propagation.setGlobalPropagator(
     new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),
