@@ -4,7 +4,7 @@
  * filter, a trace-id filter as long as the data, feedback on every call and a delete of every trace answer 200 with
  * the right rows, with each store.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { callRef } from "../../src/api/refs.js";
 import { ndjson, PROJECT, send, startService, type TestService } from "./helpers.js";
 
@@ -56,6 +56,9 @@ function items(from: number, to: number) {
   return { batch };
 }
 
+// Each request moves every call (tens of MB of JSON): on a loaded machine one takes longer than the default 20 s.
+vi.setConfig({ testTimeout: 90_000, hookTimeout: 180_000 });
+
 describe.each(["sqlite", "memory"] as const)("%s store with 40,000 calls in 34,000 traces", (storage) => {
   let service: TestService;
   beforeAll(async () => {
@@ -64,7 +67,7 @@ describe.each(["sqlite", "memory"] as const)("%s store with 40,000 calls in 34,0
       const res = await send(service.url, "/call/upsert_batch", items(from, from + 8_000));
       expect(res.status).toBe(200);
     }
-  }, 60_000);
+  });
   afterAll(() => service?.close());
 
   const query = (body: Record<string, unknown>) =>
