@@ -7,7 +7,8 @@
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
  * `tracewire/ai`, the OpenAI Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs, and LangChain's
  * callback handler on a LangGraph run), memory under outage, `evaluate()` against a hand-written promise pool
- * (bench/eval-overhead.mjs), cold import time, install footprint and the size of a minified Cloudflare Worker bundle.
+ * (bench/eval-overhead.mjs), cold import time, install footprint, the size of a minified Cloudflare Worker bundle, and
+ * the local service (`tracewire dev`) at 10k, 100k and 1M stored calls (bench/dev-store.mjs).
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -36,6 +37,7 @@ const benches = [
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
   { file: "worker-bundle.mjs", flags: [] },
+  { file: "dev-store.mjs", flags: [] },
 ];
 
 function newestMtime(dir) {

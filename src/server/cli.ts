@@ -10,9 +10,11 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ConfigError } from "../errors.js";
 import { VERSION } from "../version.js";
 import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./defaults.js";
 import type { DevServer, DevServerOptions } from "./index.js";
+import { DEFAULT_KEEP, DEFAULT_MAX_CALLS, parseKeep, parseMaxCalls } from "./retention.js";
 
 export type { DevServer, DevServerOptions } from "./index.js";
 
@@ -22,6 +24,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
 }
 
 const USAGE = `Usage: tracewire dev [--port ${DEFAULT_PORT}] [--data ${DEFAULT_DATA_DIR}] [--api-key KEY] [--memory]
+                    [--keep ${DEFAULT_KEEP}] [--max-calls ${DEFAULT_MAX_CALLS}]
        tracewire eval <file…> [--fail-under scorer=0.8] [--baseline <id|name>] [--json] [--resume]
 
 Starts a local tracing service and trace viewer on 127.0.0.1. Point tracewire at it with
@@ -33,6 +36,9 @@ Options:
   --data DIR      folder of the SQLite database (default ${DEFAULT_DATA_DIR})
   --api-key KEY   require "Authorization: Bearer KEY" on every API request
   --memory        keep traces in memory only (lost when the server stops)
+  --keep AGE      delete traces older than AGE (like 7d, 12h, 30m, 2w; 0 keeps them forever; default ${DEFAULT_KEEP})
+  --max-calls N   keep at most N calls, deleting the oldest traces first (0: no limit; default ${DEFAULT_MAX_CALLS})
+                  Retention deletes traces whole, with their feedback; objects, tables and files stay.
   -h, --help      show this help
   -v, --version   show the version
 `;
@@ -52,6 +58,8 @@ function parse(argv: string[]) {
         data: { type: "string" },
         "api-key": { type: "string" },
         memory: { type: "boolean" },
+        keep: { type: "string" },
+        "max-calls": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -67,6 +75,17 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
     fail(`--port must be an integer from 0 to 65535, got ${values.port}`);
   const apiKey = values["api-key"];
   if (apiKey !== undefined && apiKey.trim() === "") fail("--api-key must not be empty");
+  let keepMs: number;
+  let maxCalls: number;
+  try {
+    keepMs = parseKeep(values.keep);
+    maxCalls = parseMaxCalls(values["max-calls"]);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      fail(`--${err.setting === "keep" ? "keep" : "max-calls"} must be ${err.expected}, got ${err.value}`);
+    }
+    throw err;
+  }
 
   let server: DevServer;
   try {
@@ -74,6 +93,8 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
       port,
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       storage: values.memory ? "memory" : "sqlite",
+      keep: keepMs,
+      maxCalls,
       ...(apiKey ? { apiKey } : {}),
     });
   } catch (err) {
@@ -88,6 +109,7 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
       `  base URL  TRACEWIRE_BASE_URL=${server.url}`,
       `  storage   ${server.description}`,
       `  API key   ${apiKey ? "required (Authorization: Bearer <key>)" : "not required"}`,
+      `  keeps     ${keepMs ? `traces of the last ${values.keep ?? DEFAULT_KEEP}` : "traces forever"}, ${maxCalls ? `at most ${maxCalls.toLocaleString("en-US")} calls` : "any number of calls"}`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),

@@ -39,13 +39,18 @@ export function tempDir(prefix = "tracewire-dev-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Starts the service on a free port; `dataDir` defaults to a new temp folder. */
+/**
+ * Starts the service on a free port; `dataDir` defaults to a new temp folder. Retention is off unless asked for:
+ * test data carries fixed dates, which the default (30 days) would soon delete.
+ */
 export async function startService(options: DevServerOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
   const server = await startDevServer({
     port: 0,
     dataDir,
+    keep: 0,
+    maxCalls: 0,
     logger: { warn: (m) => logs.push(m), error: (m) => logs.push(m) },
     ...options,
   });
