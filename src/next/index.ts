@@ -8,11 +8,14 @@
  * export const POST = withTracing(async (request: Request) => new Response(toTextStream(await openai.chat…)));
  * ```
  *
- * This entry is safe to import from an edge bundle: everything Node-only is loaded by `import()` inside the
- * `NEXT_RUNTIME === "nodejs"` branch of `register()`, which Next's bundler drops from edge builds. The modules
- * `withTracing` and `toTextStream` are made of (with-tracing.ts, body-watch.ts, flush.ts, text-stream.ts) are bundled into edge builds as they are, so
- * they must stay free of Node-only imports.
+ * Safe to import from an edge bundle: `register()` loads everything Node-only only in the Node.js runtime.
+ *
+ * @module tracewire/next
  */
+// Everything Node-only is loaded by `import()` inside the `NEXT_RUNTIME === "nodejs"` branch of `register()`, which
+// Next's bundler drops from edge builds. The modules `withTracing` and `toTextStream` are made of (with-tracing.ts,
+// body-watch.ts, flush.ts, text-stream.ts) are bundled into edge builds as they are, so they must stay free of
+// Node-only imports.
 import { globalState } from "../otel/state.js";
 import type { InitOptions, TracewireHandle } from "../tracing/init.js";
 

@@ -7,6 +7,7 @@ import { cancelStreamCall } from "../genai/chat-call.js";
 
 /** The parts of a chat-completion chunk `toTextStream` reads: the first choice's text delta. */
 export interface TextChunkLike {
+  /** The chunk's choices; the text read is `choices[0].delta.content`. */
   choices?: ArrayLike<{ delta?: { content?: string | null } | null } | null | undefined> | null;
 }
 

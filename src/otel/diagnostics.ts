@@ -6,7 +6,9 @@ import { describeAs, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {
+  /** Something the app should know about: a failed or dropped export, a setting or value that was ignored. */
   warn(message: string): void;
+  /** An internal error of tracewire itself (caught; the app's own call is unaffected, the trace may be partial). */
   error(message: string): void;
 }
 
