@@ -14,7 +14,9 @@
  *   marked as a framework model call (model-request-owner.ts).
  * - Usage counted once: a model call's `gen_ai.usage.*` is added to the tally of every run above it, so a run that
  *   reports aggregate usage of the model calls under it (the Agents SDK's task and turn) records as its own only the
- *   part nobody below recorded ({@link RunTracker.usageRemainder}).
+ *   part nobody below recorded ({@link RunTracker.usageRemainder}). On the calls route the rollup
+ *   (otel/usage-rollup.ts) then adds what the calls below used, so such a run's `summary.usage` holds every request
+ *   under it exactly once.
  * - Memory: at most `maxRuns` runs are kept; past that the oldest ended runs go first, then the oldest open ones,
  *   which end as cancelled (`abandoned`). A run that never ends cannot grow the table without bound.
  */

@@ -12,7 +12,16 @@ import { wrapOpenAI } from "../../src/instrument/index.js";
 import { tracewireTraceProcessor } from "../../src/instrument/openai-agents.js";
 import { RESPONSE_TEXT, RESPONSE_USAGE } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX, TEXT, USAGE } from "../support/openai-server.js";
-import { HAS_AGENTS, named, one, recorded, setupAgents, summaryOf } from "./support.js";
+import {
+  HAS_AGENTS,
+  named,
+  one,
+  recorded,
+  requestsCountedOnce,
+  setupAgents,
+  summaryOf,
+  type UsageByModel,
+} from "./support.js";
 
 const t = setupAgents();
 const MODEL = "gpt-4o-mini";
@@ -28,18 +37,26 @@ const slowProcessor = {
   forceFlush: async () => {},
 };
 
-/** Input and output tokens of every call that recorded usage, summed. */
-function tokens(calls: Awaited<ReturnType<typeof recorded>>): { input: number; output: number; calls: number } {
-  const out = { input: 0, output: 0, calls: 0 };
-  for (const call of calls) {
-    const usage = summaryOf(call).usage as
-      | Record<string, { prompt_tokens: number; completion_tokens: number }>
-      | undefined;
-    if (!usage) continue;
-    out.calls++;
-    for (const entry of Object.values(usage)) {
-      out.input += entry.prompt_tokens;
-      out.output += entry.completion_tokens;
+/**
+ * Input and output tokens of the requests recorded (the calls with usage and none under them), summed, and how many;
+ * checks that every other call's usage is the sum of the requests under it, each once (the rollup), and that the
+ * root's counts every request. `ops`: the op names of the requests' calls, sorted.
+ */
+function tokens(calls: Awaited<ReturnType<typeof recorded>>) {
+  const requests = requestsCountedOnce(calls);
+  const ids = new Set(calls.map((c) => c.start.id));
+  const roots = calls.filter((c) => !ids.has(c.start.parent_id));
+  expect(roots).toHaveLength(1);
+  const atRoot = Object.values((summaryOf(roots[0]!).usage ?? {}) as UsageByModel);
+  expect(
+    atRoot.reduce((n, entry) => n + (entry.requests ?? 0), 0),
+    "requests at the root",
+  ).toBe(requests.length);
+  const out = { input: 0, output: 0, calls: requests.length, ops: requests.map((c) => String(c.start.op_name)).sort() };
+  for (const call of requests) {
+    for (const entry of Object.values(summaryOf(call).usage as UsageByModel)) {
+      out.input += entry.prompt_tokens ?? 0;
+      out.output += entry.completion_tokens ?? 0;
     }
   }
   return out;
@@ -74,6 +91,7 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: a wrapped client's request is o
           input: 2 * RESPONSE_USAGE.input_tokens,
           output: 2 * RESPONSE_USAGE.output_tokens,
           calls: 2,
+          ops: ["openai_agents.response", "openai_agents.response"],
         });
       });
     }
@@ -97,7 +115,11 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: a wrapped client's request is o
     expect(chat.start.parent_id).toBe(weather?.start.id);
     expect(weather?.end.output).toBe(TEXT);
     expect(named(calls, "openai_agents.response")).toHaveLength(2);
-    expect(tokens(calls).calls).toBe(3);
+    // Three requests: the two model calls and the tool's own, each counted once up to the workflow.
+    expect(tokens(calls)).toMatchObject({
+      calls: 3,
+      ops: ["openai.chat.completions.create", "openai_agents.response", "openai_agents.response"],
+    });
   });
 
   it("the chat-completions model: one generation call per request, the completion as output", async () => {
@@ -132,7 +154,11 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: a wrapped client's request is o
         reasoning_tokens: USAGE.completion_tokens_details.reasoning_tokens,
       },
     });
-    expect(tokens(calls)).toMatchObject({ input: 2 * USAGE.prompt_tokens, calls: 2 });
+    expect(tokens(calls)).toMatchObject({
+      input: 2 * USAGE.prompt_tokens,
+      calls: 2,
+      ops: ["openai_agents.generation", "openai_agents.generation"],
+    });
     expect(one(calls, "chatRun").end.output).toBe(TEXT);
   });
 });

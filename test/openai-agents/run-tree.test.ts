@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { op } from "../../src/index.js";
+import { wrapOpenAI } from "../../src/instrument/index.js";
 import { tracewireTraceProcessor } from "../../src/instrument/openai-agents.js";
 import { RESPONSE_TEXT, RESPONSE_USAGE } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
@@ -17,6 +18,7 @@ import {
   one,
   type Recorded,
   recorded,
+  requestsCountedOnce,
   setupAgents,
   summaryOf,
   WEATHER,
@@ -37,6 +39,17 @@ const ONE_RESPONSE = {
     reasoning_tokens: RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
   },
 };
+/** Two of them: what every call above both model calls of a run records (the rollup), each request once. */
+const TWO_RESPONSES = {
+  [RESPONSE_MODEL]: Object.fromEntries(Object.entries(ONE_RESPONSE[RESPONSE_MODEL]).map(([k, v]) => [k, 2 * v])),
+};
+
+/** The run's workflow call (the trace). */
+function workflowOf(calls: Recorded[]): Recorded {
+  const found = calls.filter((c) => (c.start.attributes as { kind?: string }).kind === "workflow");
+  expect(found).toHaveLength(1);
+  return found[0] as Recorded;
+}
 
 describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: the run as a tree of calls", () => {
   async function weatherRun(stream: boolean) {
@@ -133,21 +146,24 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: the run as a tree of calls", ()
     expect((answer.start.inputs as { input: unknown[] }).input.at(-1)).toMatchObject({ type: "function_call_result" });
     expect(summaryOf(answer).usage).toEqual(ONE_RESPONSE);
 
-    // Turns and the task carry the SDK's aggregate usage as output; none of it is counted again as their usage.
+    // Turns and the task carry the SDK's aggregate usage as output; none of it is counted again as their usage: each
+    // call's usage is that of the model calls under it (the rollup), each request once, up to the caller's op.
     for (const turn of turns) {
       expect(turn.end.output).toEqual({
         usage: { input_tokens: 23, output_tokens: 12, cached_input_tokens: 7, cache_write_input_tokens: 0 },
       });
-      expect(summaryOf(turn).usage).toBeUndefined();
+      expect(summaryOf(turn).usage).toEqual(ONE_RESPONSE);
     }
     expect((task.end.output as { usage: Record<string, number> }).usage).toMatchObject({
       input_tokens: 46,
       output_tokens: 24,
       requests: 2,
     });
-    expect(summaryOf(task).usage).toBeUndefined();
-    const withUsage = calls.filter((c) => summaryOf(c).usage !== undefined).map((c) => c.start.op_name);
-    expect(withUsage).toEqual(["openai_agents.response", "openai_agents.response"]);
+    for (const parent of [task, agent, workflow, handle])
+      expect(summaryOf(parent).usage, String(parent.start.op_name)).toEqual(TWO_RESPONSES);
+    for (const tool of [weather, time, lookup]) expect(summaryOf(tool).usage).toBeUndefined();
+    const requests = requestsCountedOnce(calls);
+    expect(requests.map((c) => c.start.op_name)).toEqual(["openai_agents.response", "openai_agents.response"]);
 
     // One trace, every call inside the thread's turn.
     expect(new Set(calls.map((c) => c.start.trace_id)).size).toBe(1);
@@ -163,30 +179,38 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: the run as a tree of calls", ()
     checkTree(await weatherRun(true));
   });
 
-  it("without the SDK's sensitive data: the turns' usage is recorded once, where no model call recorded it", async () => {
-    t.use(tracewireTraceProcessor());
-    const agent = new t.agents.Agent({ name: "Weather", model: MODEL, tools: t.tools() });
-    await t.runner(t.client(), { traceIncludeSensitiveData: false }).run(agent, "Weather in Lyon?");
-    const calls = await recorded(t.session);
-    // The SDK then puts neither the input, the response nor usage on its model spans…
-    for (const model of named(calls, "openai_agents.response")) {
-      expect(model.start.inputs).toEqual({});
-      expect(summaryOf(model).usage).toBeUndefined();
-    }
-    // …so each turn's aggregate usage is recorded as the turn's own, and the task (which aggregates the turns) adds
-    // nothing: the run's tokens are counted exactly once.
-    const turns = named(calls, "openai_agents.turn");
-    expect(turns).toHaveLength(2);
-    for (const turn of turns)
-      expect(summaryOf(turn).usage).toEqual({
-        unknown: {
-          prompt_tokens: RESPONSE_USAGE.input_tokens,
-          completion_tokens: RESPONSE_USAGE.output_tokens,
-          total_tokens: RESPONSE_USAGE.input_tokens + RESPONSE_USAGE.output_tokens,
-          requests: 1,
-          cache_read_input_tokens: RESPONSE_USAGE.input_tokens_details.cached_tokens,
-        },
-      });
-    expect(summaryOf(one(calls, "openai_agents.task")).usage).toBeUndefined();
-  });
+  for (const wrapped of [false, true]) {
+    it(`without the SDK's sensitive data: the turns' usage is recorded once, where no model call recorded it${wrapped ? " (a wrapped client)" : ""}`, async () => {
+      t.use(tracewireTraceProcessor());
+      const agent = new t.agents.Agent({ name: "Weather", model: MODEL, tools: t.tools() });
+      const client = wrapped ? wrapOpenAI(t.client()) : t.client();
+      await t.runner(client, { traceIncludeSensitiveData: false }).run(agent, "Weather in Lyon?");
+      const calls = await recorded(t.session);
+      // The SDK then puts neither the input, the response nor usage on its model spans…
+      for (const model of named(calls, "openai_agents.response")) {
+        expect(model.start.inputs).toEqual({});
+        expect(summaryOf(model).usage).toBeUndefined();
+      }
+      // …so each turn's aggregate usage is recorded as the turn's own, and the task (which aggregates the turns) adds
+      // nothing of its own: its usage, the agent's and the workflow's are the turns' rolled up, each request once.
+      const turns = named(calls, "openai_agents.turn");
+      expect(turns).toHaveLength(2);
+      const oneTurn = {
+        prompt_tokens: RESPONSE_USAGE.input_tokens,
+        completion_tokens: RESPONSE_USAGE.output_tokens,
+        total_tokens: RESPONSE_USAGE.input_tokens + RESPONSE_USAGE.output_tokens,
+        requests: 1,
+        cache_read_input_tokens: RESPONSE_USAGE.input_tokens_details.cached_tokens,
+      };
+      for (const turn of turns) expect(summaryOf(turn).usage).toEqual({ unknown: oneTurn });
+      const both = { unknown: Object.fromEntries(Object.entries(oneTurn).map(([k, v]) => [k, 2 * v])) };
+      for (const parent of [one(calls, "openai_agents.task"), one(calls, "openai_agents.agent"), workflowOf(calls)])
+        expect(summaryOf(parent).usage, String(parent.start.op_name)).toEqual(both);
+      expect(requestsCountedOnce(calls)).toEqual(turns);
+      expect(
+        named(calls, "openai.responses.create"),
+        "a wrapped client leaves the requests to the model calls",
+      ).toEqual([]);
+    });
+  }
 });

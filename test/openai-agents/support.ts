@@ -144,3 +144,54 @@ export function one(calls: Recorded[], opName: string, parent?: Recorded): Recor
 export function summaryOf(call: Recorded): Record<string, unknown> {
   return (call.end.summary ?? {}) as Record<string, unknown>;
 }
+
+/** `summary.usage`: usage keyed by model, numeric fields. */
+export type UsageByModel = Record<string, Record<string, number>>;
+
+/** `usages` summed field by field, keyed by model (undefined when none has usage). */
+export function sumUsage(usages: (UsageByModel | undefined)[]): UsageByModel | undefined {
+  let out: UsageByModel | undefined;
+  for (const usage of usages) {
+    if (!usage) continue;
+    out ??= {};
+    for (const [model, fields] of Object.entries(usage)) {
+      const entry = out[model] ?? {};
+      out[model] = entry;
+      for (const [field, value] of Object.entries(fields)) entry[field] = (entry[field] ?? 0) + value;
+    }
+  }
+  return out;
+}
+
+/**
+ * Checks that every request is counted exactly once on the calls route (the rollup, issue #22) and returns the calls
+ * that recorded a request: those with usage and no usage anywhere under them. Every other call's `summary.usage` must
+ * be the sum of those requests under it (none when there are none): a call that recorded usage of its own on top of
+ * what its children rolled up (an aggregate counted again) fails here.
+ */
+export function requestsCountedOnce(calls: Recorded[]): Recorded[] {
+  const children = new Map<unknown, Recorded[]>();
+  for (const call of calls) {
+    const siblings = children.get(call.start.parent_id) ?? [];
+    siblings.push(call);
+    children.set(call.start.parent_id, siblings);
+  }
+  const usageOf = (call: Recorded) => summaryOf(call).usage as UsageByModel | undefined;
+  const requests: Recorded[] = [];
+  /** The requests in `call`'s subtree (itself included). */
+  const visit = (call: Recorded): Recorded[] => {
+    const below = (children.get(call.start.id) ?? []).flatMap(visit);
+    if (below.length === 0) {
+      if (usageOf(call) === undefined) return [];
+      requests.push(call);
+      return [call];
+    }
+    expect(usageOf(call), `usage of ${String(call.start.op_name)}: the requests under it, each once`).toEqual(
+      sumUsage(below.map(usageOf)),
+    );
+    return below;
+  };
+  const ids = new Set(calls.map((c) => c.start.id));
+  for (const root of calls.filter((c) => !ids.has(c.start.parent_id))) visit(root);
+  return requests;
+}
