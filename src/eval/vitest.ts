@@ -8,6 +8,8 @@
  * tests still run and the thresholds are still checked, with one warning.
  *
  * `vitest` is an optional peer of this entry only: nothing else in tracewire loads it.
+ *
+ * @module tracewire/eval/vitest
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, describe, expect, test } from "vitest";

@@ -12,6 +12,8 @@
  * Both entry points also wrap the request methods of `@langchain/core`'s chat model, LLM and retriever base classes
  * (`_generateUncached`, `_streamIterator`, `invoke`) in a run scope, once per copy, so the model's own request runs
  * in its call's context. Nothing else about them changes: the same arguments, the same return values and errors.
+ *
+ * @module tracewire/langchain
  */
 import { createRequire } from "node:module";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
