@@ -30,9 +30,13 @@ const PATCHED = Symbol.for("tracewire.langchain.patched");
 
 /** The classes of one copy of `@langchain/core` that tracewire hooks into. */
 export interface LangChainModules {
+  /** `CallbackManager` from `@langchain/core/callbacks/manager`: tracewire's handler is added to each it configures. */
   CallbackManager: unknown;
+  /** `BaseChatModel` from `@langchain/core/language_models/chat_models`: its requests run in their call's context. */
   BaseChatModel: unknown;
+  /** `BaseLLM` from `@langchain/core/language_models/llms`, hooked like `BaseChatModel` when given. */
   BaseLLM?: unknown;
+  /** `BaseRetriever` from `@langchain/core/retrievers`: its `invoke` runs in its call's context when given. */
   BaseRetriever?: unknown;
 }
 
