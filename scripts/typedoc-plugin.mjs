@@ -8,16 +8,26 @@
  * 2. Every public name has a doc comment: every exported function, class, interface, type alias, variable and
  *    enum of every entry point, and every public method, accessor and property of those — with two exemptions:
  *    members of anonymous object types inside a declaration (`{ delta: { content } }`, `T & { stream: true }`), and
- *    the properties of the
- *    wire types in src/api/types/, which carry the service's JSON fields one for one (the interface itself still
- *    needs a comment). A member documented on the class or interface it inherits from counts as documented.
- *    This replaces TypeDoc's `validation.notDocumented` (which has no way to say the two exemptions).
+ *    the fields of the wire types (see `isWireField`). A member documented on the class or interface it inherits
+ *    from counts as documented. This replaces TypeDoc's `validation.notDocumented` (which has no way to say the two
+ *    exemptions).
+ *
+ * Both checks locate a declaration through its symbol (`declaredIn`), not `reflection.sources`: the config sets
+ * `disableSources`, which leaves `sources` empty.
  */
-import { relative } from "node:path";
+import { dirname, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Application, DeclarationReflection, ReflectionKind, ReflectionType } from "typedoc";
 import { publicEntries } from "./public-entries.mjs";
 
-const WIRE_TYPES = "/src/api/types/";
+/** Where the wire types live, relative to the package root. */
+const WIRE_TYPES = "src/api/types/";
+
+/** A wire field's name: the service's snake_case (`project_id`, `name`), never camelCase or `$expr`. */
+const SNAKE_CASE = /^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$/;
+
+/** The package root, which `declaredIn`'s paths are relative to. */
+const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /** The kinds that need a comment (TypeDoc's default `requiredToBeDocumented`). */
 const REQUIRED =
@@ -44,8 +54,8 @@ export function load(app) {
 function checkModuleNames(app, project) {
   const modules = project.getChildrenByKind(ReflectionKind.Module);
   for (const entry of publicEntries()) {
-    const found = modules.find((m) => m.sources?.some((s) => s.fullFileName === entry.source));
-    const file = relative(process.cwd(), entry.source);
+    const file = relative(root, entry.source);
+    const found = modules.find((m) => declaredIn(project, m) === file);
     if (!found || found.name !== entry.specifier || !found.hasComment()) {
       app.logger.warn(
         `${entry.specifier} (${file}): the entry file's first doc comment must describe the subpath and end with ` +
@@ -77,13 +87,37 @@ function isAliasBody(literal) {
   );
 }
 
+/**
+ * The package-relative file (`src/api/types/calls.ts`) that declares `ref`, from its symbol, or undefined for a
+ * reflection without one (a signature, a type literal) or one declared in a dependency.
+ */
+function declaredIn(project, ref) {
+  const id = project.getSymbolIdFromReflection(ref);
+  return id && id.packageName === project.packageName ? id.packagePath : undefined;
+}
+
+/**
+ * Whether `ref` is a field of a wire type: a snake_case property declared in src/api/types/ whose interface (or
+ * `type X = { … }` alias) has a doc comment. These fields mirror the service's wire schema one for one — each is
+ * the service's own JSON field, named and meant as the service defines it — so a comment per field would only
+ * repeat its name; the type's comment says what the request or response is. Everything else in src/api/types/
+ * (camelCase options such as `pollIntervalMs`, `$expr`, a field of an undocumented type) needs its own comment.
+ */
+function isWireField(ref, file) {
+  if (!ref.kindOf(ReflectionKind.Property) || !file?.startsWith(WIRE_TYPES) || !SNAKE_CASE.test(ref.name)) {
+    return false;
+  }
+  const owner = ref.parent?.kindOf(ReflectionKind.TypeLiteral) ? ref.parent.parent : ref.parent;
+  return Boolean(owner?.kindOf(ReflectionKind.Interface | ReflectionKind.TypeAlias) && owner.hasComment());
+}
+
 /** Check 2: a comment on every public name (see the file comment for the exemptions). */
 function checkDocumented(app, project) {
   const packageName = project.packageName;
   for (const ref of project.getReflectionsByKind(REQUIRED)) {
     if (isNestedMember(ref)) continue;
-    const source = ref.sources?.[0]?.fullFileName ?? "";
-    if (ref.kindOf(ReflectionKind.Property) && source.includes(WIRE_TYPES)) continue;
+    const source = declaredIn(project, ref);
+    if (isWireField(ref, source)) continue;
     const symbol = project.getSymbolIdFromReflection(ref);
     if (symbol && symbol.packageName !== packageName) continue; // re-exported from a dependency
     // A function, method or accessor is documented by a comment on it or on each of its signatures.
@@ -95,7 +129,7 @@ function checkDocumented(app, project) {
         : [];
     const documented = ref.hasComment() || (signatures.length > 0 && signatures.every((s) => s.hasComment()));
     if (!documented) {
-      const where = source ? relative(process.cwd(), source) : "?";
+      const where = source ?? "?";
       app.logger.warn(
         `${ref.getFriendlyFullName()} (${ReflectionKind[ref.kind]}, ${where}) has no doc comment: ` +
           "every public name needs one (scripts/typedoc-plugin.mjs says which)",

@@ -76,6 +76,7 @@ export function contains<N extends string = "contains">(
 
 /** A Standard Schema (zod 4, valibot, arktype…): validated through its `~standard.validate`. */
 export interface StandardSchemaLike {
+  /** The Standard Schema interface: `validate` returns (or resolves to) a result with `issues` when it fails. */
   "~standard": { validate(value: unknown): unknown };
 }
 

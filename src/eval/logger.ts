@@ -34,6 +34,7 @@ export interface EvaluationLoggerOptions {
   model?: string | ({ name: string } & Record<string, unknown>);
   /** The rows the predictions' inputs come from; default: the logged inputs become the dataset. */
   dataset?: DatasetSource<Row> | NamedDataset<Row>;
+  /** Recorded as the Evaluation object's `description`. */
   description?: string;
   /** The scorer names you will log (recorded on the Evaluation's metadata). */
   scorers?: string[];
@@ -52,8 +53,11 @@ export interface LivePrediction {
 
 /** What `logSummary()` resolves to. */
 export interface LoggedEvaluation {
+  /** The root `Evaluation.evaluate` call's id: the evaluation's id. */
   callId: string;
+  /** Where to see it: the local viewer for `tracewire dev`, the hosted UI otherwise (undefined when unknown). */
   url: string | undefined;
+  /** The summary recorded as the root call's output: per scorer, `model_latency`, and your own under `output`. */
   summary: JsonObject;
 }
 

@@ -15,8 +15,11 @@ export type DatasetSource<R extends Row> = readonly R[] | Iterable<R> | AsyncIte
 
 /** A dataset with a name of its own (default: the evaluation's name plus `-dataset`, or the JSONL file's name). */
 export interface NamedDataset<R extends Row> {
+  /** The Dataset object's name on the service. */
   name: string;
+  /** The rows: an array, an (async) iterable, a JSONL file path or a dataset ref. */
   rows: DatasetSource<R>;
+  /** Recorded as the Dataset object's `description`. */
   description?: string;
 }
 
@@ -37,7 +40,9 @@ export type Task<R extends Row, O> =
 
 /** What a scorer is called with. */
 export interface ScorerInput<R extends Row, O> extends RunContext {
+  /** What the task returned for this row and trial. */
   output: O;
+  /** The dataset row. */
   row: R;
 }
 
@@ -48,15 +53,19 @@ export type ScorerFunction<R extends Row, O, S extends ScoreValue = ScoreValue> 
 
 /** A scorer object: a name, a `score` function, and optionally its own `summarize` of the non-null scores. */
 export interface ScorerObject<R extends Row, O, S extends ScoreValue = ScoreValue, N extends string = string> {
+  /** The scorer's name: its op's name and its key in the summary. */
   name: N;
+  /** Scores one row × trial; null (or undefined) means no verdict. */
   score: ScorerFunction<R, O, S>;
   /** Summary of this scorer's non-null scores (default: the service's rules, see `autoSummarize`). */
   summarize?: (scores: NonNullable<S>[]) => JsonObject | number | boolean | null;
+  /** Recorded as the scorer object's `description`. */
   description?: string;
   /** Extra fields recorded on the scorer object (thresholds, the judge's model…). */
   attributes?: Record<string, unknown>;
 }
 
+/** A scorer of any row and output type: where a scorer is accepted without knowing the row type. */
 // biome-ignore lint/suspicious/noExplicitAny: scorers of any row and output type are accepted where the row type is unknown.
 export type AnyScorer = ScorerFunction<any, any> | ScorerObject<any, any>;
 
@@ -85,7 +94,9 @@ export type ScoreOf<Sc> = Sc extends { score: (input: never) => infer S }
  * when the outputs summarise. `summaryOf(result, scorer)` reads one scorer's entry typed by its return type.
  */
 export interface EvaluationSummary {
+  /** Mean seconds the task took per row × trial (rows whose task failed excluded). */
   model_latency?: { mean: number };
+  /** The outputs' own summary, when they are numbers, booleans or objects of them (by the service's rules). */
   output?: JsonObject;
   [scorer: string]: unknown;
 }
@@ -112,6 +123,7 @@ export interface Concurrency {
 export interface EvaluateOptions<R extends Row, O> {
   /** The evaluation's name: its object on the service, and how `resume: true` finds it again. */
   name: string;
+  /** Recorded as the Evaluation object's `description`. */
   description?: string;
   /** The rows: an array, an (async) iterable, a JSONL file path, a dataset ref, or `{ name, rows }`. */
   dataset: DatasetSource<R> | NamedDataset<R>;
@@ -150,7 +162,9 @@ export interface EvaluateOptions<R extends Row, O> {
 export interface RowResult<R extends Row = Row, O = unknown> {
   /** Index of the row in the dataset. */
   index: number;
+  /** Trial index, from 0. */
   trial: number;
+  /** The dataset row. */
   row: R;
   /** The row's digest: how rows line up across evaluations. */
   rowDigest: string;
@@ -176,6 +190,7 @@ export interface RowResult<R extends Row = Row, O = unknown> {
 export interface ScoreStats {
   /** `scorer` or `scorer.key`. */
   key: string;
+  /** The score's type, decided by its first non-null value: booleans count 1/0 in `mean`. */
   kind: "boolean" | "number";
   /** Rows with at least one non-null value. */
   rows: number;
@@ -191,7 +206,9 @@ export interface ScoreStats {
 
 /** One row's spread across its trials, per score key. */
 export interface RowSpread {
+  /** Index of the row in the dataset, from 0. */
   index: number;
+  /** The row's digest (as in {@link RowResult.rowDigest}). */
   rowDigest: string;
   /** Per score key: the trials' mean, min, max and standard deviation; `pass` for booleans (any trial true). */
   scores: Record<string, { mean: number; min: number; max: number; std: number; n: number; pass?: boolean }>;
@@ -199,9 +216,11 @@ export interface RowSpread {
 
 /** What `evaluate()` resolves to. */
 export interface EvaluationResult<R extends Row = Row, O = unknown> {
+  /** The evaluation's name (`options.name`, made safe as an object name). */
   name: string;
   /** The root `Evaluation.evaluate` call: its id is the evaluation's id (for `resume` and `--baseline`). */
   callId: string;
+  /** The trace id of the root call (every call of the evaluation is in this trace). */
   traceId: string;
   /** Where to see it: the local viewer for `tracewire dev`, the hosted UI otherwise (when known). */
   url: string | undefined;
@@ -213,6 +232,10 @@ export interface EvaluationResult<R extends Row = Row, O = unknown> {
   stats: ScoreStats[];
   /** Per row: the spread across trials. */
   spread: RowSpread[];
+  /**
+   * How the rows × trials went: `rows` in the dataset, `trials` each, `total` = rows × trials, and how many ended
+   * `ok`, `failed`, `cancelled` or `resumed` (see {@link RowResult.status}).
+   */
   counts: {
     rows: number;
     trials: number;

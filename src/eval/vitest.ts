@@ -8,6 +8,8 @@
  * tests still run and the thresholds are still checked, with one warning.
  *
  * `vitest` is an optional peer of this entry only: nothing else in tracewire loads it.
+ *
+ * @module tracewire/eval/vitest
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, describe, expect, test } from "vitest";
@@ -21,6 +23,7 @@ import type { Row, ScoreValue } from "./types.js";
 export interface DescribeEvalOptions {
   /** The model's name (or `{ name, …attributes }`) recorded on the Model object. Default `Model`. */
   model?: string | ({ name: string } & Record<string, unknown>);
+  /** Recorded as the Evaluation object's `description`. */
   description?: string;
   /** Minimum per score (`scorer` or `scorer.key`: its mean or true fraction), asserted by a last test. */
   thresholds?: Record<string, number>;
@@ -30,7 +33,9 @@ export interface DescribeEvalOptions {
 
 /** Helpers a test gets as its second argument (the same as the module's `logOutput` and `logScore`). */
 export interface EvalTestContext {
+  /** Records this test's output (default: what the test function returns). */
   logOutput(output: unknown): void;
+  /** Records a score of this test's row (a number, a boolean, an object of those, or null). */
   logScore(name: string, value: ScoreValue | null): void;
 }
 

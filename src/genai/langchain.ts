@@ -141,12 +141,19 @@ export class LangChainHandler {
   readonly name = "tracewire_callback_handler";
   /** LangChain waits for this handler before running a run's code (its calls exist by then). */
   readonly awaitHandlers = true;
+  /** False: LangChain never rethrows a handler error into the run (this handler catches and counts its own). */
   readonly raiseError = false;
+  /** False: LLM and chat model runs are recorded. */
   readonly ignoreLLM = false;
+  /** False: chain, runnable and graph runs are recorded. */
   readonly ignoreChain = false;
+  /** False: agent actions reach the handler. */
   readonly ignoreAgent = false;
+  /** False: retriever runs are recorded. */
   readonly ignoreRetriever = false;
+  /** True: custom events (`dispatchCustomEvent`) are not recorded. */
   readonly ignoreCustomEvent = true;
+  /** False: LangChain never serialises the handler (tracewire's objects are never serialised). */
   readonly lc_serializable = false;
 
   /** The handler itself: its runs are process-wide already. */
@@ -170,10 +177,12 @@ export class LangChainHandler {
     );
   }
 
+  /** A chain, runnable, graph or node returned: its outputs end its call. */
   handleChainEnd(outputs: unknown, runId: string): void {
     this.guard("chain-end", () => this.close(runId, () => ({ output: { value: compact(outputs) } })));
   }
 
+  /** A chain, runnable, graph or node threw: its call ends failed, or cancelled for an abort or a graph interrupt. */
   handleChainError(err: unknown, runId: string): void {
     this.guard("chain-error", () => this.fail(runId, err));
   }
@@ -224,6 +233,7 @@ export class LangChainHandler {
     });
   }
 
+  /** A chat model or LLM returned: its generations, token usage and time to first token end its call. */
   handleLLMEnd(output: unknown, runId: string): void {
     this.guard("llm-end", () => {
       const s = state();
@@ -237,6 +247,7 @@ export class LangChainHandler {
     });
   }
 
+  /** A chat model or LLM threw: its call ends failed, or cancelled for an abort or a graph interrupt. */
   handleLLMError(err: unknown, runId: string): void {
     this.guard("llm-error", () => this.fail(runId, err));
   }
@@ -257,10 +268,12 @@ export class LangChainHandler {
     );
   }
 
+  /** A tool returned: its output ends its call. */
   handleToolEnd(output: unknown, runId: string): void {
     this.guard("tool-end", () => this.close(runId, () => ({ output: toolOutput(output) })));
   }
 
+  /** A tool threw: its call ends failed, or cancelled for an abort or a graph interrupt. */
   handleToolError(err: unknown, runId: string): void {
     this.guard("tool-error", () => this.fail(runId, err));
   }
@@ -281,10 +294,12 @@ export class LangChainHandler {
     });
   }
 
+  /** A retriever returned: the documents end its call. */
   handleRetrieverEnd(documents: unknown, runId: string): void {
     this.guard("retriever-end", () => this.close(runId, () => ({ output: { value: compact(documents) } })));
   }
 
+  /** A retriever threw: its call ends failed, or cancelled for an abort or a graph interrupt. */
   handleRetrieverError(err: unknown, runId: string): void {
     this.guard("retriever-error", () => this.fail(runId, err));
   }

@@ -69,12 +69,19 @@ export interface TraceProcessorOptions {
 
 /** A span as the SDK hands it to a processor (read structurally). */
 export interface AgentsSpan {
+  /** The id of the SDK trace the span belongs to (`trace_…`). */
   readonly traceId: string;
+  /** The span's id (`span_…`): how tracewire finds its call again when it ends. */
   readonly spanId: string;
+  /** The parent span's id, or null for a span directly under the trace (its workflow). */
   readonly parentId: string | null;
+  /** What the span is: `type` (`agent`, `generation`, `response`, `function`, `handoff`, …) and its own fields. */
   readonly spanData: { type: string };
+  /** When the span started (an ISO 8601 timestamp), or null before it has. */
   readonly startedAt: string | null;
+  /** When the span ended (an ISO 8601 timestamp), or null while it runs. */
   readonly endedAt: string | null;
+  /** The span's error (a message and the SDK's details), or null: it becomes the call's error and `error.type`. */
   readonly error: { message: string; data?: Record<string, unknown> } | null;
   /** The span that was current before this one (usually its parent). */
   readonly previousSpan?: AgentsSpan | undefined;

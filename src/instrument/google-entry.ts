@@ -2,6 +2,8 @@
  * `tracewire/google`: tracing for the `@google/genai` package (3.x). `wrapGoogleGenAI(client)` traces
  * `models.generateContent`, `models.generateContentStream` and chats as GenAI `generate_content {model}` spans,
  * without changing the client's types or behaviour. Never loads the SDK itself.
+ *
+ * @module tracewire/google
  */
 
 export { GOOGLE_PROVIDER } from "../genai/google-generate.js";

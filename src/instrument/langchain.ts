@@ -12,6 +12,8 @@
  * Both entry points also wrap the request methods of `@langchain/core`'s chat model, LLM and retriever base classes
  * (`_generateUncached`, `_streamIterator`, `invoke`) in a run scope, once per copy, so the model's own request runs
  * in its call's context. Nothing else about them changes: the same arguments, the same return values and errors.
+ *
+ * @module tracewire/langchain
  */
 import { createRequire } from "node:module";
 import { CallbackManager } from "@langchain/core/callbacks/manager";
@@ -28,9 +30,13 @@ const PATCHED = Symbol.for("tracewire.langchain.patched");
 
 /** The classes of one copy of `@langchain/core` that tracewire hooks into. */
 export interface LangChainModules {
+  /** `CallbackManager` from `@langchain/core/callbacks/manager`: tracewire's handler is added to each it configures. */
   CallbackManager: unknown;
+  /** `BaseChatModel` from `@langchain/core/language_models/chat_models`: its requests run in their call's context. */
   BaseChatModel: unknown;
+  /** `BaseLLM` from `@langchain/core/language_models/llms`, hooked like `BaseChatModel` when given. */
   BaseLLM?: unknown;
+  /** `BaseRetriever` from `@langchain/core/retrievers`: its `invoke` runs in its call's context when given. */
   BaseRetriever?: unknown;
 }
 

@@ -7,6 +7,8 @@
  * addTraceProcessor(tracewireTraceProcessor());
  * ```
  * Never loads `@openai/agents` itself: the processor reads the traces and spans the SDK hands it.
+ *
+ * @module tracewire/openai-agents
  */
 export {
   type AgentsSpan,

@@ -23,13 +23,15 @@ interface Report {
   testResults: { assertionResults: { title: string; status: string; failureMessages: string[] }[] }[];
 }
 
-async function vitestRun(env: Record<string, string>, name: string) {
+/** `vitest run` on the fixture project's test file `testFile`, with `env`; its report saved as `<name>.json`. */
+async function vitestRun(env: Record<string, string>, name: string, testFile = "capitals.eval.mjs") {
   const file = join(out, `${name}.json`);
   const child = spawn(
     process.execPath,
     [
       join(ROOT, "node_modules/vitest/vitest.mjs"),
       "run",
+      testFile,
       "--root",
       PROJECT_DIR,
       "--reporter=default",
@@ -108,5 +110,30 @@ describe("tracewire/eval/vitest", () => {
     expect(status["answers 'Paris'"]).toBe("passed");
     expect(status.thresholds).toBe("failed");
     expect(output.match(/describeEval: not recorded/g)).toHaveLength(1);
+  }, 90_000);
+
+  it("runs the README's block verbatim (readme.eval.mjs) and records it as the README says", async () => {
+    const { code, output, status } = await vitestRun(service(), "readme", "readme.eval.mjs");
+    expect(status, output).toEqual({ "capital of 'France'": "passed", thresholds: "passed" });
+    expect(code, output).toBe(0);
+    const [root] = (await evaluationRoots(setup.client, setup.project)).filter((r) =>
+      /\/object\/capitals:/.test(String(r.inputs.self)),
+    );
+    expect(root).toBeDefined();
+    expect(root!.output).toEqual({
+      exact: { true_count: 1, true_fraction: 1 },
+      passed: { true_count: 1, true_fraction: 1 },
+      model_latency: { mean: expect.any(Number) },
+    });
+    const calls = await setup.trace(root!.trace_id);
+    const [row] = childrenOf(calls, root!).filter((c) => opName(c) === "Evaluation.predict_and_score");
+    // The test's return value is the row's output; its LLM call is recorded under the row's model call.
+    expect(row!.output).toEqual({
+      output: "Paris",
+      scores: { exact: true, passed: true },
+      model_latency: expect.any(Number),
+    });
+    const [model] = childrenOf(calls, row!).filter((c) => opName(c) === "Model.predict");
+    expect(childrenOf(calls, model!).map((c) => c.op_name)).toEqual(["openai.chat.completions.create"]);
   }, 90_000);
 });

@@ -20,6 +20,7 @@ export interface SortBy {
  * `{ $expr: { $gt: [{ $getField: "summary.usage.total_tokens" }, { $literal: 100 }] } }`.
  */
 export interface Query {
+  /** The expression (`$gt`, `$eq`, `$and`, `$contains`, `$getField`, `$literal`, …), as the service's `$expr`. */
   $expr: JsonObject;
 }
 
