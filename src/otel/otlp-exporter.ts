@@ -10,7 +10,7 @@ import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
-import { describeAs } from "../secrets.js";
+import { describeAs, type KeyRedactor } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
@@ -112,9 +112,12 @@ export class OtlpTraceExporter implements SpanExporter {
     return this.sendEncoded(encoded, signal);
   }
 
-  /** @internal For the processor, which encodes each span when it ends. May throw on a malformed span. */
-  encode(span: ReadableSpan): EncodedSpan {
-    return this.encoder.encode(span);
+  /**
+   * @internal For the processor, which encodes each span when it ends, its attributes checked for credentials with
+   * `redactor` (otel/span-redact.ts). May throw on a malformed span.
+   */
+  encode(span: ReadableSpan, redactor?: KeyRedactor): EncodedSpan {
+    return this.encoder.encode(span, redactor);
   }
 
   /** @internal {@link send} for spans already encoded with {@link encode}. */
