@@ -23,6 +23,8 @@ export default defineConfig([
     clean: ["!cli.js", "!cli.js.map"],
     splitting: true,
     treeshake: true,
+    // `import.meta.url` in the CommonJS build too (tracing/sdk.ts loads the OTel SDK relative to its own file).
+    shims: true,
     // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
     external: ["next", "@anthropic-ai/sdk", "openai", "ai"],
   },

@@ -4,7 +4,7 @@
  * retries only for 429/502/503/504 and connection failures with `Retry-After` honoured, and `partial_success`
  * surfaced (counted and logged) but never retried — the OTLP spec's rules (standards.md §1.3).
  */
-import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
+import type { ExportResult } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
@@ -21,6 +21,13 @@ import {
   resolveProcessorOptions,
   type TracewireProcessorOptions,
 } from "./options.js";
+
+/**
+ * `ExportResultCode.SUCCESS` and `FAILED` of `@opentelemetry/core` (a numeric enum of the OTel specification), spelt
+ * out so that importing tracewire does not load `core` (tracing/sdk.ts loads it when `init()` runs).
+ */
+const EXPORT_SUCCESS = 0 as ExportResult["code"];
+const EXPORT_FAILED = 1 as ExportResult["code"];
 
 export type { OtlpExporterConfig };
 
@@ -218,16 +225,12 @@ export class OtlpTraceExporter implements SpanExporter {
         `OtlpTraceExporter.export expects an array of spans, got ${kindOf(spans)}.`,
         "spans",
       );
-      resultCallback({ code: ExportResultCode.FAILED, error });
+      resultCallback({ code: EXPORT_FAILED, error });
       return;
     }
     const promise = this.send(spans).then((outcome) => {
       const ok = !outcome.retry;
-      resultCallback(
-        ok
-          ? { code: ExportResultCode.SUCCESS }
-          : { code: ExportResultCode.FAILED, error: new Error("OTLP export failed") },
-      );
+      resultCallback(ok ? { code: EXPORT_SUCCESS } : { code: EXPORT_FAILED, error: new Error("OTLP export failed") });
     });
     this.pending.add(promise);
     void promise.finally(() => this.pending.delete(promise));

@@ -4,10 +4,6 @@
  * none, and returns a handle to flush and shut down. Not configured or disabled: one warning, and every traced function runs untraced at almost no cost.
  */
 import { context, propagation, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
-import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
@@ -16,6 +12,7 @@ import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.j
 import { globalState } from "../otel/state.js";
 import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
+import { sdk } from "./sdk.js";
 
 /** Options of {@link init}: the processor's (payload capture and redaction among them), plus service identity. */
 export interface InitOptions extends TracewireProcessorOptions {
@@ -108,6 +105,9 @@ export function init(options: InitOptions = {}): TracewireHandle {
       "a non-empty service name",
     );
   }
+  // Loaded now, not at import (tracing/sdk.ts).
+  const { BasicTracerProvider, AsyncLocalStorageContextManager, defaultResource, resourceFromAttributes } = sdk();
+  const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = sdk();
   const processor = new TracewireSpanProcessor(options);
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
