@@ -11,6 +11,7 @@ export default defineConfig([
       otel: "src/otel-entry.ts",
       openai: "src/instrument/index.ts",
       anthropic: "src/instrument/anthropic-entry.ts",
+      google: "src/instrument/google-entry.ts",
       ai: "src/instrument/ai.ts",
       next: "src/next/index.ts",
       api: "src/api/index.ts",
@@ -26,7 +27,7 @@ export default defineConfig([
     // `import.meta.url` in the CommonJS build too (tracing/sdk.ts loads the OTel SDK relative to its own file).
     shims: true,
     // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
-    external: ["next", "@anthropic-ai/sdk", "openai", "ai"],
+    external: ["next", "@anthropic-ai/sdk", "@google/genai", "openai", "ai"],
   },
   {
     entry: { cli: "src/server/cli.ts" },

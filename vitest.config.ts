@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^tracewire$/, replacement: src("index.ts") },
       { find: /^tracewire\/openai$/, replacement: src("instrument/index.ts") },
       { find: /^tracewire\/ai$/, replacement: src("instrument/ai.ts") },
+      { find: /^tracewire\/google$/, replacement: src("instrument/google-entry.ts") },
       { find: /^tracewire\/(otel|api|next)$/, replacement: src("$1/index.ts") },
     ],
   },

@@ -4,8 +4,8 @@
  * targets (PASS/FAIL), then each benchmark's tables (ratios first, absolute numbers after), then the hand-written
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
- * completions and on the Responses API, `wrapAnthropic()`, the `ai` 6 span mapping of `tracewire/ai`), memory under
- * outage, cold import time and install footprint.
+ * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
+ * `tracewire/ai`), memory under outage, cold import time and install footprint.
  * `bench/ab.mjs` (not run here) compares two builds side by side.
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
@@ -24,6 +24,7 @@ const benches = [
   { file: "openai-overhead.mjs", flags: ["--expose-gc"] },
   { file: "responses-overhead.mjs", flags: ["--expose-gc"] },
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "google-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },

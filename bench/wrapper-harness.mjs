@@ -1,6 +1,6 @@
 /**
  * The shared harness of the wrapper-overhead benches (openai-overhead.mjs, responses-overhead.mjs,
- * anthropic-overhead.mjs, ai-overhead.mjs): CPU per call of a real client package against a loopback server (a child
+ * anthropic-overhead.mjs, google-overhead.mjs, ai-overhead.mjs): CPU per call of a real client package against a loopback server (a child
  * process), on a non-streaming path and a 50-event stream read to the end, in five variants:
  *
  *   - `unwrapped`  the plain client; no context manager registered (nothing of OTel or tracewire runs on its path);

@@ -75,6 +75,14 @@ const PROBES = {
     ],
     bad: (m) => `const anthropicBad: number = ${m}.wrapAnthropic;`,
   },
+  "./google": {
+    name: "wrapGoogleGenAI",
+    kind: "function",
+    types: (m) => [
+      `const wrapG: <T extends object>(client: T, options?: ${m}.WrapGoogleGenAIOptions) => T = ${m}.wrapGoogleGenAI;`,
+    ],
+    bad: (m) => `const googleBad: number = ${m}.wrapGoogleGenAI;`,
+  },
   "./ai": {
     name: "tracewireTelemetry",
     kind: "function",

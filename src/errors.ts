@@ -46,6 +46,32 @@ export class ValidationError extends TracewireError {
   }
 }
 
+/**
+ * Why a call-scoped request (feedback, a score, a rename) was not sent:
+ * - `tracing-off`: no processor was set up when the handle was made (`callById` before `init()`, or tracing off);
+ * - `queue-full`: the calls queue was full;
+ * - `shutdown`: the processor shut down before the request (or the span of its call) could be sent;
+ * - `call-not-exported`: its call's span was dropped before export, so the service never saw the call (feedback is
+ *   never sent for a call the service does not know);
+ * - `flush`: `flush()` returned before the request could be sent; it stays queued (`queued` is true) and goes out
+ *   when the service can take it, or is dropped at shutdown (`stats()` counts which).
+ */
+export type NotSentReason = "tracing-off" | "queue-full" | "shutdown" | "call-not-exported" | "flush";
+
+/** A call-scoped request tracewire did not send (or had not sent when `flush()` returned): `reason` says why. */
+export class NotSentError extends TracewireError {
+  override name = "NotSentError";
+  readonly reason: NotSentReason;
+  /** Whether the request is still queued and will be sent later (only after a `flush()` that ended first). */
+  readonly queued: boolean;
+
+  constructor(reason: NotSentReason, message: string) {
+    super(message);
+    this.reason = reason;
+    this.queued = reason === "flush";
+  }
+}
+
 /** The server answered in a way that breaks its own wire format (a malformed NDJSON line, a broken SSE frame). */
 export class ProtocolError extends TracewireError {
   override name = "ProtocolError";

@@ -55,6 +55,8 @@ export const ATTR_TRACEWIRE_RESPONSE_RAW = "tracewire.response.raw";
 /** Well-known `gen_ai.operation.name` values used by tracewire. */
 export const GEN_AI_OPERATION = {
   chat: "chat",
+  /** Multimodal content generation, such as Gemini's `generateContent` (the semconv well-known value). */
+  generateContent: "generate_content",
   embeddings: "embeddings",
   executeTool: "execute_tool",
   invokeAgent: "invoke_agent",

@@ -46,8 +46,8 @@ export interface CallFormat {
   inputContent(inputs: unknown): Attributes;
   /** The opt-in content attributes of the (serialized, redacted) answer; `unfinished` as a finish reason. */
   outputContent(output: unknown, unfinished: string): Attributes;
-  /** A fresh accumulator for a streamed answer. */
-  accumulator(options: ResolvedChatTraceOptions): StreamAccumulator;
+  /** A fresh accumulator for a streamed answer; `params` are the request's (what was sent). */
+  accumulator(options: ResolvedChatTraceOptions, params: Obj): StreamAccumulator;
   /** Whether streamed requests get `stream_options.include_usage` (chat completions). */
   readonly injectsStreamUsage: boolean;
   /** What a complete answer reports as a failure (e.g. a Responses `status: "failed"`), if anything. */

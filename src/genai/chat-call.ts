@@ -91,9 +91,10 @@ export class ChatCall {
     private readonly signal: AbortSignal | undefined,
     noUsageInjection: boolean,
     private readonly format: CallFormat,
+    streaming: boolean | undefined,
   ) {
     this.context = trace.setSpan(parent, span);
-    this.streaming = params.stream === true;
+    this.streaming = streaming ?? params.stream === true;
     this.injectedUsage =
       this.streaming &&
       format.injectsStreamUsage &&
@@ -120,6 +121,7 @@ export class ChatCall {
         spec.signal,
         spec.noUsageInjection === true,
         spec.format ?? OPENAI_CHAT_FORMAT,
+        spec.streaming,
       );
     } catch (err) {
       internalError("start", err);
@@ -249,19 +251,44 @@ export class ChatCall {
         this.finish({ kind: "ok", output: undefined });
         return;
       }
-      this.accumulator = this.format.accumulator(this.options);
-      if (this.usage) this.accumulator.addUsage(this.usage);
-      const controller = (stream as { controller?: unknown }).controller;
-      if (isObj(controller) && typeof controller.abort === "function")
-        this.streamController = controller as unknown as { abort(): void };
-      this.link(stream);
-      this.track(stream);
-      this.watchAbort(signal);
+      this.beginStream(stream, signal);
       tapFirstIterator(target, key, factory as Method, (iterator) => this.observeIterator(iterator));
     } catch (err) {
       internalError("observe-stream", err);
       this.finish({ kind: "ok", output: undefined });
     }
+  }
+
+  /**
+   * Watches a stream that is its own iterator (an async generator, whose `[Symbol.asyncIterator]()` returns itself):
+   * its `next` and `return` are observed in place, whether the consumer uses `for await` or calls `next()` directly.
+   * `signal` is the request's abort signal.
+   */
+  observeIterable(iterator: object, signal: AbortSignal | undefined): void {
+    if (this.ended) return;
+    try {
+      if (typeof (iterator as Obj).next !== "function") {
+        this.finish({ kind: "ok", output: undefined });
+        return;
+      }
+      this.beginStream(iterator, signal);
+      this.observeIterator(iterator as Obj);
+    } catch (err) {
+      internalError("observe-stream", err);
+      this.finish({ kind: "ok", output: undefined });
+    }
+  }
+
+  /** What watching any stream starts with: its accumulator, abort controller and signal, `callOf` link, GC watch. */
+  private beginStream(stream: object, signal: AbortSignal | undefined): void {
+    this.accumulator = this.format.accumulator(this.options, this.body);
+    if (this.usage) this.accumulator.addUsage(this.usage);
+    const controller = (stream as { controller?: unknown }).controller;
+    if (isObj(controller) && typeof controller.abort === "function")
+      this.streamController = controller as unknown as { abort(): void };
+    this.link(stream);
+    this.track(stream);
+    this.watchAbort(signal);
   }
 
   private watchAbort(signal: AbortSignal | undefined): void {

@@ -35,6 +35,11 @@ export interface ChatCallSpec {
   noUsageInjection?: boolean | undefined;
   /** What kind of call this is and how it is recorded. Default {@link OPENAI_CHAT_FORMAT}. */
   format?: CallFormat | undefined;
+  /**
+   * Whether the answer is streamed, for APIs that say so by method rather than by a parameter. Default: the request's
+   * `stream: true`.
+   */
+  streaming?: boolean | undefined;
 }
 
 /** How a chat call ended, and what it delivered (`output` is absent when nothing was seen). */
@@ -84,7 +89,7 @@ export function startChatSpan(spec: ChatCallSpec): { span: Span; parent: Context
     startContext = parent.setValue(CALL_START_KEY, data);
   }
   const format = spec.format ?? OPENAI_CHAT_FORMAT;
-  const attributes = format.requestAttributes(params, spec.endpoint, params.stream === true);
+  const attributes = format.requestAttributes(params, spec.endpoint, spec.streaming ?? params.stream === true);
   // The conversation a chat call belongs to is the withThread() thread it runs in.
   if (thread) attributes[ATTR_GEN_AI_CONVERSATION_ID] = thread.threadId;
   const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);

@@ -20,6 +20,16 @@ export function defineOwn(target: object, key: PropertyKey, value: unknown): voi
 }
 
 /**
+ * Replaces `target[key]` on that one object: assigned in place when it is an own data property (an iterator built
+ * by tslib's `__asyncGenerator` carries `next`, `throw` and `return` as own enumerable ones, and its keys must stay
+ * the same), else shadowed by {@link defineOwn}.
+ */
+function shadow(target: Obj, key: string, value: Method): void {
+  if (Object.hasOwn(target, key)) target[key] = value;
+  else defineOwn(target, key, value);
+}
+
+/**
  * Shadows `target[key]`, an iterator factory (`factory` is its current value), so that the first object it hands out
  * is passed to `onFirst` before the caller gets it; later iterators pass through untouched.
  */
@@ -64,14 +74,21 @@ export interface IteratorHooks {
   returning(): Promise<void> | undefined;
   /** `return()` completed. */
   returned(): void;
-  /** `next()` or `return()` threw or rejected. */
+  /** `next()`, `return()` or `throw()` threw or rejected. */
   failed(err: unknown): void;
 }
 
-/** Shadows `next` (the iterator's own, `next`) and `return` of one async iterator, reporting to `hooks`. */
+/**
+ * Shadows `next` (the iterator's own, `next`), `return` and `throw` of one async iterator, reporting to `hooks`. A
+ * `throw()` the iterator answers with a final step ends it; one it rethrows (or another error) fails it.
+ */
 export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): void {
   const onError = (err: unknown): never => {
     hooks.pulled();
+    hooks.failed(err);
+    throw err;
+  };
+  const onThrowError = (err: unknown): never => {
     hooks.failed(err);
     throw err;
   };
@@ -87,7 +104,7 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
     }
     return step;
   };
-  defineOwn(iterator, "next", function (this: unknown, ...args: unknown[]) {
+  shadow(iterator, "next", function (this: unknown, ...args: unknown[]) {
     hooks.pulling();
     let result: Promise<IteratorResult<unknown>>;
     try {
@@ -99,7 +116,7 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
   });
   const ret = iterator.return;
   if (typeof ret === "function") {
-    defineOwn(iterator, "return", function (this: unknown, ...args: unknown[]) {
+    shadow(iterator, "return", function (this: unknown, ...args: unknown[]) {
       let before: Promise<void> | undefined;
       try {
         before = hooks.returning();
@@ -127,6 +144,22 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
           throw err;
         },
       );
+    });
+  }
+  const thrower = iterator.throw;
+  if (typeof thrower === "function") {
+    shadow(iterator, "throw", function (this: unknown, ...args: unknown[]) {
+      let result: unknown;
+      try {
+        result = Reflect.apply(thrower, this, args);
+      } catch (err) {
+        hooks.failed(err);
+        throw err;
+      }
+      return Promise.resolve(result).then((step) => {
+        if (!isObj(step) || step.done) hooks.end();
+        return step;
+      }, onThrowError);
     });
   }
 }

@@ -12,8 +12,8 @@
  * - At shutdown, an export still in flight is aborted and awaited (briefly), so each item is counted once, as sent or
  *   as dropped.
  * - `hurry()` sends what is queued without waiting for the timer (someone awaits an answer: feedback), and
- *   `whenFinished()` runs a callback once everything offered so far is finished (feedback about an OTLP span goes
- *   to the calls queue once that span's export is done).
+ *   `whenFinished()` runs a callback once an item is finished, saying whether it was dropped unsent (feedback about
+ *   an OTLP span goes to the calls queue once that span's export is done, and never when the span was dropped).
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
  *   was accepted), so no call is left open by our own bookkeeping.
  */
@@ -101,7 +101,7 @@ export class ExportQueue<T> {
   private closed = false;
   private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
   /** Callbacks of {@link whenFinished}, each with the count of finished items it waits for. */
-  private followers: { target: number; run: () => void }[] = [];
+  private followers: { target: number; run: (dropped: boolean) => void }[] = [];
   /** Items up to this offer count go out without waiting for the timer (see {@link hurry}). */
   private urgentTarget = 0;
   private readonly abort = new AbortController();
@@ -175,13 +175,19 @@ export class ExportQueue<T> {
   }
 
   /**
-   * Calls `run` once every item offered so far is finished: sent, refused, or dropped (at once when none is left).
-   * Does not hurry them: call {@link hurry} for that. Unlike a flush there is no deadline, and nothing waits here
-   * keeps the process alive.
+   * Calls `run` once the first `target` items offered (default: all offered so far) are finished: sent, refused, or
+   * dropped. `dropped` says whether item number `target` itself was dropped unsent at shutdown; it is false when the
+   * items were already finished (at once). Does not hurry them: call {@link hurry} for that. Unlike a flush there is
+   * no deadline, and nothing waiting here keeps the process alive.
    */
-  whenFinished(run: () => void): void {
-    if (this.finished >= this.offered) run();
-    else this.followers.push({ target: this.offered, run });
+  whenFinished(run: (dropped: boolean) => void, target = this.offered): void {
+    if (this.finished >= target) run(false);
+    else this.followers.push({ target, run });
+  }
+
+  /** Whether the queue is shut down (it refuses every offer). */
+  get isClosed(): boolean {
+    return this.closed;
   }
 
   private refuses(force: boolean): boolean {
@@ -243,7 +249,7 @@ export class ExportQueue<T> {
     this.stats.dropped += left.length;
     this.stats.queued = 0;
     this.onDrop(left.length, reason, left);
-    this.complete(left.length);
+    this.complete(left.length, true);
   }
 
   /** Items offered so far (queued, sent or finished otherwise). */
@@ -339,14 +345,16 @@ export class ExportQueue<T> {
     }
   }
 
-  /** Marks `count` items finished and releases the flushes that were waiting for them. */
-  private complete(count: number): void {
+  /** Marks `count` items finished (`dropped`: unsent) and releases the flushes and followers waiting for them. */
+  private complete(count: number, dropped = false): void {
+    const before = this.finished;
     this.finished += count;
     for (const waiter of [...this.waiters]) if (this.finished >= waiter.target) waiter.resolve();
-    if (this.followers.length > 0 && this.finished >= this.followers[0]!.target) {
+    if (this.followers.length > 0) {
       const ready = this.followers.filter((f) => this.finished >= f.target);
+      if (ready.length === 0) return;
       this.followers = this.followers.filter((f) => this.finished < f.target);
-      for (const follower of ready) follower.run();
+      for (const follower of ready) follower.run(dropped && follower.target > before);
     }
   }
 

@@ -130,8 +130,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       (batch, signal) => callsExporter.export(batch, signal),
       queueOptions,
       (count, reason, items) => {
-        for (const item of items)
-          if (item.kind === "request") item.settle(new Error(`tracewire dropped this request: ${reason}.`));
+        this.callRequests.dropped(items, reason); // their promises reject with NotSentError
         this.diagnostics.warn("calls-dropped", `Dropped ${count} call item(s) because ${reason}.`);
       },
     );
@@ -164,7 +163,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       (count, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${count} span(s) because ${reason}.`),
     );
 
-    this.callRequests = new CallRequests(this.calls, this.otlp);
+    this.callRequests = new CallRequests(this.calls, this.otlp, this.options.maxQueueSize);
 
     const state = globalState();
     state.live.add(this);
@@ -230,9 +229,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         return;
       }
       if (route === "otlp") {
-        this.offerSpan(span);
-        // Requests about this call waited for it to end; they go once its export is done (or it was dropped).
-        this.callRequests.spanEnded(span);
+        // Requests about this call waited for it to end; they go once its export is done (never if it was dropped).
+        this.callRequests.spanEnded(span, this.offerSpan(span));
       } else if (route === "calls") {
         // Forced: a call whose start was accepted must not be left open by our own queue limit.
         this.offerCall(
@@ -246,8 +244,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   }
 
   /** Encodes an ended span now, so the span itself is not kept until its batch is sent (see otlp-batch.ts). */
-  private offerSpan(span: ReadableSpan): void {
-    if (!this.otlp.admit()) return;
+  private offerSpan(span: ReadableSpan): boolean {
+    if (!this.otlp.admit()) return false;
     let encoded: EncodedSpan;
     try {
       // The span's attributes are checked for credentials by the encoder as it writes them.
@@ -256,16 +254,16 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     } catch (err) {
       this.otlp.drop(`it could not be encoded (${describeError(err)})`);
       this.internalError("encode", err);
-      return;
+      return false;
     }
-    this.otlp.offer(encoded);
+    return this.otlp.offer(encoded);
   }
 
   /**
    * Sends a call-scoped request (feedback, rename) behind everything queued so far, i.e. after the call's start, and
    * without waiting for the batch timer: the promise settles once the service has answered. `path` is a
    * tracing-service path such as `/feedback/create`; `body` its JSON object. With `afterExport` (a call on the OTLP
-   * route), the request waits for the span to end, then for its export, and is sent right after.
+   * route), it goes right after the span's export; while the span runs it waits on it (call-requests.ts).
    */
   enqueueRequest(path: string, body: object, replaySafe = false, afterExport?: AfterExport): Promise<unknown> {
     return this.callRequests.enqueue(path, body, replaySafe, afterExport);
@@ -275,14 +273,14 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
    * Sends everything queued so far on both routes; resolves when done, after `timeoutMs` (default
    * `exportTimeoutMillis`, 30 s), or as soon as nothing can be sent before then (the service refuses connections,
    * or its `Retry-After` outlasts the deadline). What is left stays queued: the background retries send it when the
-   * service is back, `shutdown()` counts it as dropped.
+   * service is back, `shutdown()` counts it as dropped. Call-scoped requests still unsent reject (NotSentError).
    */
   async forceFlush(timeoutMs?: number): Promise<void> {
     const deadline =
       typeof timeoutMs === "number" && timeoutMs > 0
         ? Math.min(timeoutMs, MAX_TIMER_MS)
         : this.options.exportTimeoutMillis;
-    await Promise.all([this.calls.flush(deadline), this.otlp.flush(deadline)]);
+    await this.callRequests.flush(deadline);
   }
 
   /** Items offered so far on both routes. */
@@ -306,7 +304,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       if (state.active === this) state.active = undefined;
       if (state.live.size === 0) removeExitHooks();
       const deadline = this.options.exportTimeoutMillis;
-      await Promise.all([this.calls.shutdown(deadline), this.otlp.shutdown(deadline)]);
+      await this.callRequests.shutdown(deadline); // both queues; every request's promise settles
       await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
     })();
     return this.shutdownPromise;

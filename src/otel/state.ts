@@ -13,6 +13,11 @@ import type { PayloadSettings } from "./payload-options.js";
 export interface AfterExport {
   /** The call's span; `undefined` when it has been garbage-collected (so it ended long ago). */
   span: object | undefined;
+  /**
+   * When the call is still running, the request cannot be answered before the call ends, so its promise resolves at
+   * once with what this returns (it may first add to the body what the result promises, e.g. a client-chosen id).
+   */
+  receipt?: () => unknown;
 }
 
 /** What the rest of tracewire needs from a live processor (kept minimal to avoid an import cycle). */
@@ -24,7 +29,7 @@ export interface ActiveProcessor {
   /**
    * Sends a call-scoped request (feedback, rename) behind the call's start, at once rather than at the next batch;
    * `replaySafe` allows resending it. With `afterExport`, the call went by OTLP: the request waits until its span
-   * (`undefined` once collected) has been exported.
+   * (`undefined` once collected) has been exported; while the span runs, the promise resolves with `receipt()`.
    */
   enqueueRequest(path: string, body: object, replaySafe?: boolean, afterExport?: AfterExport): Promise<unknown>;
   /** Whether work is queued or in flight. */

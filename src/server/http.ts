@@ -68,14 +68,17 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return raw;
 }
 
-/** Parses a JSON body; a missing or malformed one is a 422 as FastAPI reports it. */
-export function parseJson(body: Buffer): unknown {
+/**
+ * Parses a JSON body (with `parse`: JSON.parse, or the Python-faithful parser of python-json.ts); a missing or
+ * malformed one is a 422 as FastAPI reports it.
+ */
+export function parseJson(body: Buffer, parse: (text: string) => unknown = JSON.parse): unknown {
   if (body.length === 0) {
     throw new RequestValidationError([{ type: "missing", loc: ["body"], msg: "Field required", input: null }]);
   }
   const text = body.toString("utf8");
   try {
-    return JSON.parse(text);
+    return parse(text);
   } catch (err) {
     const position = Number(/position (\d+)/.exec((err as Error).message)?.[1] ?? 0);
     throw new RequestValidationError([

@@ -4,10 +4,10 @@
  * attributes come from the first attribute key of each family that is present (GenAI, OpenInference, Vercel AI,
  * Traceloop, …); `wandb.*` keys carry display name, thread, turn and call attributes (tracewire's portable mode).
  */
-import { createHash } from "node:crypto";
 import type { CallEnd, CallStart } from "../api/types/calls.js";
 import type { JsonObject, LlmUsage } from "../api/types/common.js";
 import type { AttributeMap, OtlpSpan } from "./otlp-decode.js";
+import { displayNameOf, opNameOf } from "./short-names.js";
 
 const INPUT_KEYS = [
   "ai.prompt",
@@ -55,7 +55,6 @@ const ATTRIBUTE_KEYS: Record<string, string[]> = {
   tools: ["gen_ai.agent.tools"],
   operation: ["gen_ai.operation.name"],
 };
-const MAX_OP_NAME = 128;
 const STATUS_ERROR = 2;
 
 /** A span the service refuses, with the reason it gives in `partial_success.error_message`. */
@@ -135,12 +134,6 @@ export function nanosToIso(nanos: bigint): string {
   return new Date(Number(nanos / 1_000_000n)).toISOString();
 }
 
-function opName(name: string): string {
-  if (name.length <= MAX_OP_NAME) return name || "unnamed";
-  const digest = createHash("sha256").update(name).digest("hex").slice(0, 4);
-  return `${name.slice(0, MAX_OP_NAME - 5)}:${digest}`;
-}
-
 function toInt(value: unknown): number | undefined {
   const n = typeof value === "string" && value.trim() !== "" ? Number(value) : value;
   return typeof n === "number" && Number.isFinite(n) ? Math.trunc(n) : undefined;
@@ -208,14 +201,14 @@ export function spanToCall(span: OtlpSpan, project: string): { start: CallStart;
     project_id: project,
     id: span.spanId,
     trace_id: span.traceId,
-    op_name: opName(span.name),
+    op_name: opNameOf(span.name),
     started_at: nanosToIso(span.startTimeUnixNano),
     attributes,
     inputs: input ? (isObject(input.value) ? input.value : { [input.key]: input.value }) : {},
   };
   if (span.parentSpanId && !/^0+$/.test(span.parentSpanId)) start.parent_id = span.parentSpanId;
   const displayName = lookup(flat, tree, "wandb.display_name");
-  if (typeof displayName === "string" && displayName) start.display_name = displayName;
+  if (typeof displayName === "string" && displayName) start.display_name = displayNameOf(displayName);
 
   const explicitThread = lookup(flat, tree, "wandb.thread_id") ?? lookup(flat, tree, "gcp.vertex.agent.session_id");
   const conversation = lookup(flat, tree, "gen_ai.conversation.id");

@@ -2,8 +2,10 @@
  * `Call`: a handle on one recorded call (= one span) for feedback, scores and renames. Requests for a call made in
  * this process are queued behind the call's start (on the OTLP route: behind the export of its span), so the service
  * never sees feedback for a call it doesn't know, and are sent at once rather than at the next batch: the promise
- * settles when the service has answered. A request that breaks the service's feedback rules is rejected with a
- * `ValidationError` before anything is queued; no method here throws synchronously.
+ * settles when the service has answered — except for feedback on a call still running on the OTLP route, which
+ * resolves at once with a receipt (otel/call-requests.ts says why), so awaiting it inside the call never hangs. A
+ * request that breaks the service's feedback rules is rejected with a `ValidationError` before anything is queued;
+ * one tracewire could not send rejects with a `NotSentError`; nothing here throws synchronously, `callById` included.
  */
 
 import type { Span } from "@opentelemetry/api";
@@ -21,7 +23,7 @@ import {
 } from "../api/refs.js";
 import type { JsonObject } from "../api/types/common.js";
 import type { FeedbackCreateRes } from "../api/types/feedback.js";
-import { TracewireError, ValidationError } from "../errors.js";
+import { NotSentError, ValidationError } from "../errors.js";
 import { type ActiveProcessor, globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { serialize } from "./serialize.js";
@@ -78,27 +80,31 @@ export class Call {
   readonly id: string;
   /** The trace id: the span's 32-hex trace id (may be empty for `callById` without one). */
   readonly traceId: string;
-  /** `entity/project` the call belongs to. */
+  /** `entity/project` the call belongs to (empty for a `callById` handle made while tracing was off). */
   readonly project: string;
   /** The call's span when it goes by OTLP: weak, so a handle kept with a result never keeps a span alive. */
   private readonly otlpSpan: WeakRef<object> | undefined;
+  /** Why this handle can send nothing (a `callById` with a bad id, or without tracing): every request rejects with it. */
+  readonly #broken: Error | undefined;
 
   /** @internal use `getCurrentCall()`, `callOf()` or `callById()`. */
   constructor(
     id: string,
     traceId: string,
-    private readonly processor: ActiveProcessor,
+    private readonly processor: ActiveProcessor | undefined,
     route: CallRoute = {},
+    broken?: Error,
   ) {
     this.id = id;
     this.traceId = traceId;
-    this.project = processor.project;
+    this.project = processor?.project ?? "";
     this.otlpSpan = route.otlpSpan ? new WeakRef(route.otlpSpan) : undefined;
+    this.#broken = broken ?? (processor ? undefined : tracingOff());
   }
 
-  /** The call's ref URI, `weave:///entity/project/call/<id>`, for `weave_ref` fields. */
+  /** The call's ref URI, `weave:///entity/project/call/<id>`, for `weave_ref` fields; empty for a broken handle. */
   get ref(): string {
-    return callRef(this.project, this.id);
+    return this.#broken ? "" : callRef(this.project, this.id);
   }
 
   /** Adds an emoji reaction (`wandb.reaction.1`); `emoji` must be exactly one emoji. */
@@ -166,6 +172,7 @@ export class Call {
 
   /** Checks and builds one feedback record, then queues it. Throws `ValidationError` before queueing anything. */
   #send(type: string, payload: Record<string, unknown>, options: FeedbackOptions): Promise<FeedbackCreateRes> {
+    const processor = this.#live();
     requireString(type, "feedback type", undefined, MAX_NAME_LENGTH);
     requireOptions(options);
     if (payload === null || typeof payload !== "object" || Array.isArray(payload)) {
@@ -178,7 +185,7 @@ export class Call {
       project_id: this.project,
       weave_ref: this.ref,
       feedback_type: type,
-      payload: serialize(payload, this.processor.payload.limits) as JsonObject,
+      payload: serialize(payload, processor.payload.limits) as JsonObject,
     };
     if (options.creator !== undefined) body.creator = requireString(options.creator, "creator");
     const annotation = annotationName(type);
@@ -192,31 +199,56 @@ export class Call {
       body.runnable_ref = callRefOption ? opRef(this.project, runnable) : objectRef(this.project, runnable);
     if (callRefOption !== undefined) body.call_ref = callRefOption;
     checkFeedback(body as unknown as FeedbackFields);
-    return this.#enqueue("/feedback/create", body) as Promise<FeedbackCreateRes>;
+    // Used only while the call runs on the OTLP route: the feedback can reach the service only after the call's span
+    // is exported, so the promise resolves at once with what the service will store — under an id chosen here.
+    const receipt = (): FeedbackCreateRes => {
+      const id = globalThis.crypto.randomUUID();
+      body.id = id;
+      return { id, created_at: new Date().toISOString(), wb_user_id: "", payload: body.payload as JsonObject };
+    };
+    return this.#enqueue("/feedback/create", body, false, receipt) as Promise<FeedbackCreateRes>;
   }
 
-  #enqueue(path: string, body: JsonObject, replaySafe = false): Promise<unknown> {
-    const after = this.otlpSpan ? { span: this.otlpSpan.deref() } : undefined;
-    return this.processor.enqueueRequest(path, body, replaySafe, after);
+  #enqueue(path: string, body: JsonObject, replaySafe = false, receipt?: () => unknown): Promise<unknown> {
+    const processor = this.#live();
+    const after = this.otlpSpan ? { span: this.otlpSpan.deref(), ...(receipt && { receipt }) } : undefined;
+    return processor.enqueueRequest(path, body, replaySafe, after);
+  }
+
+  /** The processor requests go to; throws (into a rejection, see `attempt`) what makes this handle broken. */
+  #live(): ActiveProcessor {
+    if (this.#broken || !this.processor) throw this.#broken ?? tracingOff();
+    return this.processor;
   }
 }
 
+const tracingOff = () =>
+  new NotSentError(
+    "tracing-off",
+    "callById needs tracing to be set up: call init() (with tracing on) or create a TracewireSpanProcessor before callById(); nothing was sent.",
+  );
+
 /**
  * A handle on a call recorded earlier or by another process, by its id, for feedback and scores. Needs tracing to
- * be set up (`init()` or a `TracewireSpanProcessor`) in this process.
+ * be set up (`init()` or a `TracewireSpanProcessor`) in this process. Never throws: with a malformed id or trace id
+ * the handle's requests reject with a `ValidationError`, and without tracing with a `NotSentError` (`tracing-off`).
  */
 export function callById(callId: string, traceId = ""): Call {
-  requireString(callId, "callId", undefined, MAX_NAME_LENGTH);
-  if (typeof traceId !== "string") {
-    throw new ValidationError(`traceId must be a string (32 hex digits, or empty), got ${typeof traceId}.`, "traceId");
-  }
   const processor = globalState().active;
-  if (!processor) {
-    throw new TracewireError(
-      "callById needs tracing to be set up: call init() or create a TracewireSpanProcessor first.",
-    );
+  try {
+    requireString(callId, "callId", undefined, MAX_NAME_LENGTH);
+    if (typeof traceId !== "string") {
+      throw new ValidationError(
+        `traceId must be a string (32 hex digits, or empty), got ${typeof traceId}.`,
+        "traceId",
+      );
+    }
+    if (processor) callRef(processor.project, callId); // the id becomes a ref segment: no "/" or spaces
+    return new Call(callId, traceId, processor);
+  } catch (err) {
+    const id = typeof callId === "string" ? callId : "";
+    return new Call(id, typeof traceId === "string" ? traceId : "", processor, {}, err as Error);
   }
-  return new Call(callId, traceId, processor);
 }
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.

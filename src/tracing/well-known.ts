@@ -2,7 +2,8 @@
  * Well-known client and transport objects, recorded as a short summary instead of their fields when they turn up in
  * a traced function's inputs or output. Their fields hold API keys, auth headers, connection pools, sockets and
  * buffers: nothing a trace needs, and some of it secret. Recognised by brand checks where Node has them, else by
- * the shape the libraries are known to have (the `openai` and Anthropic SDKs, undici), so none of them is imported.
+ * the shape the libraries are known to have (the `openai`, Anthropic and Google Gen AI SDKs, undici), so none of them
+ * is imported.
  */
 import { EventEmitter } from "node:events";
 import { Stream } from "node:stream";
@@ -33,8 +34,16 @@ function fetchClasses(): FetchIntrinsics {
 }
 const signalAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted")!.get!;
 
-// Class names of LLM SDK clients: their instances carry `apiKey`, `baseURL` and a fetch/transport.
-const LLM_CLIENTS = new Set(["OpenAI", "AzureOpenAI", "Anthropic", "AnthropicBedrock", "AnthropicVertex"]);
+// Class names of LLM SDK clients: their instances carry `apiKey`, `baseURL` and a fetch/transport (`GoogleGenAI`:
+// its API key, Google auth with its credentials, and an API client).
+const LLM_CLIENTS = new Set([
+  "OpenAI",
+  "AzureOpenAI",
+  "Anthropic",
+  "AnthropicBedrock",
+  "AnthropicVertex",
+  "GoogleGenAI",
+]);
 // undici's dispatchers (and Node's http.Agent) hold pools of sockets and, for proxies, proxy credentials.
 const DISPATCHERS = new Set([
   "Dispatcher",

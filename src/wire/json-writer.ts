@@ -129,7 +129,7 @@ export class JsonWriter extends ByteWriter {
 
   /** Text that is already valid JSON (what `JSON.stringify` returned), as UTF-8; lone surrogates become U+FFFD. */
   json(text: string): void {
-    if (text.includes("\\ud")) text = wellFormedJson(text);
+    text = wellFormedJson(text);
     this.ensure(utf8Bound(text));
     this.pos += encoder.encodeInto(text, this.buf.subarray(this.pos)).written;
   }
@@ -165,8 +165,13 @@ function wellFormed(s: string): string {
  * backslashes (`\\ud800` is a backslash and the text `ud800`).
  */
 const LONE_SURROGATE_ESCAPE = /(?<=(?:^|[^\\])(?:\\\\)*)\\ud[89a-f][0-9a-f]{2}/g;
-function wellFormedJson(text: string): string {
-  return text.replace(LONE_SURROGATE_ESCAPE, "\ufffd");
+/**
+ * JSON text from `JSON.stringify` made well-formed: its lone-surrogate escapes become U+FFFD. The one rule for JSON
+ * text on both routes: the calls route's records and the JSON strings the OTLP route carries in attributes
+ * (`input.value`, `output.value`), where a `\ud800` escape would decode back into a lone surrogate at the service.
+ */
+export function wellFormedJson(text: string): string {
+  return text.includes("\\ud") ? text.replace(LONE_SURROGATE_ESCAPE, "\ufffd") : text;
 }
 
 const SHORT_ESCAPES: Record<number, number> = { 8: 0x62, 9: 0x74, 10: 0x6e, 12: 0x66, 13: 0x72 };

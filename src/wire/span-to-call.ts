@@ -27,6 +27,7 @@ import {
   ATTR_TRACEWIRE_CANCELLED,
   ATTR_TRACEWIRE_RESPONSE_RAW,
 } from "../semconv.js";
+import { wellFormedJson } from "./json-writer.js";
 
 /**
  * Start data of a tracewire call: what it knows beyond OTel attributes. It rides to the processor on the context
@@ -203,6 +204,12 @@ export function exceptionOf(span: ReadableSpan): string | undefined {
 }
 
 /**
+ * A payload (already made JSON-safe by the serializer) as the JSON text an attribute carries: well-formed, with lone
+ * surrogates as U+FFFD, as the calls route writes them (json-writer.ts).
+ */
+const jsonText = (value: unknown): string => wellFormedJson(JSON.stringify(value) ?? "null");
+
+/**
  * Attributes that carry a tracewire call's start data over OTLP (`export: "otlp"`), under the keys the service's
  * OTLP ingestion maps back to call fields: `input.value` → inputs, `wandb.display_name`, `wandb.thread_id`,
  * `wandb.is_turn`, and `wandb.attributes.*` → attributes. Objects are JSON strings (SDK 2.x takes primitives only).
@@ -212,7 +219,7 @@ export function exceptionOf(span: ReadableSpan): string | undefined {
  * Such a set travels whole, as one JSON string under `wandb.attributes`, which the service parses back.
  */
 export function portableStartAttributes(data: CallStartData): Attributes {
-  const attributes: Attributes = { "input.value": JSON.stringify(data.inputs), "input.mime_type": "application/json" };
+  const attributes: Attributes = { "input.value": jsonText(data.inputs), "input.mime_type": "application/json" };
   if (data.displayName) attributes["wandb.display_name"] = data.displayName;
   if (data.threadId) {
     attributes["wandb.thread_id"] = data.threadId;
@@ -220,19 +227,17 @@ export function portableStartAttributes(data: CallStartData): Attributes {
   }
   const keys = Object.keys(data.attributes);
   if (keys.some((key) => key === "" || key.includes("."))) {
-    attributes["wandb.attributes"] = JSON.stringify(data.attributes);
+    attributes["wandb.attributes"] = jsonText(data.attributes);
     return attributes;
   }
   for (const [key, value] of Object.entries(data.attributes)) {
     attributes[`wandb.attributes.${key}`] =
-      typeof value === "string" || typeof value === "number" || typeof value === "boolean"
-        ? value
-        : JSON.stringify(value);
+      typeof value === "string" || typeof value === "number" || typeof value === "boolean" ? value : jsonText(value);
   }
   return attributes;
 }
 
 /** The output attributes of a tracewire call sent over OTLP (see {@link portableStartAttributes}). */
 export function portableEndAttributes(output: unknown): Attributes {
-  return { "output.value": JSON.stringify(output), "output.mime_type": "application/json" };
+  return { "output.value": jsonText(output), "output.mime_type": "application/json" };
 }

@@ -11,14 +11,14 @@ import { setupSessionPerTest } from "../support/tracing-session.js";
 
 export const MODEL = "gpt-4o-mini";
 export const WEATHER_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" } },
+  type: "object" as const,
+  properties: { city: { type: "string" as const } },
   required: ["city"],
   additionalProperties: false,
 };
 export const TIME_SCHEMA = {
-  type: "object",
-  properties: { tz: { type: "string" } },
+  type: "object" as const,
+  properties: { tz: { type: "string" as const } },
   required: ["tz"],
   additionalProperties: false,
 };
@@ -66,8 +66,8 @@ export const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 export const EMBEDDING_MODEL = "text-embedding-3-small";
 /** The object schema of the `generateObject` / `streamObject` tests. */
 export const CITY_SCHEMA = {
-  type: "object",
-  properties: { city: { type: "string" }, celsius: { type: "number" } },
+  type: "object" as const,
+  properties: { city: { type: "string" as const }, celsius: { type: "number" as const } },
   required: ["city", "celsius"],
   additionalProperties: false,
 };

@@ -342,11 +342,12 @@ add({
   param: "fn",
 });
 
-for (const [input, value] of [...BAD_IDS, ["a huge id", HUGE]] as [string, unknown][])
+// callById never throws: the handle it returns rejects every request with the error.
+for (const [input, value] of [...BAD_IDS, ["a huge id", HUGE], ["an id with a slash", "ab/cd"]] as [string, unknown][])
   add({
     target: "callById",
     input,
-    run: () => callById(value as never),
+    run: () => callById(value as never).react("👍"),
     error: ValidationError,
     names: "callId",
     param: "callId",
@@ -354,7 +355,7 @@ for (const [input, value] of [...BAD_IDS, ["a huge id", HUGE]] as [string, unkno
 add({
   target: "callById",
   input: "a numeric trace id",
-  run: () => callById("0123456789abcdef", 7 as never),
+  run: () => callById("0123456789abcdef", 7 as never).note("n"),
   error: ValidationError,
   names: "traceId",
   param: "traceId",

@@ -24,13 +24,14 @@ export async function loadExample<T>(path: string): Promise<T> {
   return (await import(new URL(`../../examples/${path}`, import.meta.url).href)) as T;
 }
 
-/** Starts the service, the example's stand-in and tracing for `project` before the file's tests; stops them after. */
-export function setupExample(project: string): ExampleSetup {
+/**
+ * Starts the service, the example's stand-in (`standIn`, relative to examples/) and tracing for `project` before the
+ * file's tests; stops them after.
+ */
+export function setupExample(project: string, standIn = "openai/stand-in.mjs"): ExampleSetup {
   const setup = { project } as unknown as ExampleSetup;
   beforeAll(async () => {
-    const { startStandIn } = await loadExample<{ startStandIn(): Promise<ExampleSetup["standIn"]> }>(
-      "openai/stand-in.mjs",
-    );
+    const { startStandIn } = await loadExample<{ startStandIn(): Promise<ExampleSetup["standIn"]> }>(standIn);
     setup.service = await startDevServer({ port: 0, storage: "memory", apiKey: TRACING_KEY, logger: quiet });
     setup.standIn = await startStandIn();
     setup.tracing = init({ baseUrl: setup.service.url, apiKey: TRACING_KEY, project, env: {}, logger: quiet });

@@ -98,7 +98,7 @@ it("hurry() during an export in flight sends the rest right after it, in order",
   await new Promise((resolve) => setTimeout(resolve, 10));
   queue.offer(12);
   queue.hurry();
-  await new Promise<void>((resolve) => queue.whenFinished(resolve));
+  await new Promise<void>((resolve) => queue.whenFinished(() => resolve()));
   expect(batches.map((b) => b.items)).toEqual([
     [0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
     [10, 11, 12],
@@ -115,7 +115,7 @@ it("hurry() does not cut a retry backoff short", async () => {
   queue.hurry();
   await new Promise((resolve) => setTimeout(resolve, 100));
   expect(batches).toHaveLength(1);
-  await new Promise<void>((resolve) => queue.whenFinished(resolve));
+  await new Promise<void>((resolve) => queue.whenFinished(() => resolve()));
   expect(batches).toHaveLength(2);
   expect(batches[1]!.at - batches[0]!.at).toBeGreaterThanOrEqual(250);
   await queue.shutdown(100);

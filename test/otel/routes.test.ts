@@ -233,6 +233,26 @@ describe('export: "otlp" carries call fields as attributes', () => {
     });
   });
 
+  it.each(["http/protobuf", "http/json"] as const)(
+    "JSON text in attributes is well-formed: a lone surrogate arrives as U+FFFD, never as a \\ud800 escape (%s)",
+    async (otlpProtocol) => {
+      const { withAttributes } = await import("../../src/index.js");
+      const tracing = ctx.start({ export: "otlp", otlpProtocol });
+      const echo = op((text: string) => ({ text, pair: "\u{1f600}" }), { name: "echo", parameterNames: ["text"] });
+      withAttributes({ label: { v: "x\udc00" }, plain: "y\ud800" }, () => echo("a\ud800b"));
+      await tracing.flush();
+      expect(ctx.double.spans).toHaveLength(1);
+      const attributes = ctx.double.spans[0]!.attributes;
+      // Decoded from the request body as the service reads it: the JSON texts parse to well-formed strings.
+      expect(attributes["input.value"]).toBe('{"text":"a\ufffdb"}');
+      expect(attributes["output.value"]).toBe('{"text":"a\ufffdb","pair":"\u{1f600}"}');
+      expect(attributes["wandb.attributes.label"]).toBe('{"v":"x\ufffd"}');
+      expect(attributes["wandb.attributes.plain"]).toBe("y\ufffd");
+      for (const value of Object.values(attributes))
+        if (typeof value === "string") expect(JSON.stringify(value)).not.toMatch(/\\ud[89a-f]/);
+    },
+  );
+
   it("a display name set while the op runs travels on its span, not as a /call/update for a call the service does not know yet", async () => {
     const { getCurrentCall } = await import("../../src/index.js");
     const tracing = ctx.start({ export: "otlp" });

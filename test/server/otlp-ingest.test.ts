@@ -172,6 +172,49 @@ it("takes OTLP/JSON with the project in resource attributes, and an all-accepted
   });
 });
 
+it("shortens long op and display names as the service does: cut at a delimiter, op names tagged with a sha256 prefix", async () => {
+  // Expected names computed once with CPython from the service's rule (its OTLP ingestion: a name of 128 code points
+  // or more is cut by shorten_name at a delimiter, and tagged ":" + sha256(name).hexdigest()[:4]).
+  const display = "fix the flaky test / ".repeat(60);
+  const cases: [string, string][] = [
+    ["a".repeat(200), `${"a".repeat(123)}:c2a9`],
+    ["x".repeat(128), "x".repeat(128)],
+    ["y".repeat(129), `${"y".repeat(123)}:3515`],
+    [
+      "openai.chat.completions.create ".repeat(8).trim(),
+      "openai.chat.completions.create openai.chat.completions.create openai.chat.completions.create openai.chat.completions:1ff5",
+    ],
+    [
+      `step/${"ab, cd; ef|gh ij/kl?mn.op ".repeat(10)}`,
+      "step/ab, cd; ef|gh ij/kl?mn.op ab, cd; ef|gh ij/kl?mn.op ab, cd; ef|gh ij/kl?mn.op ab, cd; ef|gh ij/kl?mn.op ab, cd; ef|gh:e02e",
+    ],
+    ["\u{1f600}".repeat(130), `${"\u{1f600}".repeat(123)}:3568`],
+    [`module.${"z".repeat(150)}`, "module:c53c"],
+  ];
+  const spans = cases.map(([name], i) => ({
+    traceId: TRACE,
+    spanId: `c0ffee00000000${String(i).padStart(2, "0")}`,
+    name,
+    startTimeUnixNano: nanos(0),
+    endTimeUnixNano: nanos(1),
+    attributes: i === 0 ? [kv("wandb.display_name", str(display))] : [],
+  }));
+  const res = await send(service.url, "/otel/v1/traces", {
+    resourceSpans: [
+      {
+        resource: { attributes: [kv("wandb.entity", str("team")), kv("wandb.project", str("names"))] },
+        scopeSpans: [{ spans }],
+      },
+    ],
+  });
+  expect(res).toMatchObject({ status: 200, json: {} });
+  const byId = new Map((await calls("team/names")).map((c) => [c.id, c]));
+  cases.forEach(([, expected], i) => {
+    expect(byId.get(`c0ffee00000000${String(i).padStart(2, "0")}`)?.op_name, `case ${i}`).toBe(expected);
+  });
+  expect(byId.get("c0ffee0000000000")?.display_name).toBe(`${display.slice(0, 1016)}...`);
+});
+
 it("refuses a request without a project, an unreadable body and an unknown content type", async () => {
   const span = {
     traceId: hex(TRACE),

@@ -23,6 +23,7 @@ import { AnthropicServer, TOOL_TEXT, TOOL_USES } from "../support/anthropic-serv
 import { RESPONSE_TEXT } from "../support/openai-responses-server.js";
 import { OpenAIServer, TEXT, TOOL_CALLS } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
+import { openConversation } from "./conversation-page.js";
 import { PROJECT, startService, type TestService } from "./helpers.js";
 
 const MODEL = "gpt-4o-mini";
@@ -150,26 +151,8 @@ describe.skipIf(!chromiumWanted("viewer-conversation.test"))("viewer: LLM calls 
   });
 
   /** Opens the trace of `root` and selects its `index`-th call named `opName`; returns the detail pane's facts. */
-  async function openCall(root: string, opName: string, index = 0) {
-    await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
-    const row = page.locator("#trace-list tbody tr").filter({ hasText: root });
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
-    await row.click();
-    const node = page.locator(`#tree li[data-op="${opName}"] > .node`).nth(index);
-    await expect.poll(() => node.count(), { timeout: 10_000 }).toBe(1);
-    await node.click();
-    const detail = page.locator("#detail");
-    await expect.poll(() => detail.locator(".conversation").count(), { timeout: 10_000 }).toBe(1);
-    const messages = detail.locator(".conversation > .msg");
-    return {
-      detail,
-      roles: await messages.evaluateAll((els) => els.map((e) => e.getAttribute("data-role"))),
-      texts: await messages.evaluateAll((els) => els.map((e) => e.querySelector(".parts")?.textContent ?? "")),
-      answer: (await detail.locator(".answer").textContent()) ?? "",
-      meta: (await detail.locator(".llm-meta").textContent()) ?? "",
-      hash: () => page.evaluate<string>("location.hash"),
-    };
-  }
+  const openCall = (root: string, opName: string, index = 0) =>
+    openConversation(page, service.url, root, opName, index);
 
   it("chat completions: system, user, the assistant's tool calls, tool results, and the streamed answer", async ({
     annotate,

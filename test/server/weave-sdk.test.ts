@@ -5,6 +5,7 @@
  * service (the default-entity lookup). Everything it saved is read back through `TracingClient`.
  */
 import { execFile } from "node:child_process";
+import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -84,8 +85,13 @@ describe("the vendor's TypeScript SDK against tracewire dev", () => {
     expect(objs.map((o) => o.object_id).sort()).toEqual(["add", "check", "pipeline"]);
     const add = objs.find((o) => o.object_id === "add")!;
     const files = (add.val as { files: Record<string, string> }).files;
+    // The SDK computed this file digest client-side and put it in the op's value before uploading; the content is
+    // found under it only because the service stored the upload under the same digest.
     const source = await client.files.content({ digest: files["obj.py"]! });
     expect(source.toString("utf8")).toContain("return a + b");
+    expect(files["obj.py"]).toBe(
+      createHash("sha256").update(source).digest("base64url").replace(/-/g, "X").replace(/_/g, "Y"),
+    );
   });
 
   it("keeps the published object and the dataset with its table, readable by ref", async () => {
@@ -104,5 +110,13 @@ describe("the vendor's TypeScript SDK against tracewire dev", () => {
       { question: "2+2", answer: 4 },
       { question: "3+3", answer: 6 },
     ]);
+    // The SDK computes no table digest itself (it takes the service's answer), so its table ref must be the one the
+    // hosted service would hand out for these rows: the hex sha256 of the row digests (the vendor's digest.py). The
+    // constants were computed with CPython from those rules (see digest.test.ts, "the vendor SDK's dataset rows").
+    expect(rows.map((r) => r.digest)).toEqual([
+      "VXqPllEmktBemhFJIgzW8SF3wgAxW1Akftb46SJFX4k",
+      "i9fbUUD7jcXE2WBKE7adkCyNoimIBVRsyg9C4xXNAjk",
+    ]);
+    expect(tableDigest).toBe("a0d4b2edd487dafe20ad07f55ca8e4b7e4bbec0a56e55d42ea5241d421656e01");
   });
 });

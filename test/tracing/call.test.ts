@@ -196,7 +196,8 @@ describe("feedback and renames on the wire", () => {
         payload: { emoji: "🎉" },
       },
     ]);
-    expect(() => callById("")).toThrow(ValidationError);
+    // Never a synchronous throw: a malformed id makes a handle whose requests reject.
+    await expect(callById("").react("🎉")).rejects.toThrow(ValidationError);
   });
 });
 

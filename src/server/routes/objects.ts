@@ -12,8 +12,9 @@ import type {
   TableQueryStatsReq,
   TableUpdateReq,
 } from "../../api/types/tables.js";
-import { bytesDigest, pythonDumps, tableDigest, valueDigest } from "../digest.js";
-import { HttpError, type Request } from "../http.js";
+import { bytesDigest, tableDigest, valueDigest } from "../digest.js";
+import { HttpError, parseJson, type Request } from "../http.js";
+import { parsePythonJson, pythonDumps } from "../python-json.js";
 import { compareBy } from "../query-dsl.js";
 import type { Router } from "../router.js";
 import {
@@ -92,8 +93,21 @@ function tableRows(store: Store, project: string, digest: string): StoredRow[] {
   return rows;
 }
 
-function saveTable(store: Store, project: string, values: unknown[]): { digest: string; rows: StoredRow[] } {
-  const rows = values.map((val) => ({ digest: valueDigest(val), val }));
+/**
+ * A body that carries values to digest, read as the service's Python reads it: `body` as plain values (validated,
+ * stored), `exact` with each number's text kept (python-json.ts), from which the digests are computed.
+ */
+async function readDigestBody(req: Request): Promise<{ body: unknown; exact: unknown }> {
+  const raw = await req.body();
+  return { body: parseJson(raw, parsePythonJson), exact: parseJson(raw, (text) => parsePythonJson(text, true)) };
+}
+
+/** `exact[key]`: the same part of the exact reading of a body as the handler reads from the plain one. */
+const part = (exact: unknown, ...path: (string | number)[]): unknown =>
+  path.reduce<unknown>((v, key) => (v as Record<string | number, unknown> | undefined)?.[key], exact);
+
+/** Stores rows (each with its digest) as a table under the digest of their digests. */
+function saveTable(store: Store, project: string, rows: StoredRow[]): { digest: string; rows: StoredRow[] } {
   const digest = tableDigest(rows.map((r) => r.digest));
   store.putTable(project, digest, rows);
   return { digest, rows };
@@ -187,7 +201,8 @@ export function objectRoutes(router: Router): void {
   });
 
   router.on("POST", "/obj/create", async (req, { store }) => {
-    const { obj } = validateBody<ObjCreateReq>(await req.json(), OBJ_CREATE_REQ);
+    const { body, exact } = await readDigestBody(req);
+    const { obj } = validateBody<ObjCreateReq>(body, OBJ_CREATE_REQ);
     const project = checkProject(obj.project_id);
     if (!OBJECT_ID.test(obj.object_id)) {
       throw new HttpError(
@@ -195,7 +210,7 @@ export function objectRoutes(router: Router): void {
         `Invalid object_id ${JSON.stringify(obj.object_id)}: use [A-Za-z0-9_.-], 1–128 characters.`,
       );
     }
-    const digest = valueDigest(obj.val);
+    const digest = valueDigest(part(exact, "obj", "val"));
     expectDigest(obj.expected_digest, digest);
     const classes = classesOf(obj.val);
     store.putObject({
@@ -239,38 +254,43 @@ export function objectRoutes(router: Router): void {
   });
 
   router.on("POST", "/table/create", async (req, { store }) => {
-    const { table } = validateBody<TableCreateReq>(await req.json(), TABLE_CREATE_REQ);
+    const { body, exact } = await readDigestBody(req);
+    const { table } = validateBody<TableCreateReq>(body, TABLE_CREATE_REQ);
     const project = checkProject(table.project_id);
-    const digest = tableDigest(table.rows.map(valueDigest));
-    expectDigest(table.expected_digest, digest);
-    const saved = saveTable(store, project, table.rows);
+    const rows = table.rows.map((val, i) => ({ digest: valueDigest(part(exact, "table", "rows", i)), val }));
+    expectDigest(table.expected_digest, tableDigest(rows.map((r) => r.digest)));
+    const saved = saveTable(store, project, rows);
     return { json: { digest: saved.digest, row_digests: saved.rows.map((r) => r.digest) } };
   });
 
   router.on("POST", "/table/update", async (req, { store }) => {
-    const body = validateBody<TableUpdateReq>(await req.json(), TABLE_UPDATE_REQ);
+    const read = await readDigestBody(req);
+    const body = validateBody<TableUpdateReq>(read.body, TABLE_UPDATE_REQ);
     const project = checkProject(body.project_id);
-    const values = tableRows(store, project, body.base_digest).map((r) => r.val);
+    // Rows kept from the base table keep the digests they were stored with.
+    const rows = [...tableRows(store, project, body.base_digest)];
     const updated: string[] = [];
     for (const [i, update] of body.updates.entries()) {
       const where = `updates.${i}`;
       if ("append" in update) {
-        values.push(update.append.row);
-        updated.push(valueDigest(update.append.row));
+        const row = { digest: valueDigest(part(read.exact, "updates", i, "append", "row")), val: update.append.row };
+        rows.push(row);
+        updated.push(row.digest);
       } else if ("insert" in update) {
-        const { index, row } = update.insert;
-        if (index < 0 || index > values.length) throw new HttpError(400, `${where}: index ${index} is out of range.`);
-        values.splice(index, 0, row);
-        updated.push(valueDigest(row));
+        const { index } = update.insert;
+        if (index < 0 || index > rows.length) throw new HttpError(400, `${where}: index ${index} is out of range.`);
+        const row = { digest: valueDigest(part(read.exact, "updates", i, "insert", "row")), val: update.insert.row };
+        rows.splice(index, 0, row);
+        updated.push(row.digest);
       } else if ("pop" in update) {
         const { index } = update.pop;
-        if (index < 0 || index >= values.length) throw new HttpError(400, `${where}: index ${index} is out of range.`);
-        values.splice(index, 1);
+        if (index < 0 || index >= rows.length) throw new HttpError(400, `${where}: index ${index} is out of range.`);
+        rows.splice(index, 1);
       } else {
         throw new HttpError(400, `${where}: expected one of append, insert, pop.`);
       }
     }
-    const saved = saveTable(store, project, values);
+    const saved = saveTable(store, project, rows);
     return { json: { digest: saved.digest, updated_row_digests: updated } };
   });
 

@@ -3,10 +3,13 @@
  * stored record, not by op name, so every dialect the service stores reads the same:
  *
  * - inputs: a `messages` list of role-bearing messages (OpenAI chat, Anthropic with `system`, AI SDK model calls),
- *   a Responses `input` (text or items) with `instructions`, an AI SDK `prompt` with `system`, or the GenAI
- *   `gen_ai.input.messages` of an OTLP span (`parts`);
+ *   a Responses `input` (text or items) with `instructions`, an AI SDK `prompt` with `system`, Gemini `contents`
+ *   (text, parts or turns) with `config.systemInstruction`, or the GenAI `gen_ai.input.messages` of an OTLP span
+ *   (`parts`);
  * - output: a chat completion (`choices[].message`), a Responses response (`output` items), an Anthropic message
- *   (`content` blocks), an AI SDK result (`text`, `toolCalls`), GenAI output messages, or plain text.
+ *   (`content` blocks), a Gemini response (`candidates[].content`; with automatic function calling its
+ *   `automaticFunctionCallingHistory` is the conversation), an AI SDK result (`text`, `toolCalls`), GenAI output
+ *   messages, or plain text.
  *
  * A bare `input`/`prompt` counts only on a call with GenAI facts (model, operation, `summary.gen_ai`), so an op
  * that merely has a parameter called `input` keeps its JSON view.
@@ -55,6 +58,15 @@ export const CONVERSATION_SCRIPT = String.raw`
         content: resultValue(firstDefined(p.content, p.output, p.result, p.response))
       };
     }
+    // Gemini parts carry no type: a function call or response, or text that may be a thought.
+    if (isObj(p.functionCall)) {
+      return { kind: "tool_call", id: p.functionCall.id, name: p.functionCall.name, args: parseArgs(p.functionCall.args) };
+    }
+    if (isObj(p.functionResponse)) {
+      var fr = p.functionResponse;
+      return { kind: "tool_result", id: fr.id, name: fr.name, content: resultValue(fr.response) };
+    }
+    if (p.thought === true && typeof p.text === "string") return { kind: "reasoning", text: p.text };
     if (typeof p.text === "string") return { kind: "text", text: p.text };
     if (t === "text" && typeof p.content === "string") return { kind: "text", text: p.content };
     return { kind: "other", value: p };
@@ -73,6 +85,7 @@ export const CONVERSATION_SCRIPT = String.raw`
       return { role: part.kind === "tool_result" ? "tool" : "assistant", parts: [part] };
     }
     var parts = partsOf(firstDefined(m.content, m.parts));
+    if (m.role === "model") return { role: "assistant", parts: parts }; // Gemini's name for the assistant
     if (m.role === "tool" && m.tool_call_id) {
       parts = [{ kind: "tool_result", id: m.tool_call_id, name: m.name, content: resultValue(m.content) }];
     }
@@ -105,6 +118,15 @@ export const CONVERSATION_SCRIPT = String.raw`
     return Boolean(s.gen_ai || a.model || a.operation === "chat" || a.operation === "text_completion" || a.operation === "generate_content");
   }
 
+  // Gemini turns: a string, a Content, or a list of Contents (a role-less one is the user's) or of parts.
+  function geminiMessages(contents) {
+    if (typeof contents === "string") return [{ role: "user", parts: [{ kind: "text", text: contents }] }];
+    var list = Array.isArray(contents) ? contents : [contents];
+    var turns = list.every(function (c) { return isObj(c) && (Array.isArray(c.parts) || typeof c.role === "string"); });
+    if (!turns) return [{ role: "user", parts: partsOf(list) }];
+    return list.map(function (c) { return messageOf(c.role ? c : Object.assign({}, c, { role: "user" })); });
+  }
+
   // The request's messages, or null when the inputs hold no conversation.
   function requestMessages(call) {
     var inputs = call.inputs;
@@ -115,8 +137,16 @@ export const CONVERSATION_SCRIPT = String.raw`
     if (isMessageList(list)) messages = messagesOf(list);
     else if (isMessageList(prompt)) messages = messagesOf(prompt);
     else if (typeof prompt === "string" && hasGenAiFacts(call)) messages = [{ role: "user", parts: [{ kind: "text", text: prompt }] }];
+    else if (inputs.contents !== undefined && inputs.contents !== null && hasGenAiFacts(call)) {
+      // With automatic function calling, the SDK's history holds the request and every round before the answer.
+      var history = isObj(call.output) ? call.output.automaticFunctionCallingHistory : undefined;
+      messages = geminiMessages(Array.isArray(history) && history.length ? history : inputs.contents);
+    }
     else return null;
-    var system = firstDefined(inputs.system, inputs.instructions, inputs["gen_ai.system_instructions"]);
+    var config = isObj(inputs.config) ? inputs.config : {};
+    var instruction = config.systemInstruction;
+    if (isObj(instruction) && Array.isArray(instruction.parts)) instruction = instruction.parts;
+    var system = firstDefined(inputs.system, inputs.instructions, inputs["gen_ai.system_instructions"], instruction);
     if (system !== undefined && system !== "") messages.unshift({ role: "system", parts: partsOf(system) });
     return messages;
   }
@@ -136,6 +166,12 @@ export const CONVERSATION_SCRIPT = String.raw`
       });
     }
     if (Array.isArray(output.output)) return [{ messages: messagesOf(output.output), finish: output.status }];
+    if (Array.isArray(output.candidates)) {
+      return output.candidates.map(function (c) {
+        var content = isObj(c) && isObj(c.content) ? c.content : { parts: [] };
+        return { messages: [messageOf(Object.assign({ role: "model" }, content))], finish: isObj(c) ? c.finishReason : undefined };
+      });
+    }
     if (Array.isArray(output.content) && (output.role === "assistant" || output.type === "message")) {
       return [{ messages: [messageOf(output)], finish: output.stop_reason }];
     }
@@ -153,8 +189,10 @@ export const CONVERSATION_SCRIPT = String.raw`
   function conversationOf(call) {
     var messages = requestMessages(call);
     if (!messages) return null;
-    var tools = call.inputs.tools;
+    var tools = firstDefined(call.inputs.tools, isObj(call.inputs.config) ? call.inputs.config.tools : undefined);
     var toolNames = (Array.isArray(tools) ? tools : isObj(tools) ? Object.keys(tools).map(function (k) { return { name: k }; }) : [])
+      // A Gemini tool declares several functions.
+      .reduce(function (acc, t) { return acc.concat(isObj(t) && Array.isArray(t.functionDeclarations) ? t.functionDeclarations : [t]); }, [])
       .map(function (t) { return isObj(t) ? firstDefined(t.name, t.function && t.function.name, t.type) : String(t); })
       .filter(Boolean);
     var answer = answerOf(call.output);
