@@ -5,8 +5,10 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
- * `tracewire/ai`), memory under outage, cold import time and install footprint.
- * `bench/ab.mjs` (not run here) compares two builds side by side.
+ * `tracewire/ai`), the peer-style comparison (`wrapOpenAI` on both routes against a bare OTel span with a batch
+ * processor, bench/peer-overhead.mjs), memory under outage, cold import time and install footprint.
+ * `bench/ab.mjs` (not run here) compares two builds side by side; bench/cg-processor.mjs and bench/cg-wrapper.mjs
+ * (not run here) are the instruction-count harnesses for valgrind's callgrind (bench/NOTES.md).
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
  * blocks, in the same process.
@@ -26,6 +28,7 @@ const benches = [
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
   { file: "google-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "peer-overhead.mjs", flags: ["--expose-gc"] },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
