@@ -1,34 +1,78 @@
-import { defineConfig } from "tsup";
+import { defineConfig, type Options } from "tsup";
+// @ts-expect-error: plain .mjs build scripts without types.
+import { runtimeVariants } from "./scripts/runtime-variants.mjs";
+// @ts-expect-error: plain .mjs build scripts without types.
+import { stripChunkImports } from "./scripts/strip-chunk-imports.mjs";
 
-// One entry per public subpath (DESIGN §4). Each is emitted as ESM (.js), CJS (.cjs) and declarations for both
-// (.d.ts / .d.cts) so that `import` and `require` consumers each get types that match their module system.
-// The `tracewire` bin (the local tracing service, `tracewire dev`) is a second build: ESM only, no declarations,
-// with a #! line. Both builds run in parallel, so the library build's clean step spares the bin's files.
+/** Drops the redundant bare chunk imports of an ESM output directory (see scripts/strip-chunk-imports.mjs). */
+const stripImports = (dir: string) => async () => {
+  stripChunkImports(dir);
+};
+
+// One entry per public subpath (DESIGN §4).
+const entry = {
+  index: "src/index.ts",
+  otel: "src/otel-entry.ts",
+  openai: "src/instrument/index.ts",
+  anthropic: "src/instrument/anthropic-entry.ts",
+  google: "src/instrument/google-entry.ts",
+  ai: "src/instrument/ai.ts",
+  "openai-agents": "src/instrument/openai-agents.ts",
+  next: "src/next/index.ts",
+  api: "src/api/index.ts",
+};
+// tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
+const external = ["next", "@anthropic-ai/sdk", "@google/genai", "openai", "ai", "@openai/agents", /^@langchain\//];
+
+/** A build for runtimes without Node (ESM only; types come from the Node build's declarations). */
+function webBuild(outDir: string, suffixes: string[], extraExternal: string[] = []): Options {
+  return {
+    entry,
+    outDir,
+    format: ["esm"],
+    dts: false,
+    target: "es2022",
+    platform: "neutral",
+    sourcemap: true,
+    clean: true,
+    splitting: true,
+    treeshake: true,
+    external: [...external, ...extraExternal],
+    esbuildPlugins: [runtimeVariants(suffixes)],
+    onSuccess: stripImports(outDir),
+  };
+}
+
+// Each entry is emitted as ESM (.js), CJS (.cjs) and declarations for both (.d.ts / .d.cts) so that `import` and
+// `require` consumers each get types that match their module system. `dist/workerd/` and `dist/edge/` are the same
+// entries for the `workerd` and `edge-light`/`worker` export conditions: `fetch` instead of undici, a portable
+// context manager, and on Workers the request's `waitUntil` (see src/runtime.ts and README "Runtimes").
+// The `tracewire` bin (the local tracing service, `tracewire dev`) is its own build: ESM only, no declarations,
+// with a #! line. The builds run in parallel, so the library build's clean step spares the others' files.
 export default defineConfig([
   {
+    // Node-only subpaths, not in the web builds: tracewire/eval (JSONL files, the CLI, vitest) and tracewire/langchain
+    // (loads @langchain/core through Node's module loader).
     entry: {
-      index: "src/index.ts",
-      otel: "src/otel-entry.ts",
-      openai: "src/instrument/index.ts",
-      anthropic: "src/instrument/anthropic-entry.ts",
-      google: "src/instrument/google-entry.ts",
-      ai: "src/instrument/ai.ts",
-      next: "src/next/index.ts",
-      api: "src/api/index.ts",
+      ...entry,
+      langchain: "src/instrument/langchain.ts",
+      eval: "src/eval/index.ts",
+      "eval-vitest": "src/eval/vitest.ts",
     },
     format: ["esm", "cjs"],
     dts: true,
     target: "node20",
     platform: "node",
     sourcemap: true,
-    clean: ["!cli.js", "!cli.js.map"],
+    clean: ["!cli.js", "!cli.js.map", "!workerd/**", "!edge/**"],
     splitting: true,
     treeshake: true,
-    // `import.meta.url` in the CommonJS build too (tracing/sdk.ts loads the OTel SDK relative to its own file).
-    shims: true,
-    // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
-    external: ["next", "@anthropic-ai/sdk", "@google/genai", "openai", "ai"],
+    // vitest is an optional peer of tracewire/eval/vitest only.
+    external: [...external, "vitest"],
+    onSuccess: stripImports("dist"),
   },
+  webBuild("dist/workerd", ["workerd", "edge"], ["cloudflare:workers"]),
+  webBuild("dist/edge", ["edge"]),
   {
     entry: { cli: "src/server/cli.ts" },
     format: ["esm"],

@@ -11,7 +11,10 @@ export default defineConfig({
       { find: /^tracewire\/openai$/, replacement: src("instrument/index.ts") },
       { find: /^tracewire\/ai$/, replacement: src("instrument/ai.ts") },
       { find: /^tracewire\/google$/, replacement: src("instrument/google-entry.ts") },
-      { find: /^tracewire\/(otel|api|next)$/, replacement: src("$1/index.ts") },
+      { find: /^tracewire\/(otel|api|next|eval)$/, replacement: src("$1/index.ts") },
+      { find: /^tracewire\/eval\/vitest$/, replacement: src("eval/vitest.ts") },
+      { find: /^tracewire\/openai-agents$/, replacement: src("instrument/openai-agents.ts") },
+      { find: /^tracewire\/langchain$/, replacement: src("instrument/langchain.ts") },
     ],
   },
   test: {

@@ -135,8 +135,8 @@ A process that imports nothing: ${fmt.num(median(samples.get(NOTHING).map((s) =>
 ${fmt.num(median(samples.get(NOTHING).map((s) => s.wallMs)), 0)} ms wall. Over \`openai\` alone, \`tracewire\` +
 \`tracewire/openai\` add ${fmt.num(twOverOpenai, 1)} ms of CPU (${fmt.num(twWall, 1)} ms wall); LangSmith's
 \`langsmith/wrappers/openai\` adds ${fmt.num(lsOverOpenai, 1)} ms (${fmt.num(lsWall, 1)} ms wall); paired per round,
-tracewire − LangSmith = ${fmt.num(paired, 1)} ms. \`tracewire\` loads the OpenTelemetry SDK packages when \`init()\`
-runs, not at import (src/tracing/sdk.ts), and neither does \`tracewire/otel\`; undici is loaded by the first
+tracewire − LangSmith = ${fmt.num(paired, 1)} ms. \`tracewire\` imports the OpenTelemetry SDK packages \`init()\`
+builds its provider from (a bundled app must find them: bench/NOTES.md, #28); undici is loaded by the first
 request.
 
 Package size: ${size}.`;

@@ -5,8 +5,11 @@
  * history in bench/NOTES.md. Benchmarks: processor throughput, op() overhead, the wrappers' overhead (the real client
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
- * `tracewire/ai`), the peer-style comparison (`wrapOpenAI` on both routes against a bare OTel span with a batch
- * processor, bench/peer-overhead.mjs), memory under outage, cold import time and install footprint.
+ * `tracewire/ai`, the OpenAI Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs, and LangChain's
+ * callback handler on a LangGraph run), the peer-style comparison (`wrapOpenAI` on both routes against a bare OTel
+ * span with a batch processor, bench/peer-overhead.mjs), memory under outage, `evaluate()` against a hand-written
+ * promise pool (bench/eval-overhead.mjs), cold import time, install footprint, the size of a minified Cloudflare
+ * Worker bundle, and the local service (`tracewire dev`) at 10k, 100k and 1M stored calls (bench/dev-store.mjs).
  * `bench/ab.mjs` (not run here) compares two builds side by side; bench/cg-processor.mjs and bench/cg-wrapper.mjs
  * (not run here) are the instruction-count harnesses for valgrind's callgrind (bench/NOTES.md).
  *
@@ -18,6 +21,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, w
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { node22 } from "./node22.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const benches = [
@@ -29,9 +33,14 @@ const benches = [
   { file: "google-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
   { file: "peer-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "eval-overhead.mjs", flags: [] },
+  { file: "openai-agents-overhead.mjs", flags: ["--expose-gc"], node: 22 },
+  { file: "langchain-overhead.mjs", flags: ["--expose-gc"] },
   { file: "outage.mjs", flags: [] },
   { file: "import-time.mjs", flags: [] },
   { file: "footprint.mjs", flags: [] },
+  { file: "worker-bundle.mjs", flags: [] },
+  { file: "dev-store.mjs", flags: [] },
 ];
 
 function newestMtime(dir) {
@@ -54,9 +63,9 @@ if (stale)
 // Settings from the environment would change what is measured (queue sizes, protocol, endpoints).
 const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(OTEL_|TRACEWIRE_)/.test(k)));
 
-function run(bench, out) {
+function run(bench, out, node) {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...bench.flags, join(root, "bench", bench.file), `--out=${out}`], {
+    const child = spawn(node, [...bench.flags, join(root, "bench", bench.file), `--out=${out}`], {
       cwd: root,
       env,
       stdio: ["ignore", "inherit", "inherit"],
@@ -79,7 +88,13 @@ try {
   for (const bench of benches) {
     console.error(`\n== bench/${bench.file}`);
     const out = join(tmp, `${bench.file}.json`);
-    await run(bench, out);
+    const node = bench.node ? node22() : process.execPath;
+    if (!node) {
+      const markdown = `### bench/${bench.file}\n\nSkipped: it needs Node ≥ ${bench.node}, and none was found (set TRACEWIRE_BENCH_NODE22).`;
+      results.push({ markdown, checks: [] });
+      continue;
+    }
+    await run(bench, out, node);
     results.push(JSON.parse(readFileSync(out, "utf8")));
   }
 } finally {

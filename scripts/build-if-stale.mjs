@@ -7,7 +7,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outputs = ["dist/cli.js", "dist/index.js", "dist/index.cjs", "dist/api.js", "dist/openai.js", "dist/otel.js"];
+const outputs = [
+  "dist/cli.js",
+  "dist/index.js",
+  "dist/index.cjs",
+  "dist/api.js",
+  "dist/openai.js",
+  "dist/otel.js",
+  "dist/openai-agents.js",
+  "dist/langchain.js",
+];
 const inputs = ["src", "tsup.config.ts", "package.json", "tsconfig.json"];
 
 function newest(path) {

@@ -3,7 +3,7 @@
  * Import check (part of `npm run lint`): the folders of src/ import one way only (ARCHITECTURE.md), and no file
  * imports itself back through a cycle.
  *
- *   instrument/ next/ server/  →  tracing/ api/ genai/  →  otel/  →  wire/  →  http/ config errors version semconv
+ *   instrument/ next/ server/ eval/  →  tracing/ api/ genai/  →  otel/  →  wire/  →  http/ config errors version semconv
  *
  * A file may import files of its own layer or of a layer below it, never above. One exception: `import type` from
  * src/api/types/, the declarations of the service's JSON, which every layer may name (they compile to nothing).
@@ -23,6 +23,7 @@ const LAYERS = {
   "version.ts": 0,
   "semconv.ts": 0,
   "secrets.ts": 0,
+  "runtime.ts": 0,
   http: 0,
   types: 0,
   wire: 1,
@@ -33,6 +34,7 @@ const LAYERS = {
   instrument: 4,
   next: 4,
   server: 4,
+  eval: 4,
   "index.ts": 5,
   "otel-entry.ts": 5,
 };
@@ -42,7 +44,7 @@ const LAYER_NAMES = [
   "wire",
   "otel",
   "tracing/api/genai",
-  "instrument/next/server",
+  "instrument/next/server/eval",
 ];
 
 function listFiles(dir) {

@@ -14,6 +14,8 @@
  *      consumer.mjs (node, `import` of every subpath), consumer.cjs (node, `require` of every subpath), and
  *      `tsc --noEmit`, strict, skipLibCheck off, on consumer-esm.mts + consumer-cjs.cts (nodenext), a bundler
  *      resolution file and a node10 resolution file.
+ *   6. Every subpath bundled from the consumer by esbuild three ways, each without a warning: for Node, as wrangler
+ *      bundles a Cloudflare Worker (the `workerd` condition) and as Next bundles edge code (`edge-light`).
  *
  * Prints one `ok  …` line per check and stops at the first failure with `FAIL  …` and exit code 1.
  * `--keep` leaves the temp folder in place (its path is printed) for poking at a failure.
@@ -29,6 +31,7 @@ import {
   symlinkSync,
   writeFileSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -89,12 +92,40 @@ const PROBES = {
     types: (m) => [`const aiTelemetry: ${m}.TracewireTelemetry = ${m}.tracewireTelemetry();`],
     bad: (m) => `const aiBad: number = ${m}.tracewireTelemetry();`,
   },
+  "./openai-agents": {
+    name: "tracewireTraceProcessor",
+    kind: "function",
+    types: (m) => [`const agentsProcessor: ${m}.TracewireTraceProcessor = ${m}.tracewireTraceProcessor();`],
+    bad: (m) => `const agentsBad: number = ${m}.tracewireTraceProcessor();`,
+  },
+  "./langchain": {
+    name: "instrumentLangChain",
+    kind: "function",
+    types: (m) => [`const lcHandler: ${m}.TracewireCallbackHandler = new ${m}.TracewireCallbackHandler();`],
+    bad: (m) => `const lcBad: number = new ${m}.TracewireCallbackHandler();`,
+  },
   "./next": {
     name: "VERSION",
     kind: "string",
     value: pkg.version,
     types: (m) => [`const nextVersion: string = ${m}.VERSION;`],
     bad: (m) => `const nextBad: number = ${m}.VERSION;`,
+  },
+  "./eval": {
+    name: "evaluate",
+    kind: "function",
+    types: (m) => [
+      `const evalRun: (o: ${m}.EvaluateOptions<{ q: string }, string>) => Promise<${m}.EvaluationResult<{ q: string }, string>> = ${m}.evaluate;`,
+    ],
+    bad: (m) => `const evalBad: ${m}.EvaluationResult = 0;`,
+  },
+  "./eval/vitest": {
+    name: "describeEval",
+    kind: "function",
+    // vitest is ESM only: from CommonJS, requiring this entry fails with vitest's own message.
+    cjsError: "Vitest cannot be imported in a CommonJS module",
+    types: (m) => [`const describeIt: (name: string, body: () => void) => void = ${m}.describeEval;`],
+    bad: (m) => `const describeBad: number = ${m}.describeEval;`,
   },
   "./api": {
     name: "TracingClient",
@@ -365,11 +396,15 @@ function fail(what, detail) {
   process.exit(1);
 }
 async function main() {
-  for (const { spec, name, kind, value } of probes) {
+  for (const { spec, name, kind, value, cjsError } of probes) {
     let mod;
     try {
       mod = ${load};
     } catch (err) {
+      if (${esm ? "false" : "cjsError && String(err && err.message).includes(cjsError)"}) {
+        console.log(\`ok  ${verb} \${spec}: refused as expected (\${cjsError})\`);
+        continue;
+      }
       fail(spec, err && err.stack ? err.stack : err);
     }
     if (typeof mod[name] !== kind) fail(spec, \`export \${name} is \${typeof mod[name]}, expected a \${kind}\`);
@@ -397,6 +432,62 @@ async function main() {
 }
 main().catch((err) => fail("(unexpected)", err && err.stack ? err.stack : err));
 `;
+}
+
+// 6. bundles -----------------------------------------------------------------------------------------------------
+
+/** Every subpath through esbuild: for Node, for Workers (wrangler's conditions), for the edge (Next's). */
+function bundleConsumers(dir, expected) {
+  const { buildSync } = createRequire(import.meta.url)(join(root, "node_modules", "esbuild"));
+  const contents = expected.map((s, i) => `export * as m${i} from "${specOf(s)}";`).join("\n");
+  const peers = [
+    "openai",
+    "next",
+    "next/*",
+    "ai",
+    "@anthropic-ai/sdk",
+    "@google/genai",
+    "@openai/agents",
+    "@langchain/*",
+    "vitest",
+  ];
+  const setups = [
+    ["Node", { platform: "node", external: peers }],
+    [
+      "workerd",
+      {
+        platform: "browser",
+        conditions: ["workerd", "worker", "browser"],
+        external: [...peers, "node:*", "cloudflare:*"],
+      },
+    ],
+    [
+      "edge-light",
+      { platform: "browser", conditions: ["edge-light", "worker", "browser"], external: [...peers, "node:*"] },
+    ],
+  ];
+  for (const [name, options] of setups) {
+    let result;
+    try {
+      result = buildSync({
+        stdin: { contents, resolveDir: dir, loader: "js" },
+        bundle: true,
+        write: false,
+        format: "esm",
+        logLevel: "silent",
+        ...options,
+      });
+    } catch (err) {
+      fail(`esbuild (${name}) could not bundle the subpaths`, (err.errors ?? [err]).map((e) => e.text ?? e).join("\n"));
+    }
+    if (result.warnings.length > 0) {
+      fail(
+        `esbuild (${name}) warns about the package`,
+        result.warnings.map((w) => `${w.text} (${w.location?.file})`).join("\n"),
+      );
+    }
+    ok(`esbuild bundles every subpath for ${name} without a warning`);
+  }
 }
 
 function runConsumers(dir) {
@@ -490,6 +581,7 @@ try {
   const dir = setUpConsumer(tmp, tarball);
   runConsumers(dir);
   typecheck(dir);
+  bundleConsumers(dir, expected);
   console.log(`package check passed: ${expected.map(specOf).join(", ")}`);
 } catch (err) {
   exitCode = 1;

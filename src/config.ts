@@ -6,6 +6,7 @@
 import { ConfigError, ValidationError } from "./errors.js";
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryOptions } from "./http/retry.js";
 import type { TransportOptions } from "./http/transport.js";
+import { processEnv } from "./runtime.js";
 
 /** Where settings are read from when an option is not given. Defaults to `process.env`. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -317,7 +318,7 @@ export function resolveTransport(spec: ServiceSpec, options: ClientOptions): Tra
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ConfigError(`${spec.client} options`, typeof options, "an options object");
   }
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const read = readUrl("baseUrl", spec.baseUrlEnv, options.baseUrl, env);
   if (read === undefined) {
     throw new ConfigError(

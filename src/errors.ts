@@ -9,6 +9,7 @@ import { DEFAULT_REDACTOR, REDACTED } from "./secrets.js";
 
 /** Base class of every error tracewire throws. */
 export class TracewireError extends Error {
+  /** The class's name (`"ConfigError"`, `"NotFoundError"`, …), so logs and `String(error)` say which error it is. */
   override name = "TracewireError";
 }
 
@@ -19,8 +20,11 @@ export class TracewireError extends Error {
  */
 export class ConfigError extends TracewireError {
   override name = "ConfigError";
+  /** The option that is wrong, with its environment variable where it has one (`"baseUrl (TRACEWIRE_BASE_URL)"`). */
   readonly setting: string;
+  /** The value that was given, with secrets masked; `undefined` when the setting was missing. */
   readonly value: string | undefined;
+  /** What would have been accepted (`"an http(s) URL"`). */
   readonly expected: string;
 
   constructor(setting: string, value: string | undefined, expected: string) {
@@ -38,6 +42,7 @@ export class ConfigError extends TracewireError {
 /** A request failed a client-side check before anything was sent. `param` names the offending field. */
 export class ValidationError extends TracewireError {
   override name = "ValidationError";
+  /** The request field (or argument) that failed the check, when the check is about one. */
   readonly param: string | undefined;
 
   constructor(message: string, param?: string) {
@@ -61,6 +66,7 @@ export type NotSentReason = "tracing-off" | "queue-full" | "shutdown" | "call-no
 /** A call-scoped request tracewire did not send (or had not sent when `flush()` returned): `reason` says why. */
 export class NotSentError extends TracewireError {
   override name = "NotSentError";
+  /** Why the request was not sent (see {@link NotSentReason}). */
   readonly reason: NotSentReason;
   /** Whether the request is still queued and will be sent later (only after a `flush()` that ended first). */
   readonly queued: boolean;
@@ -86,6 +92,7 @@ export class ProtocolError extends TracewireError {
 
 /** Where a failed request went: kept on every {@link ApiError} so logs say which call failed. */
 export interface RequestInfo {
+  /** The HTTP method (`"POST"`). */
   method: string;
   /** Path and query, without origin (the origin can carry a tenant name; the path never carries secrets). */
   path: string;
@@ -97,12 +104,15 @@ export interface RequestInfo {
  */
 export class ApiError extends TracewireError {
   override name = "ApiError";
+  /** The HTTP status; `undefined` when no response arrived or the error came inside a 200 stream. */
   readonly status: number | undefined;
   /** The parsed JSON error body, the raw text when it was not JSON, or `undefined`. */
   readonly body: unknown;
   /** The server's request id (`x-request-id` / `request-id`), for support tickets. */
   readonly requestId: string | undefined;
+  /** The request's HTTP method (`"POST"`). */
   readonly method: string;
+  /** The request's path and query, without the origin (`"/call/read"`). */
   readonly path: string;
   /** Response headers, lower-cased. Empty when there was no response. */
   readonly headers: Readonly<Record<string, string>>;
@@ -163,8 +173,11 @@ export class RequestTooLargeError extends ApiError {
 
 /** One entry of a FastAPI validation error (`{"detail": [...]}` with status 422). */
 export interface ValidationDetail {
+  /** Where the problem is: the path into the request (`["body", "start", "op_name"]`). */
   loc: (string | number)[];
+  /** The server's description of the problem. */
   msg: string;
+  /** The kind of problem (`"missing"`, `"string_type"`, …). */
   type: string;
   [key: string]: unknown;
 }
@@ -172,6 +185,7 @@ export interface ValidationDetail {
 /** 422: the server's validation rejected the request. `detail` holds the server's list of problems. */
 export class UnprocessableEntityError extends ApiError {
   override name = "UnprocessableEntityError";
+  /** The server's list of validation problems (`body.detail`), or `[]` when the body has none. */
   get detail(): ValidationDetail[] {
     const detail = (this.body as { detail?: unknown } | undefined)?.detail;
     return Array.isArray(detail) ? (detail as ValidationDetail[]) : [];

@@ -7,6 +7,8 @@
  * const answer = op(async (question: string) => …);
  * ```
  * The service clients live in `tracewire/api`; the span processor and OTLP exporter in `tracewire/otel`.
+ *
+ * @module tracewire
  */
 
 export { type ClientOptions, ENV, type Env, maskSecret } from "./config.js";

@@ -2,10 +2,11 @@
  * `tracewire/otel`: OpenTelemetry building blocks. `TracewireSpanProcessor` for apps that configure their own
  * SDK (NodeSDK, `@vercel/otel`), the OTLP exporter for use in your own pipeline, and the GenAI attribute names.
  *
- * This entry sits above the layers (like index.ts) because its processor also installs what `init()` installs on
- * top of the export pipeline: the mapping of the Vercel AI SDK 6's `ai.*` spans to calls (genai/ai-sdk-spans.ts),
- * so an app that registers the processor in its own provider gets the same calls as one that calls `init()`.
+ * @module tracewire/otel
  */
+// This entry sits above the layers (like index.ts) because its processor also installs what `init()` installs on
+// top of the export pipeline: the mapping of the Vercel AI SDK 6's `ai.*` spans to calls (genai/ai-sdk-spans.ts),
+// so an app that registers the processor in its own provider gets the same calls as one that calls `init()`.
 import { installAiSdkSpans } from "./genai/ai-sdk-spans.js";
 import type { TracewireProcessorOptions } from "./otel/options.js";
 import { TracewireSpanProcessor as ExportProcessor } from "./otel/processor.js";

@@ -1,5 +1,7 @@
 /**
  * `tracewire/api`: typed clients for the tracing, inference and training services.
+ *
+ * @module tracewire/api
  */
 
 export type { CallOptions, WithProject } from "./base.js";

@@ -16,10 +16,13 @@ export type RefKind = "call" | "object" | "op" | "table";
 
 /** A ref split into its parts. Fields that do not apply to the kind are left out. */
 export interface ParsedRef {
+  /** The entity (team or user) that owns the project. */
   entity: string;
+  /** The project's name within the entity. */
   project: string;
   /** `entity/project`, as request bodies spell `project_id`. */
   projectId: string;
+  /** What the ref names: a `call`, an `object`, an `op` or a `table`. */
   kind: RefKind;
   /** Call id (`call` refs). */
   callId?: string;

@@ -8,6 +8,7 @@ import { describeAs } from "../secrets.js";
 
 /** Status and headers of the response a {@link ChatStream} reads. */
 export interface StreamResponseInfo {
+  /** The HTTP status (200 for a stream that started). */
   status: number;
   /** Lower-cased header names. */
   headers: Readonly<Record<string, string>>;
@@ -21,7 +22,7 @@ export interface StreamResponseInfo {
  * - `controller.abort()` ends the stream at once and frees the socket; the loop then ends *without* an error, as
  *   with the `openai` package (aborting is how the caller says "stop"). The call's `signal` option does the same.
  * - An error the server sends inside the stream (`data: {"error": …}` after HTTP 200) is thrown from the loop as
- *   the typed {@link import("../errors.js").ApiError} for its code; a broken connection as `ConnectionError`.
+ *   the typed `ApiError` for its code; a broken connection as `ConnectionError`.
  * - A stream that is never read holds its connection until aborted or until the body timeout: read it or abort it.
  */
 export class ChatStream<T> implements AsyncIterable<T> {
@@ -41,6 +42,7 @@ export class ChatStream<T> implements AsyncIterable<T> {
     this.#onEnd = onEnd;
   }
 
+  /** The chunks, as they arrive; callable once (a second iteration throws a `TracewireError`). */
   [Symbol.asyncIterator](): AsyncIterator<T> {
     if (this.#iterated) {
       throw new TracewireError(

@@ -5,17 +5,18 @@
  * and chat-call.ts make theirs, so it takes the native route with real JSON inputs and output, nests under `parent`
  * (the caller's op or span, or another such call), and joins the enclosing `withThread` turn and `withAttributes`.
  */
-import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
 import { describeError } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { globalState } from "../otel/state.js";
-import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
+import { ATTR_ERROR_TYPE, ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
 import { currentAttributes, currentThread, withTurn } from "../tracing/context.js";
 import { preparePayload } from "../tracing/payload.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { portableEndAttributes } from "../wire/span-to-call.js";
 import { isObj } from "./guards.js";
+import { errorTypeOf } from "./openai-response.js";
 
 /** What a call needs to start. */
 export interface CallSpanSpec {
@@ -48,6 +49,8 @@ export interface CallSpan {
 export interface CallSpanEnd {
   output?: { value: unknown } | undefined;
   error?: unknown;
+  /** `error.type` of a failure; default: derived from `error` (its HTTP status, code or class). */
+  errorType?: string | undefined;
   cancelled?: string | undefined;
   /** Attributes set on the span just before it ends (usage, response facts). */
   spanAttributes?: Attributes | undefined;
@@ -59,50 +62,53 @@ export interface CallSpanEnd {
  * already ended. Throws what tracing throws; callers guard.
  */
 export function startCallSpan(spec: CallSpanSpec): CallSpan | undefined {
-  return context.with(spec.parent, () => {
-    const state = globalState();
-    const thread = currentThread();
-    let startContext = spec.parent;
-    if (state.active) {
-      const inputs = spec.inputs === undefined ? {} : preparePayload(spec.inputs, "inputs", spec.opName);
-      const data: CallStartData = {
-        opName: spec.opName,
-        inputs:
-          isObj(inputs) && !Array.isArray(inputs)
-            ? (inputs as JsonObject)
-            : inputs === undefined
-              ? {}
-              : { value: inputs },
-        attributes: { ...currentAttributes(), ...spec.attributes },
-      };
-      if (spec.displayName) data.displayName = spec.displayName;
-      if (thread) {
-        data.threadId = thread.threadId;
-        data.turnId = thread.turnId ?? "self";
-      }
-      startContext = spec.parent.setValue(CALL_START_KEY, data);
+  // Read from the parent itself, not the active context: a context bridge (run-context.ts) may make another one
+  // active meanwhile.
+  const state = globalState();
+  const thread = currentThread(spec.parent);
+  let startContext = spec.parent;
+  if (state.active) {
+    const inputs = spec.inputs === undefined ? {} : preparePayload(spec.inputs, "inputs", spec.opName);
+    const data: CallStartData = {
+      opName: spec.opName,
+      inputs:
+        isObj(inputs) && !Array.isArray(inputs)
+          ? (inputs as JsonObject)
+          : inputs === undefined
+            ? {}
+            : { value: inputs },
+      attributes: { ...currentAttributes(spec.parent), ...spec.attributes },
+    };
+    if (spec.displayName) data.displayName = spec.displayName;
+    if (thread) {
+      data.threadId = thread.threadId;
+      data.turnId = thread.turnId ?? "self";
     }
-    const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
-    const span = tracer.startSpan(
-      spec.spanName,
-      {
-        kind: spec.kind ?? SpanKind.INTERNAL,
-        ...(spec.spanAttributes ? { attributes: spec.spanAttributes } : {}),
-        ...(spec.startTime === undefined ? {} : { startTime: spec.startTime }),
-      },
-      startContext,
-    );
-    if (!span.isRecording()) {
-      span.end();
-      return undefined;
-    }
-    let body = trace.setSpan(spec.parent, span);
-    if (thread && thread.turnId === undefined) body = withTurn(body, thread, span.spanContext().spanId);
-    return { span, context: body, opName: spec.opName };
-  });
+    startContext = spec.parent.setValue(CALL_START_KEY, data);
+  }
+  const tracer = state.tracer ?? trace.getTracer(TRACER_NAME, VERSION);
+  const span = tracer.startSpan(
+    spec.spanName,
+    {
+      kind: spec.kind ?? SpanKind.INTERNAL,
+      ...(spec.spanAttributes ? { attributes: spec.spanAttributes } : {}),
+      ...(spec.startTime === undefined ? {} : { startTime: spec.startTime }),
+    },
+    startContext,
+  );
+  if (!span.isRecording()) {
+    span.end();
+    return undefined;
+  }
+  let body = trace.setSpan(spec.parent, span);
+  if (thread && thread.turnId === undefined) body = withTurn(body, thread, span.spanContext().spanId);
+  return { span, context: body, opName: spec.opName };
 }
 
-/** Ends a call once: records its output (serialized and redacted), failure or cancellation, then `span.end()`. */
+/**
+ * Ends a call once: records its output (serialized and redacted), failure (with `error.type`) or cancellation, then
+ * `span.end()`.
+ */
 export function endCallSpan(call: CallSpan, end: CallSpanEnd): void {
   const { span, opName } = call;
   try {
@@ -113,6 +119,7 @@ export function endCallSpan(call: CallSpan, end: CallSpanEnd): void {
     } else if (end.error !== undefined) {
       const message = describeError(end.error);
       span.setStatus({ code: SpanStatusCode.ERROR, message });
+      attributes[ATTR_ERROR_TYPE] = end.errorType ?? errorTypeOf(end.error);
       span.recordException(end.error instanceof Error ? end.error : { message });
     }
     if (globalState().active) {

@@ -18,9 +18,11 @@
  * {@link USAGE_AFTER_FINISH_MS}, before the stream is closed. What is recorded at the start and the end is in
  * span-record.ts.
  *
+ * Inside an agent framework's model call (model-request-owner.ts) no call starts: the framework records the request.
+ *
  * Every tracing step is guarded: a failure is logged (rate-limited) and never reaches the caller.
  */
-import { type Context, type Span, trace } from "@opentelemetry/api";
+import { type Context, context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
@@ -29,6 +31,7 @@ import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
 import { type CallFormat, OPENAI_CHAT_FORMAT, type StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
+import { frameworkModelCallOf } from "./model-request-owner.js";
 import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
@@ -110,7 +113,14 @@ export class ChatCall {
    */
   static start(spec: ChatCallSpec): ChatCall | undefined {
     try {
-      const started = startChatSpan(spec);
+      // Inside an agent framework's model call, the framework records this request (model-request-owner.ts).
+      const parent = context.active();
+      const owner = frameworkModelCallOf(parent);
+      if (owner) {
+        owner.deferred++;
+        return undefined;
+      }
+      const started = startChatSpan(spec, parent);
       if (!started) return undefined;
       return new ChatCall(
         started.span,
@@ -289,6 +299,11 @@ export class ChatCall {
     this.link(stream);
     this.track(stream);
     this.watchAbort(signal);
+    // toTextStream (next/) cancels the call the moment its body is cancelled, through the global state so that another
+    // bundled copy of tracewire finds it too.
+    const state = globalState();
+    state.streamCancels ??= new WeakMap();
+    state.streamCancels.set(stream, (reason) => this.cancel(reason));
   }
 
   private watchAbort(signal: AbortSignal | undefined): void {
@@ -353,8 +368,9 @@ export class ChatCall {
 
   /**
    * Before a `return()` (the consumer stopped): when every choice finished but the injected usage has not arrived,
-   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then aborts
-   * a read still pending so the stream closes as it would have.
+   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then ends the
+   * call as the `break` would have (complete, without usage) and aborts a read still pending so the stream closes as
+   * it would have — that abort is tracewire's, not the caller's, so it does not make the call cancelled.
    */
   private awaitUsage(iterator: Obj): Promise<void> | undefined {
     const accumulator = this.accumulator;
@@ -364,6 +380,7 @@ export class ChatCall {
       () => accumulator.hasUsage || this.ended,
       USAGE_AFTER_FINISH_MS,
       () => {
+        this.stopped();
         try {
           this.streamController?.abort();
         } catch (err) {
@@ -428,3 +445,19 @@ export class ChatCall {
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
 describeAs(ChatCall, "ChatCall");
+
+/**
+ * Ends the call of a traced LLM stream as cancelled at once, for the code that consumes the stream and is stopping it
+ * (`toTextStream` when the response is cancelled): the abort that follows reaches the stream's pending read only some
+ * turns later, and a platform may end the request's spans in between (`@vercel/otel` ends every span still open when
+ * the request's root span ends), which would leave the call ended without saying it was cancelled. A no-op for a
+ * stream that is not traced or whose call has ended.
+ */
+export function cancelStreamCall(stream: unknown): void {
+  if (!isObj(stream)) return;
+  try {
+    globalState().streamCancels?.get(stream)?.("abort");
+  } catch (err) {
+    internalError("cancel-stream", err);
+  }
+}

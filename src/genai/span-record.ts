@@ -60,17 +60,20 @@ function contentAttributesOn(options: ResolvedChatTraceOptions): boolean {
 /**
  * Starts the span of one chat request, with the call's start data on the context given to `startSpan` (like op()
  * does, so the calls route sees real JSON inputs). Returns undefined, with the span already ended, when nothing
- * records it. Throws what tracing throws; the caller decides what that costs.
+ * records it. `parent` is the context it starts in (default: the active one). Throws what tracing throws; the caller
+ * decides what that costs.
  */
-export function startChatSpan(spec: ChatCallSpec): { span: Span; parent: Context } | undefined {
+export function startChatSpan(
+  spec: ChatCallSpec,
+  parent: Context = context.active(),
+): { span: Span; parent: Context } | undefined {
   const state = globalState();
   const { params, opName } = spec;
-  const parent = context.active();
   const contentAttributes = contentAttributesOn(spec.options);
   let inputs: JsonValue | undefined;
   if (state.active || contentAttributes) inputs = preparePayload(params, "inputs", opName);
   let startContext = parent;
-  const thread = currentThread();
+  const thread = currentThread(parent);
   if (state.active) {
     const data: CallStartData = {
       opName,
@@ -80,7 +83,7 @@ export function startChatSpan(spec: ChatCallSpec): { span: Span; parent: Context
           : inputs === undefined
             ? {}
             : { value: inputs },
-      attributes: { ...currentAttributes() },
+      attributes: { ...currentAttributes(parent) },
     };
     if (thread) {
       data.threadId = thread.threadId;

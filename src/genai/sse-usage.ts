@@ -11,6 +11,7 @@
  * so every other byte of that event stays as the server sent it. Events are passed on whole, as soon as their blank
  * line arrives; anything that is not a single `data: {…}` line passes untouched.
  */
+import { indexOfBytes } from "../runtime.js";
 import { isObj, type Obj } from "./guards.js";
 
 const LF = 0x0a;
@@ -18,9 +19,10 @@ const CR = 0x0d;
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 /** `"usage"` and `"choices"` as bytes (with their quotes), and `data:`. */
-const USAGE_KEY = Buffer.from('"usage"');
-const CHOICES_KEY = Buffer.from('"choices"');
-const DATA = Buffer.from("data:");
+const ascii = new TextEncoder();
+const USAGE_KEY = ascii.encode('"usage"');
+const CHOICES_KEY = ascii.encode('"choices"');
+const DATA = ascii.encode("data:");
 
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === LF || c === CR;
 
@@ -210,6 +212,10 @@ function eventEnd(buf: Uint8Array, from: number): number {
 /**
  * The body `source` with the injected usage hidden (see the module comment); `onUsage` gets each usage object
  * removed. Cancelling the result cancels `source` with the same reason; its errors pass through as they are.
+ *
+ * It reads `source` only when its own reader asks (a high-water mark of 0), never ahead: bytes that arrived before
+ * an abort stay in `source`, which the abort errors and empties, just as the unfiltered body would be — a filter that
+ * read ahead would have moved them out of reach of the abort and handed them to an aborted stream (issue #22).
  */
 export function hideInjectedUsage(
   source: ReadableStream<Uint8Array>,
@@ -226,51 +232,53 @@ export function hideInjectedUsage(
   };
   /** Byte ranges [from, to) to leave out of the current read, flat. */
   const cuts: number[] = [];
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) {
-          if (pending.length > 0) controller.enqueue(pending);
-          controller.close();
-          return;
-        }
-        let buf: Uint8Array = value;
-        if (pending.length > 0) {
-          buf = new Uint8Array(pending.length + value.length);
-          buf.set(pending);
-          buf.set(value, pending.length);
-        }
-        // Whole events only; each one that holds `"usage"` (found by a native search) is looked at.
-        const bytes = Buffer.from(buf.buffer, buf.byteOffset, buf.byteLength);
-        let start = 0;
-        let nextUsage = bytes.indexOf(USAGE_KEY);
-        cuts.length = 0;
-        for (let end = eventEnd(buf, 0); end >= 0; end = eventEnd(buf, start)) {
-          if (nextUsage >= 0 && nextUsage < start) nextUsage = bytes.indexOf(USAGE_KEY, start);
-          if (nextUsage >= 0 && nextUsage < end) {
-            const verdict = decide(buf, start, end, report);
-            if (verdict === DROP) cuts.push(start, end);
-            else if (verdict === CUT) cuts.push(cutStart, cutEnd);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          const { done, value } = await reader.read();
+          if (done) {
+            if (pending.length > 0) controller.enqueue(pending);
+            controller.close();
+            return;
           }
-          start = end;
+          let buf: Uint8Array = value;
+          if (pending.length > 0) {
+            buf = new Uint8Array(pending.length + value.length);
+            buf.set(pending);
+            buf.set(value, pending.length);
+          }
+          // Whole events only; each one that holds `"usage"` (a native search on Node) is looked at.
+          let start = 0;
+          let nextUsage = indexOfBytes(buf, USAGE_KEY);
+          cuts.length = 0;
+          for (let end = eventEnd(buf, 0); end >= 0; end = eventEnd(buf, start)) {
+            if (nextUsage >= 0 && nextUsage < start) nextUsage = indexOfBytes(buf, USAGE_KEY, start);
+            if (nextUsage >= 0 && nextUsage < end) {
+              const verdict = decide(buf, start, end, report);
+              if (verdict === DROP) cuts.push(start, end);
+              else if (verdict === CUT) cuts.push(cutStart, cutEnd);
+            }
+            start = end;
+          }
+          pending = buf.slice(start);
+          const out = cuts.length === 0 ? buf.subarray(0, start) : without(buf, start, cuts);
+          if (out.length > 0) {
+            controller.enqueue(out);
+            return;
+          }
         }
-        pending = buf.slice(start);
-        const out = cuts.length === 0 ? buf.subarray(0, start) : without(bytes, start, cuts);
-        if (out.length > 0) {
-          controller.enqueue(out);
-          return;
-        }
-      }
+      },
+      cancel(reason) {
+        return reader.cancel(reason);
+      },
     },
-    cancel(reason) {
-      return reader.cancel(reason);
-    },
-  });
+    { highWaterMark: 0 },
+  );
 }
 
 /** The first `length` bytes of `bytes` without the ranges in `cuts` (flat [from, to) pairs, in order), copied once. */
-function without(bytes: Buffer, length: number, cuts: number[]): Uint8Array {
+function without(bytes: Uint8Array, length: number, cuts: number[]): Uint8Array {
   let removed = 0;
   for (let k = 0; k < cuts.length; k += 2) removed += (cuts[k + 1] as number) - (cuts[k] as number);
   const out = new Uint8Array(length - removed);
@@ -278,7 +286,10 @@ function without(bytes: Buffer, length: number, cuts: number[]): Uint8Array {
   let from = 0;
   for (let k = 0; k <= cuts.length; k += 2) {
     const to = k < cuts.length ? (cuts[k] as number) : length;
-    if (to > from) at += bytes.copy(out, at, from, to);
+    if (to > from) {
+      out.set(bytes.subarray(from, to), at);
+      at += to - from;
+    }
     from = k < cuts.length ? (cuts[k + 1] as number) : length;
   }
   return out;

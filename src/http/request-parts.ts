@@ -3,6 +3,7 @@
  * which socket errors mean the request never left, an abortable sleep between attempts, and body reading.
  */
 import { ConnectionError, TimeoutError } from "../errors.js";
+import { concatBytes } from "../runtime.js";
 
 /** A query parameter value; arrays repeat the key, `undefined` leaves it out. */
 export type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
@@ -80,10 +81,11 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
-export async function readAll(body: AsyncIterable<Uint8Array>): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.from(chunk));
-  return Buffer.concat(chunks);
+/** The whole body, as one `Buffer` where the runtime has one (Node, Bun, Deno), else a `Uint8Array`. */
+export async function readAll(body: AsyncIterable<Uint8Array>): Promise<Uint8Array> {
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of body) chunks.push(chunk);
+  return concatBytes(chunks);
 }
 
 export function parseMaybeJson(text: string): unknown {

@@ -1,6 +1,3 @@
-import { promisify } from "node:util";
-import { gzip as gzipCallback, gzipSync } from "node:zlib";
-import type { Pool } from "undici";
 import {
   AbortError,
   type ApiError,
@@ -10,13 +7,14 @@ import {
   TimeoutError,
   TracewireError,
 } from "../errors.js";
+import { anySignal, bytesToText, runtimeTag, utf8Length } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
+import { gzipBody } from "./gzip.js";
 import {
   buildQuery,
   errorCode,
-  flattenHeaders,
   isUnreachable,
   NOT_SENT_CODES,
   parseMaybeJson,
@@ -33,25 +31,7 @@ import {
   type ResolvedRetry,
   type RetryOptions,
 } from "./retry.js";
-
-const gzip = promisify(gzipCallback);
-
-type UndiciRequest = typeof import("undici/lib/api/api-request.js").default;
-type PoolConstructor = typeof import("undici/lib/dispatcher/pool.js").default;
-let undici: Promise<{ Pool: PoolConstructor; request: UndiciRequest }> | undefined;
-
-/**
- * undici's `Pool` and request API, loaded by the first request rather than when tracewire is imported: undici is
- * most of tracewire's cold import time (bench/RESULTS.md), and an app that never sends (tracing off, a CLI that
- * exits first) never pays for it. The deep paths (see src/types/undici-pool.d.ts) keep undici from taking over the
- * app's global `fetch` dispatcher.
- */
-function loadUndici(): Promise<{ Pool: PoolConstructor; request: UndiciRequest }> {
-  undici ??= Promise.all([import("undici/lib/dispatcher/pool.js"), import("undici/lib/api/api-request.js")]).then(
-    ([pool, api]) => ({ Pool: pool.default, request: api.default }),
-  );
-  return undici;
-}
+import { createSender, type Sender } from "./send.js";
 
 /** One HTTP request, relative to the transport's base URL. */
 export interface RequestOptions {
@@ -124,10 +104,22 @@ export interface OpenResponse {
 
 export { encodePath, isUnreachable, type QueryValue } from "./request-parts.js";
 
-export const USER_AGENT = `tracewire/${VERSION} node/${process.version} (${process.platform}; ${process.arch})`;
+let userAgentText: string | undefined;
+
+/** The `User-Agent` of every request: `tracewire/<version> <runtime>/<version>` (read on first use, not at import). */
+export function userAgent(): string {
+  userAgentText ??= `tracewire/${VERSION} ${runtimeTag()}`;
+  return userAgentText;
+}
+
+/** A body's size in bytes. */
+function byteLength(body: Uint8Array | string): number {
+  return typeof body === "string" ? utf8Length(body) : body.byteLength;
+}
 
 /**
- * The one HTTP path of every native client: an undici `Pool` per origin with keep-alive, an overall deadline,
+ * The one HTTP path of every native client: an undici `Pool` per origin with keep-alive on Node, the runtime's
+ * `fetch` elsewhere (src/http/send.ts chooses), an overall deadline,
  * connect/headers/body timeouts, the caller's `AbortSignal` at every stage, retries by the rules of
  * {@link isRetryable}, and typed errors. Streaming reads hand back the body as soon as the headers say success.
  */
@@ -135,8 +127,8 @@ export class HttpTransport {
   readonly origin: string;
   private readonly basePath: string;
   private readonly options: TransportOptions;
-  /** The connection pool and request API, once the first request has loaded undici (see {@link loadUndici}). */
-  private connection: Promise<{ pool: Pool; request: UndiciRequest }> | undefined;
+  /** How requests leave: undici's pool on Node, `fetch` elsewhere; made by the first request. */
+  private sender: Sender | undefined;
   private closed = false;
 
   constructor(options: TransportOptions) {
@@ -146,26 +138,24 @@ export class HttpTransport {
     this.options = options;
   }
 
-  private connect(): Promise<{ pool: Pool; request: UndiciRequest }> {
-    this.connection ??= loadUndici().then(async ({ Pool: PoolClass, request }) => {
-      const pool = new PoolClass(this.origin, {
-        connections: this.options.maxConnections,
-        connect: { timeout: this.options.connectTimeoutMs },
-        headersTimeout: this.options.timeoutMs,
-        bodyTimeout: this.options.bodyTimeoutMs,
-        keepAliveTimeout: 4_000,
-      });
-      // Closed before its first request: requests fail as on any closed pool.
-      if (this.closed) await pool.close();
-      return { pool, request };
+  private connect(): Sender {
+    if (this.sender) return this.sender;
+    this.sender = createSender({
+      origin: this.origin,
+      maxConnections: this.options.maxConnections,
+      connectTimeoutMs: this.options.connectTimeoutMs,
+      headersTimeoutMs: this.options.timeoutMs,
+      bodyTimeoutMs: this.options.bodyTimeoutMs,
     });
-    return this.connection;
+    // Closed before its first request: requests fail as on any closed transport.
+    if (this.closed) this.sender.close().catch(() => {});
+    return this.sender;
   }
 
   /** Sends a request and parses the JSON answer (`undefined` for an empty body). */
   async json<T>(request: RequestOptions): Promise<T> {
     return this.execute(request, async (res) => {
-      const text = (await readAll(res.body)).toString("utf8");
+      const text = bytesToText(await readAll(res.body));
       if (text === "") return undefined as T;
       try {
         return JSON.parse(text) as T;
@@ -179,13 +169,15 @@ export class HttpTransport {
     });
   }
 
-  /** Sends a request and returns the raw answer bytes. */
+  /** Sends a request and returns the raw answer bytes (a `Buffer` where the runtime has one: Node, Bun, Deno). */
   async bytes(request: RequestOptions): Promise<Buffer> {
-    return this.execute(request, (res) => readAll(res.body));
+    return this.execute(request, async (res) => (await readAll(res.body)) as Buffer);
   }
 
   /** Sends a request and returns status, headers and the whole body (for answers whose format the headers tell). */
-  async buffered(request: RequestOptions): Promise<{ status: number; headers: Record<string, string>; body: Buffer }> {
+  async buffered(
+    request: RequestOptions,
+  ): Promise<{ status: number; headers: Record<string, string>; body: Uint8Array }> {
     return this.execute(request, async (res) => ({
       status: res.status,
       headers: res.headers,
@@ -205,7 +197,7 @@ export class HttpTransport {
   /** Closes idle sockets; in-flight requests finish first. */
   async close(): Promise<void> {
     this.closed = true;
-    if (this.connection) await (await this.connection).pool.close();
+    await this.sender?.close();
   }
 
   private async encodeBody(
@@ -221,18 +213,20 @@ export class HttpTransport {
       if (request.contentType) headers["content-type"] = request.contentType;
     }
     const wantGzip = request.gzip ?? this.options.gzip;
-    const size = body === undefined ? 0 : Buffer.byteLength(body);
+    const size = body === undefined || !wantGzip ? 0 : byteLength(body);
     if (body !== undefined && wantGzip && size >= GZIP_MIN_BYTES) {
-      // Level 1: about half the CPU of the default level for ~10% larger telemetry bodies (bench/RESULTS.md).
-      const sync = size <= (this.options.gzipSyncMaxBytes ?? 0);
-      body = sync ? gzipSync(body, { level: 1 }) : await gzip(body, { level: 1 });
-      headers["content-encoding"] = "gzip";
+      // Sent plain where the runtime cannot compress (Vercel's edge).
+      const gzipped = await gzipBody(body, size <= (this.options.gzipSyncMaxBytes ?? 0));
+      if (gzipped) {
+        body = gzipped;
+        headers["content-encoding"] = "gzip";
+      }
     }
     return { body, headers };
   }
 
   private buildHeaders(request: RequestOptions, bodyHeaders: Record<string, string>): Record<string, string> {
-    const headers: Record<string, string> = { "user-agent": USER_AGENT, accept: "application/json" };
+    const headers: Record<string, string> = { "user-agent": userAgent(), accept: "application/json" };
     if (this.options.apiKey) headers.authorization = `Bearer ${this.options.apiKey}`;
     Object.assign(headers, bodyHeaders);
     for (const source of [this.options.headers, request.headers]) {
@@ -251,12 +245,12 @@ export class HttpTransport {
     const policy = request.retry ? { ...this.options.retry, ...request.retry } : this.options.retry;
     const { body, headers: bodyHeaders } = await this.encodeBody(request);
     const headers = this.buildHeaders(request, bodyHeaders);
-    const { pool, request: send } = await this.connect();
+    const sender = this.connect();
 
     const timeoutMs = request.timeoutMs ?? this.options.timeoutMs;
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), timeoutMs);
-    const signal = caller ? AbortSignal.any([caller, deadline.signal]) : deadline.signal;
+    const signal = caller ? anySignal([caller, deadline.signal]) : deadline.signal;
     const started = Date.now();
 
     // Our own abort, not a network failure: say which signal fired.
@@ -273,25 +267,25 @@ export class HttpTransport {
         let outcome: AttemptOutcome;
         let failure: ApiError;
         try {
-          const res = await send.call(pool, {
+          const res = await sender.send({
             path,
             method: request.method,
             headers,
             body,
             signal,
-            headersTimeout: timeoutMs,
-            bodyTimeout: this.options.bodyTimeoutMs,
+            headersTimeoutMs: timeoutMs,
+            bodyTimeoutMs: this.options.bodyTimeoutMs,
           });
-          const resHeaders = flattenHeaders(res.headers);
-          // Only 2xx is success: a redirect would silently drop a write (undici does not follow it).
-          if (res.statusCode >= 200 && res.statusCode < 300) {
-            return await consume({ status: res.statusCode, headers: resHeaders, body: res.body, request: info });
+          const resHeaders = res.headers;
+          // Only 2xx is success: a redirect would silently drop a write (neither sender follows it).
+          if (res.status >= 200 && res.status < 300) {
+            return await consume({ status: res.status, headers: resHeaders, body: res.body, request: info });
           }
-          const errorBody = parseMaybeJson((await readAll(res.body)).toString("utf8"));
-          failure = makeApiError(res.statusCode, errorBody, info, resHeaders);
+          const errorBody = parseMaybeJson(bytesToText(await readAll(res.body)));
+          failure = makeApiError(res.status, errorBody, info, resHeaders);
           outcome = {
             kind: "status",
-            status: res.statusCode,
+            status: res.status,
             retryAfterMs: parseRetryAfter(resHeaders["retry-after"]),
           };
         } catch (err) {

@@ -9,6 +9,8 @@
  *   spans; see `genai/ai-sdk-spans.ts`).
  *
  * Never loads `ai` itself: the integration implements the SDK's `Telemetry` interface structurally.
+ *
+ * @module tracewire/ai
  */
 
 export { TracewireTelemetry, tracewireTelemetry } from "../genai/ai-sdk-telemetry.js";

@@ -2,6 +2,8 @@
  * `tracewire/anthropic`: tracing for the `@anthropic-ai/sdk` package (0.x and 1.x). `wrapAnthropic(client)` traces
  * the Messages API — `messages.create` (streamed or not), `messages.stream()` and `messages.parse()` — as GenAI
  * `chat {model}` spans, without changing the client's types or behaviour. Never loads the SDK itself.
+ *
+ * @module tracewire/anthropic
  */
 
 export {

@@ -35,6 +35,7 @@ import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
+import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   observeApiPromise,
@@ -106,7 +107,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     );
   }
   if ((messages as Record<PropertyKey, unknown>)[WRAPPED]) return client;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");
   const self = client as Obj;

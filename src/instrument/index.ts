@@ -1,7 +1,9 @@
 /**
- * `tracewire/openai`: tracing for the `openai` package (v5 and v6). `wrapOpenAI(client)` traces chat completions —
- * `create` (streamed or not), `parse` and the `stream()` helper — as GenAI `chat {model}` spans, without changing
- * the client's types or behaviour.
+ * `tracewire/openai`: tracing for the `openai` package (v5, v6 and v7). `wrapOpenAI(client)` traces chat
+ * completions — `create` (streamed or not), `parse` and the `stream()` helper —, the Responses API and embeddings as
+ * GenAI spans, without changing the client's types or behaviour.
+ *
+ * @module tracewire/openai
  */
 
 export {

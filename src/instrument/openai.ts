@@ -46,6 +46,7 @@ import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceO
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
+import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   isObj,
@@ -308,7 +309,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
     );
   }
   if (completions[WRAPPED]) return client;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
   const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };
 

@@ -4,6 +4,7 @@
  */
 import { platformWaitUntil } from "../otel/request-flush.js";
 import { globalState } from "../otel/state.js";
+import { unref } from "../runtime.js";
 
 /** `after()` from `next/server`: runs `task` once the response has been sent. */
 export type AfterFn = (task: () => unknown) => void;
@@ -21,7 +22,7 @@ export function loadAfter(): Promise<AfterFn | undefined> {
   return nextServer.then((m) => (typeof m?.after === "function" ? m.after : undefined));
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
+const sleep = (ms: number) => new Promise<void>((resolve) => unref(setTimeout(resolve, ms)));
 
 /**
  * Keeps the invocation alive until `finished` settles and everything is sent: `after()` when Next provides it,

@@ -3,9 +3,11 @@
  * the client goes away. Web streams only (no Node imports): it is bundled into edge builds with the rest of
  * `tracewire/next`.
  */
+import { cancelStreamCall } from "../genai/chat-call.js";
 
 /** The parts of a chat-completion chunk `toTextStream` reads: the first choice's text delta. */
 export interface TextChunkLike {
+  /** The chunk's choices; the text read is `choices[0].delta.content`. */
   choices?: ArrayLike<{ delta?: { content?: string | null } | null } | null | undefined> | null;
 }
 
@@ -52,6 +54,9 @@ export function toTextStream(stream: TextChunkSource): ReadableStream<Uint8Array
       }
     },
     async cancel(reason) {
+      // The traced call ends as cancelled now, not once the abort below has reached the pending read: the request's
+      // spans may be ended by then (@vercel/otel ends whatever is still open when the request's root span ends).
+      cancelStreamCall(stream);
       // abort() first: return() on an async generator waits behind a pending next(), abort() ends that next() now.
       try {
         stream.controller?.abort(reason);

@@ -6,7 +6,9 @@ import { describeAs, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {
+  /** Something the app should know about: a failed or dropped export, a setting or value that was ignored. */
   warn(message: string): void;
+  /** An internal error of tracewire itself (caught; the app's own call is unaffected, the trace may be partial). */
   error(message: string): void;
 }
 
@@ -35,6 +37,22 @@ export class Diagnostics {
   /** Same as {@link warn}, at error level. */
   error(key: string, message: string): void {
     this.emit(key, message, "error");
+  }
+
+  /**
+   * One warning (per minute, whichever route) when the service refuses our credentials (`status`) for `what` sent
+   * to `project`: the status and what to check — never the key itself.
+   */
+  unauthorized(status: number | undefined, what: string, project: string): void {
+    const key = this.secret === undefined ? "no API key is set" : "the API key was refused";
+    const check =
+      status === 403
+        ? `check that the API key (apiKey / TRACEWIRE_API_KEY) has write access to project "${project}"`
+        : "check apiKey / TRACEWIRE_API_KEY (set, current, not revoked)";
+    this.warn(
+      "unauthorized",
+      `The tracing service answered ${status} (${key}); ${what} rejected, and exports back off. To fix: ${check}.`,
+    );
   }
 
   private emit(key: string, message: string, level: "warn" | "error"): void {

@@ -6,13 +6,31 @@
  * Each exit flush waits at most the processors' `exitFlushMillis` (default 5 s), and less when the service refuses
  * connections (nothing can be sent, so there is nothing to wait for). The `beforeExit` flush runs every time the loop
  * drains with new work queued — a script that awaits `call.react()` at top level and goes on working loses nothing.
- * Only when a flush ended with work left (the service unreachable) and nothing new was offered since does the
+ * Only when a flush ended with work left (the service unreachable) and nothing new was offered since it began does the
  * process exit without flushing again, so a dead service never keeps it alive.
  *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
  * any network I/O could finish. Call `flush()` yourself before `process.exit()`.
+ *
+ * Runtimes without process events (Vercel's edge, where every `process.*` call throws; Workers, where they never
+ * fire) get no hooks: there the request's `waitUntil` flushes (request-flush.ts).
  */
+import { processObject, unref } from "../runtime.js";
 import { type ActiveProcessor, globalState } from "./state.js";
+
+type ProcessEvents = {
+  on(event: string, listener: () => void): unknown;
+  off(event: string, listener: () => void): unknown;
+  listenerCount(event: string): number;
+  kill(pid: number, signal: string): unknown;
+  pid: number;
+};
+
+/** The process, when it has Node's events (Node, Bun, Deno). */
+function processEvents(): ProcessEvents | undefined {
+  const p = processObject() as Partial<ProcessEvents> | undefined;
+  return typeof p?.on === "function" && typeof p.off === "function" ? (p as ProcessEvents) : undefined;
+}
 
 /** Flushes every live processor, each within its own `exitFlushMillis`. */
 function flushAll(live: readonly ActiveProcessor[]): Promise<unknown> {
@@ -27,7 +45,7 @@ export function installExitHooks(): void {
   const busy = () => live().some((p) => !p.idle);
   const offered = () => live().reduce((sum, p) => sum + p.offered, 0);
   let flushing = false;
-  /** Items offered when a flush last gave up with work left; -1 while none has. */
+  /** Items offered when the last flush that ended with work left began; -1 while none has. */
   let gaveUpAt = -1;
   const beforeExit = () => {
     // Flushing schedules I/O, which makes Node emit beforeExit again when it is done; only flush while there is
@@ -36,37 +54,52 @@ export function installExitHooks(): void {
     // forever, so the process exits — unless new work was offered since (the script went on), which gets its flush.
     if (flushing || !busy() || offered() === gaveUpAt) return;
     flushing = true;
+    // Counted when the flush starts: the script may go on while it runs (an awaited react() it settled), and work
+    // offered meanwhile has not been tried yet — it gets a flush of its own when the loop drains again.
+    const offeredAtStart = offered();
     void flushAll(live()).then(() => {
       flushing = false;
-      gaveUpAt = busy() ? offered() : -1;
+      gaveUpAt = busy() ? offeredAtStart : -1;
     });
   };
   const sigterm = () => {
     const processors = live();
     const longest = Math.max(0, ...processors.map((p) => p.exitFlushMillis));
-    let timer: NodeJS.Timeout | undefined;
+    let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise((resolve) => {
-      timer = setTimeout(resolve, longest + 100).unref();
+      timer = unref(setTimeout(resolve, longest + 100));
     });
     void Promise.race([flushAll(processors), timeout]).then(() => {
       clearTimeout(timer);
       // A SIGTERM listener disables Node's default exit; restore it when we are the only listener.
-      if (process.listenerCount("SIGTERM") === 1) {
+      const events = processEvents();
+      if (events && events.listenerCount("SIGTERM") === 1) {
         removeExitHooks();
-        process.kill(process.pid, "SIGTERM");
+        events.kill(events.pid, "SIGTERM");
       }
     });
   };
-  process.on("beforeExit", beforeExit);
-  process.on("SIGTERM", sigterm);
   state.hooks = { beforeExit, sigterm };
+  const events = processEvents();
+  if (!events) return;
+  try {
+    events.on("beforeExit", beforeExit);
+    events.on("SIGTERM", sigterm);
+  } catch {
+    // A runtime whose process object refuses listeners: nothing to hook, the request flush still runs.
+  }
 }
 
 /** Removes the hooks (when the last processor shuts down). */
 export function removeExitHooks(): void {
   const state = globalState();
   if (!state.hooks) return;
-  process.off("beforeExit", state.hooks.beforeExit);
-  process.off("SIGTERM", state.hooks.sigterm);
+  const { beforeExit, sigterm } = state.hooks;
   state.hooks = undefined;
+  try {
+    processEvents()?.off("beforeExit", beforeExit);
+    processEvents()?.off("SIGTERM", sigterm);
+  } catch {
+    // Never installed (see installExitHooks).
+  }
 }

@@ -20,6 +20,7 @@
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
 import { isUnreachable } from "../http/transport.js";
+import { anySignal, unref } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 
 /** What one export did with the batch it was given. */
@@ -90,7 +91,7 @@ export class ExportQueue<T> {
   private offered = 0;
   private finished = 0;
   private exporting = false;
-  private timer: NodeJS.Timeout | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   /** Whether the armed timer is a zero-delay one. */
   private immediate = false;
   private retryDelay = 0;
@@ -171,7 +172,9 @@ export class ExportQueue<T> {
     this.urgentTarget = this.offered;
     if (this.exporting || this.immediate || this.finished >= this.offered) return;
     if (this.retryDelay !== 0 || this.notBefore !== 0 || this.pausedUntil > Date.now()) return;
-    this.kick(0);
+    // Someone awaits the answer, so this timer keeps the process alive like the request it starts: unref'd, a script
+    // whose last step is `await call.react()` would see its event loop drain before the request left.
+    this.kick(0, true);
   }
 
   /**
@@ -234,7 +237,7 @@ export class ExportQueue<T> {
     // An export still in flight is aborted above; wait (briefly) for it to say what it finished, so its items are
     // counted once — as sent, or as dropped below — never as both.
     if (this.current) {
-      let timer: NodeJS.Timeout | undefined;
+      let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([this.current, new Promise((resolve) => (timer = setTimeout(resolve, IN_FLIGHT_WAIT_MS)))]);
       clearTimeout(timer);
     }
@@ -262,7 +265,7 @@ export class ExportQueue<T> {
     return this.items.length === 0 && !this.exporting;
   }
 
-  private kick(delayMs: number): void {
+  private kick(delayMs: number, keepAlive = false): void {
     if (this.closed && this.items.length === 0) return;
     if (this.timer) clearTimeout(this.timer);
     this.immediate = delayMs === 0;
@@ -272,7 +275,7 @@ export class ExportQueue<T> {
       this.immediate = false;
       void this.pump();
     }, delayMs);
-    if (this.waiters.length === 0) this.timer.unref();
+    if (!keepAlive && this.waiters.length === 0) unref(this.timer);
   }
 
   /** What is left of the service's Retry-After, in ms (0 when none). */
@@ -287,7 +290,7 @@ export class ExportQueue<T> {
     let outcome: ExportOutcome;
     try {
       const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
-      this.current = this.exporter(batch, AbortSignal.any([timeout, this.abort.signal]));
+      this.current = this.exporter(batch, anySignal([timeout, this.abort.signal]));
       outcome = await this.current;
     } catch {
       outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient

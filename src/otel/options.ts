@@ -18,6 +18,7 @@ import {
   readUrl,
 } from "../config.js";
 import { ConfigError } from "../errors.js";
+import { processEnv } from "../runtime.js";
 import type { Logger } from "./diagnostics.js";
 import { type PayloadOptions, type PayloadSettings, resolvePayloadOptions } from "./payload-options.js";
 
@@ -25,15 +26,19 @@ import { type PayloadOptions, type PayloadSettings, resolvePayloadOptions } from
 export interface OtlpExporterConfig {
   /** Full traces URL, used as is. */
   url: string;
+  /** API key, sent as `Authorization: Bearer …`; `undefined` sends none (the local service needs none). */
   apiKey: string | undefined;
   /** `entity/project`, sent as the `project_id` header. */
   project: string;
+  /** The OTLP body encoding: protobuf (the default of `createOtlpExporter()`) or JSON. */
   protocol: "http/protobuf" | "http/json";
+  /** `gzip` compresses bodies of 1 KiB or more; `none` sends every body plain. */
   compression: "gzip" | "none";
+  /** How long one export request may take, in milliseconds, before it is abandoned. */
   timeoutMs: number;
   /** Extra headers (from `OTEL_EXPORTER_OTLP_TRACES_HEADERS` and options). */
   headers: Record<string, string>;
-  /** String attribute values longer than this many UTF-16 units are cut to it. Default {@link DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT}. */
+  /** String attribute values longer than this many UTF-16 units are cut to it. Default 262144 (256 Ki). */
   attributeValueLengthLimit?: number;
 }
 
@@ -194,7 +199,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
   if (options.env !== undefined && (options.env === null || typeof options.env !== "object")) {
     throw new ConfigError("env", kindOf(options.env), "an object of environment variables, like process.env");
   }
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   const baseUrl = readUrl("baseUrl", ENV.baseUrl, options.baseUrl, env);
   if (baseUrl === undefined) {
     throw new ConfigError(

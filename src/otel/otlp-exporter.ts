@@ -24,7 +24,7 @@ import {
 
 /**
  * `ExportResultCode.SUCCESS` and `FAILED` of `@opentelemetry/core` (a numeric enum of the OTel specification), spelt
- * out so that importing tracewire does not load `core` (tracing/sdk.ts loads it when `init()` runs).
+ * out: the exporter itself needs nothing of `core` at run time.
  */
 const EXPORT_SUCCESS = 0 as ExportResult["code"];
 const EXPORT_FAILED = 1 as ExportResult["code"];

@@ -21,7 +21,7 @@ import { TRACER_NAME } from "../version.js";
 import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
-import { portableStartAttributes, setExportedSpanName } from "../wire/span-to-call.js";
+import { portableStartAttributes, setExportedSpanName, usageFromAttributes } from "../wire/span-to-call.js";
 import { adaptedEnd, adaptedStart } from "./call-adapters.js";
 import { CallRequests } from "./call-requests.js";
 import { type CallItem, CallsExporter } from "./calls-exporter.js";
@@ -40,7 +40,8 @@ import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan, redactedSpanButAttributes } from "./span-redact.js";
-import { type ActiveProcessor, type AfterExport, globalState } from "./state.js";
+import { type ActiveProcessor, type AfterExport, globalState, type ServiceOptions } from "./state.js";
+import { UsageRollup } from "./usage-rollup.js";
 
 /**
  * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
@@ -77,6 +78,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     (where, err) => this.internalError(where, err),
   );
   private readonly callRequests: CallRequests;
+  /** Usage rolled up the call tree (usage-rollup.ts); off when no span can take the calls route. */
+  private readonly rollup: UsageRollup;
   // Made once, not per span: every foreign span's start passes them to the call adapters.
   private readonly adaptFailed = (err: unknown) => this.internalError("adapt", err);
   private readonly adaptEndFailed = (err: unknown) => this.internalError("adapt-end", err);
@@ -94,6 +97,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     // The logger never prints the API key, whatever message carries it.
     this.diagnostics = new Diagnostics(this.options.logger, undefined, this.options.apiKey);
     this.callRecords = new CallRecordEncoder(this.project);
+    this.rollup = new UsageRollup(this.options.exportMode !== "otlp" || this.options.route !== undefined);
     const queueOptions = {
       maxQueueSize: this.options.maxQueueSize,
       maxBatchSize: this.options.maxExportBatchSize,
@@ -121,7 +125,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         this.rejectCalls(items.length, `The tracing service rejected ${items.length} call item(s): ${error.message}`),
       unauthorized: (count, error) => {
         this.calls.countRejected(count);
-        this.warnUnauthorized(error.status, `${count} call item(s)`);
+        this.diagnostics.unauthorized(error.status, `${count} call item(s)`, this.project);
       },
       failed: (error) =>
         this.diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
@@ -151,7 +155,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
           if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // warned below
           this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
         },
-        unauthorized: (n, error) => this.warnUnauthorized(error.status, `${n} span(s)`),
+        unauthorized: (n, error) => this.diagnostics.unauthorized(error.status, `${n} span(s)`, this.project),
         failed: (error) =>
           this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
       },
@@ -175,6 +179,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   onStart(span: Span, parentContext: Context): void {
     try {
       this.requests.onStart(span);
+      this.rollup.started(span, parentContext);
       if (!isSampled(span) || !this.keeps(span)) {
         setSpanRoute(span, "none");
         return;
@@ -185,7 +190,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         data = adaptedStart(span, this.adaptFailed);
         adapted = data !== undefined;
       }
-      const route = this.routeOf(span, adapted);
+      const route = data?.route ?? this.routeOf(span, adapted);
       if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
         setSpanRoute(
@@ -219,24 +224,27 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         route = this.routeOf(span);
         if (route === "calls") route = this.offerCall(this.callRecords.start(this.redacted(span), undefined));
       }
-      // The start of this call was not queued: its end is one more item lost the same way, counted, never built.
-      if (route === "calls-dropped") {
-        this.calls.drop("its call's start was dropped");
+      if (route === "calls") {
+        const data = callEndData(span) ?? adaptedEnd(span, this.adaptEndFailed);
+        const redacted = this.redacted(span);
+        const usage = this.rollup.callEnded(span, data?.usage ?? usageFromAttributes(redacted.attributes));
+        // Forced: a call whose start was accepted must not be left open by our own queue limit.
+        this.offerCall(this.callRecords.end(redacted, data, usage), true);
         return;
       }
-      if (route === "calls-rejected") {
-        this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
+      // The start of this call was not queued: its end is one more item lost the same way, counted, never built
+      // (what the call used still counts in its parent's usage).
+      if (route === "calls-dropped" || route === "calls-rejected") {
+        this.rollup.callEnded(span, usageFromAttributes(span.attributes));
+        if (route === "calls-dropped") this.calls.drop("its call's start was dropped");
+        else this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
         return;
       }
+      // Any other span passes on what its descendants used.
+      this.rollup.spanEnded(span);
       if (route === "otlp") {
         // Requests about this call waited for it to end; they go once its export is done (never if it was dropped).
         this.callRequests.spanEnded(span, this.offerSpan(span));
-      } else if (route === "calls") {
-        // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.offerCall(
-          this.callRecords.end(this.redacted(span), callEndData(span) ?? adaptedEnd(span, this.adaptEndFailed)),
-          true,
-        );
       }
     } catch (err) {
       this.internalError("onEnd", err);
@@ -283,9 +291,32 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     await this.callRequests.flush(deadline);
   }
 
+  /**
+   * Where this processor sends (base URL, key, project), so that tracewire's own service clients (evaluations publish
+   * their objects with a `TracingClient`) reach the same service with the same settings. Not for logging.
+   */
+  serviceOptions(): ServiceOptions {
+    const o = this.options;
+    return {
+      baseUrl: o.baseUrl,
+      project: o.project,
+      allowInsecureHttp: o.allowInsecureHttp,
+      ...(o.apiKey === undefined ? {} : { apiKey: o.apiKey }),
+    };
+  }
+
   /** Items offered so far on both routes. */
   get offered(): number {
     return this.calls.offeredCount + this.otlp.offeredCount;
+  }
+
+  /**
+   * Call items queued on the native route now, the queue's capacity, and how many were dropped so far: producers of
+   * many calls at once (evaluations) pace themselves by it instead of overflowing the queue.
+   */
+  callsBacklog(): { queued: number; capacity: number; dropped: number } {
+    const { queued, dropped } = this.calls.stats;
+    return { queued, capacity: this.options.maxQueueSize, dropped };
   }
 
   /** Deadline of the exit flush, ms: `exitFlushMillis`, or the export deadline when that is shorter. */
@@ -332,22 +363,6 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     if (this.calls.offer(item, force)) return "calls";
     releaseSlices([item]); // refused (queue full or shut down): never sent, its arena may be reused
     return "calls-dropped";
-  }
-
-  /**
-   * One warning (per minute, whichever route) when the service refuses our credentials: the status and what to
-   * check — never the key itself.
-   */
-  private warnUnauthorized(status: number | undefined, what: string): void {
-    const key = this.options.apiKey === undefined ? "no API key is set" : "the API key was refused";
-    const check =
-      status === 403
-        ? `check that the API key (apiKey / TRACEWIRE_API_KEY) has write access to project "${this.project}"`
-        : "check apiKey / TRACEWIRE_API_KEY (set, current, not revoked)";
-    this.diagnostics.warn(
-      "unauthorized",
-      `The tracing service answered ${status} (${key}); ${what} rejected, and exports back off. To fix: ${check}.`,
-    );
   }
 
   private rejectCalls(count: number, message: string): void {

@@ -7,14 +7,15 @@
  *
  * A request root is a span started without a local parent (no parent, or a remote one from `traceparent`) that is
  * either Next.js's request span (`next.span_type` = `BaseServer.handleRequest`, set when the span starts), or any
- * such span started while the platform offers a `waitUntil` (`@vercel/request-context`, `@next/request-context`),
- * which is what `@vercel/otel` does. A plain long-running server without either keeps batching on the timer.
+ * such span started while the platform offers a `waitUntil` (`@vercel/request-context`, `@next/request-context`,
+ * which is what `@vercel/otel` does; on Cloudflare Workers, `cloudflare:workers`' own, for every root span). A plain long-running server without either keeps batching on the timer.
  *
  * Spans belong to a request when their parent is one of the request's open spans, so two requests of one trace
  * (Next's middleware pass and its render pass) are told apart. Memory is bounded by the open spans.
  */
 import type { Span } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { runtimeWaitUntil } from "./runtime-wait-until.js";
 
 /** How long a request's flush waits for spans still open under it once its root span has ended, in ms. */
 export const REQUEST_WAIT_MS = 1000;
@@ -29,10 +30,13 @@ type RequestContextHolder = { get?: () => { waitUntil?: unknown } | undefined };
 const VERCEL_CONTEXT = Symbol.for("@vercel/request-context");
 const NEXT_CONTEXT = Symbol.for("@next/request-context");
 
-/** The platform's `waitUntil` for the request running now: Vercel's request context, else Next's. */
+/**
+ * The platform's `waitUntil` for the request running now: Vercel's request context, else Next's, else the
+ * runtime's own (`cloudflare:workers` on Workers).
+ */
 export function platformWaitUntil(): WaitUntil | undefined {
   const holders = globalThis as Record<symbol, RequestContextHolder | undefined>;
-  return contextWaitUntil(holders[VERCEL_CONTEXT]) ?? contextWaitUntil(holders[NEXT_CONTEXT]);
+  return contextWaitUntil(holders[VERCEL_CONTEXT]) ?? contextWaitUntil(holders[NEXT_CONTEXT]) ?? runtimeWaitUntil();
 }
 
 function contextWaitUntil(holder: RequestContextHolder | undefined): WaitUntil | undefined {
@@ -120,7 +124,7 @@ export class RequestFlusher {
   private async finish(request: Request): Promise<void> {
     try {
       if (request.open.size > 0) {
-        let timer: NodeJS.Timeout | undefined;
+        let timer: ReturnType<typeof setTimeout> | undefined;
         await new Promise<void>((resolve) => {
           request.drained = resolve;
           timer = setTimeout(resolve, this.waitMs);

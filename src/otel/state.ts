@@ -20,6 +20,14 @@ export interface AfterExport {
   receipt?: () => unknown;
 }
 
+/** The service a processor sends to, as a service client's options take it (see `serviceOptions()`). */
+export interface ServiceOptions {
+  baseUrl: string;
+  apiKey?: string;
+  project: string;
+  allowInsecureHttp: boolean;
+}
+
 /** What the rest of tracewire needs from a live processor (kept minimal to avoid an import cycle). */
 export interface ActiveProcessor {
   readonly project: string;
@@ -40,6 +48,10 @@ export interface ActiveProcessor {
   readonly exitFlushMillis: number;
   /** Sends what is queued; resolves when done, at `timeoutMs` (default `exportTimeoutMillis`), or when nothing can be sent. */
   forceFlush(timeoutMs?: number): Promise<void>;
+  /** Where it sends: for tracewire's own service clients (evaluations). Absent in processors of older copies. */
+  serviceOptions?(): ServiceOptions;
+  /** Native-route items queued, the queue's capacity and drops so far (evaluations pace themselves by it). */
+  callsBacklog?(): { queued: number; capacity: number; dropped: number };
 }
 
 /** Turns one kind of foreign span into a call (see otel/call-adapters.ts). */
@@ -67,6 +79,11 @@ export interface TracewireGlobal {
   results: WeakMap<object, unknown>;
   /** Call adapters of foreign spans, by name (a second bundled copy registering the same name replaces it). */
   adapters?: Map<string, CallAdapter>;
+  /**
+   * Traced LLM streams → their call's cancel, so that the code that consumes a stream (`toTextStream` in another
+   * bundle's copy) can end its call as cancelled the moment it stops the stream. Weak: never keeps a stream alive.
+   */
+  streamCancels?: WeakMap<object, (reason: "abort") => void>;
 }
 
 const KEY = Symbol.for("tracewire.global.v1");

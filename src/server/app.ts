@@ -10,6 +10,7 @@ import { HttpError, parseJson, type Request, readBody, sendJson, sendReply } fro
 import { InvalidQueryError } from "./query-dsl.js";
 import { Router, type Service } from "./router.js";
 import { callRoutes } from "./routes/calls.js";
+import { evalResultsRoutes } from "./routes/eval-results.js";
 import { evaluationRoutes } from "./routes/evaluations.js";
 import { feedbackRoutes } from "./routes/feedback.js";
 import { objectRoutes } from "./routes/objects.js";
@@ -30,6 +31,7 @@ export function buildRouter(): Router {
   feedbackRoutes(router);
   threadRoutes(router);
   evaluationRoutes(router);
+  evalResultsRoutes(router);
   objectRoutes(router);
   return router;
 }

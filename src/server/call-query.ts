@@ -1,57 +1,33 @@
 /**
- * Calls as the service returns them, and `/calls/stream_query` / `/calls/query_stats` over a {@link Store}:
- * the store filters on indexed columns (and sorts and pages on them when it can); the query language, sorting on
- * dotted fields and column selection run here. Reads add `summary.weave` (status — `descendant_error` when a call below failed —, latency, the trace name and, with
+ * Calls as the service returns them, and `/calls/stream_query` / `/calls/query_stats` over a {@link Store}. The
+ * store filters, sorts, pages and counts with its indexes, and answers as much of the query language as it can
+ * decide (store/query-sql.ts); what it cannot (dotted paths into inputs, `$convert`, sorts on computed fields, …)
+ * runs here over the calls the rest of the request lets through, read in bounded batches. Reads add
+ * `summary.weave` (status — `descendant_error` when a call below failed —, latency, the trace name and, with
  * `include_feedback`, the call's feedback), as the service does.
  */
-import { callRef, parseRef, REF_PREFIX } from "../api/refs.js";
-import type { CallSchema, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
+import { callRef } from "../api/refs.js";
+import type { CallSchema, CallsFilter, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
 import type { JsonObject } from "../api/types/common.js";
-import { compareBy, matches } from "./query-dsl.js";
+import { checkQuery, compareBy, matches } from "./query-dsl.js";
+import { summaryFailed, traceName } from "./store/call-fields.js";
+import { CALL_COLUMNS, type Store, type StoredCall, type StoredFeedback } from "./store/types.js";
+
+export { traceName };
 
 type TraceStatus = "success" | "error" | "running" | "descendant_error";
 
-import { CALL_COLUMNS, type Store, type StoredCall, type StoredFeedback } from "./store/types.js";
-
 /** `summary.weave.status`: the service's `TraceStatus`. */
-function status(call: StoredCall, descendantFailed: boolean): TraceStatus {
+function status(call: StoredCall): TraceStatus {
   if (call.exception !== null) return "error";
   if (call.ended_at === null) return "running";
-  const counts = call.summary?.status_counts as { error?: unknown } | undefined;
-  return descendantFailed || Number(counts?.error ?? 0) > 0 ? "descendant_error" : "success";
-}
-
-/** `summary.weave.trace_name`: the display name, else the op's name (the name in a `weave:///…/op/name:digest`). */
-export function traceName(call: Pick<StoredCall, "display_name" | "op_name">): string | null {
-  if (call.display_name) return call.display_name;
-  const op = call.op_name;
-  if (op?.startsWith(REF_PREFIX)) {
-    try {
-      return parseRef(op).name ?? op;
-    } catch {
-      return op;
-    }
-  }
-  return op;
-}
-
-/** Ids of the calls (among `calls`) with a failed call below them, read from their traces in the store. */
-export function withFailedDescendants(store: Store, project: string, calls: StoredCall[]): Set<string> {
-  const traceIds = [...new Set(calls.map((c) => c.trace_id).filter((t): t is string => t !== null))];
-  const marked = new Set<string>();
-  if (traceIds.length === 0) return marked;
-  const family = store.selectCalls({ project, filter: { trace_ids: traceIds } });
-  const parentOf = new Map(family.map((c) => [c.id, c.parent_id]));
-  for (const failed of family.filter((c) => c.exception !== null)) {
-    for (let up = parentOf.get(failed.id); up && !marked.has(up); up = parentOf.get(up)) marked.add(up);
-  }
-  return marked;
+  return call.descendant_failed || summaryFailed(call.summary) ? "descendant_error" : "success";
 }
 
 /** The call as `/call/read` and `/calls/stream_query` return it. */
-export function toCallSchema(call: StoredCall, feedback?: StoredFeedback[], descendantFailed = false): CallSchema {
+export function toCallSchema(call: StoredCall, feedback?: StoredFeedback[]): CallSchema {
   const weave: JsonObject = {
-    status: status(call, descendantFailed),
+    status: status(call),
     trace_name: traceName(call),
     latency_ms: call.ended_at && call.started_at ? Date.parse(call.ended_at) - Date.parse(call.started_at) : null,
   };
@@ -86,7 +62,9 @@ function feedbackByCall(store: Store, project: string, calls: StoredCall[]): Map
   const refs = calls.map((c) => callRef(project, c.id));
   const byRef = new Map<string, StoredFeedback[]>();
   for (const row of store.selectFeedback(project, refs)) {
-    byRef.set(row.weave_ref, [...(byRef.get(row.weave_ref) ?? []), row]);
+    const list = byRef.get(row.weave_ref);
+    if (list) list.push(row);
+    else byRef.set(row.weave_ref, [row]);
   }
   return new Map(calls.map((c) => [c.id, byRef.get(callRef(project, c.id)) ?? []]));
 }
@@ -98,41 +76,105 @@ function project(call: CallSchema, columns: string[] | undefined): CallSchema {
   return Object.fromEntries(Object.entries(call).filter(([k]) => keep.has(k))) as CallSchema;
 }
 
+/** Calls are turned into `CallSchema`s and checked against the query this many at a time. */
+const BATCH = 256;
+
+function* batches<T>(rows: Iterable<T>): Generator<T[]> {
+  let batch: T[] = [];
+  for (const row of rows) {
+    batch.push(row);
+    if (batch.length === BATCH) {
+      yield batch;
+      batch = [];
+    }
+  }
+  if (batch.length) yield batch;
+}
+
+/**
+ * `op_names` may hold the service's version wildcards, `weave:///e/p/op/<name>:*` (any version of an op): those the
+ * store cannot match are taken out of its filter and matched here.
+ */
+function opNameFilter(filter: CallsFilter | undefined): {
+  filter: CallsFilter | undefined;
+  keep: ((call: StoredCall) => boolean) | undefined;
+} {
+  const names = filter?.op_names;
+  if (!names?.some((n) => n.endsWith(":*"))) return { filter, keep: undefined };
+  const exact = new Set(names.filter((n) => !n.endsWith(":*")));
+  const prefixes = names.filter((n) => n.endsWith(":*")).map((n) => n.slice(0, -1));
+  const { op_names: _wildcards, ...rest } = filter!;
+  return {
+    filter: rest,
+    keep: (call) =>
+      call.op_name !== null && (exact.has(call.op_name) || prefixes.some((p) => call.op_name!.startsWith(p))),
+  };
+}
+
 /**
  * The calls matching a `stream_query` request, in order. Throws `InvalidQueryError` for a query it cannot run.
  */
 export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
+  checkQuery(req.query);
   const sortBy = req.sort_by?.length ? req.sort_by : [{ field: "started_at", direction: "asc" as const }];
   const offset = Math.max(0, req.offset ?? 0);
   const limit = req.limit === undefined || req.limit === null ? undefined : Math.max(0, req.limit);
+  const ops = opNameFilter(req.filter);
   // Feedback selectors and computed fields need the full call, so only plain column sorts go to the store.
-  const pushDown = !req.query && sortBy.every((s) => CALL_COLUMNS.has(s.field));
-  const selection = { project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) };
-  const rows = store.selectCalls(
-    pushDown ? { ...selection, page: { sortBy, offset, ...(limit !== undefined && { limit }) } } : selection,
-  );
-
-  const feedback = req.include_feedback ? feedbackByCall(store, req.project_id, rows) : undefined;
-  const failedBelow = withFailedDescendants(store, req.project_id, rows);
-  let calls = rows.map((row) => toCallSchema(row, feedback?.get(row.id), failedBelow.has(row.id)));
-  if (!pushDown) {
-    const seq = new Map(rows.map((r) => [r.id, r.seq]));
-    const order = compareBy(sortBy);
-    calls = calls
-      .filter((call) => matches(req.query, call))
-      .sort((a, b) => order(a, b) || (seq.get(a.id) ?? 0) - (seq.get(b.id) ?? 0))
-      .slice(offset, limit === undefined ? undefined : offset + limit);
+  // Op-name wildcards are matched here (ops.keep): the store then cannot page, only filter and sort.
+  const columnSort = sortBy.every((s) => CALL_COLUMNS.has(s.field));
+  const pushPage = columnSort && !ops.keep;
+  const found = store.findCalls({
+    project: req.project_id,
+    ...(ops.filter ? { filter: ops.filter } : {}),
+    ...(req.query ? { query: req.query } : {}),
+    ...(pushPage ? { sortBy, offset, ...(limit !== undefined && { limit }) } : columnSort ? { sortBy } : {}),
+  });
+  const withFeedback = (rows: StoredCall[]) => {
+    const feedback = req.include_feedback ? feedbackByCall(store, req.project_id, rows) : undefined;
+    return rows.map((row) => ({ seq: row.seq, call: toCallSchema(row, feedback?.get(row.id)) }));
+  };
+  let calls: CallSchema[];
+  if (found.exact && pushPage) {
+    calls = withFeedback([...found.rows]).map((c) => c.call);
+  } else {
+    // The store left the query, the paging (and maybe the order) to us: check each call, stop once the page is full.
+    const wanted = columnSort && limit !== undefined ? offset + limit : Number.POSITIVE_INFINITY;
+    const kept: { seq: number; call: CallSchema }[] = [];
+    for (const rows of batches(found.rows)) {
+      const batch = ops.keep ? rows.filter(ops.keep) : rows;
+      for (const c of withFeedback(batch)) if (found.exact || matches(req.query, c.call)) kept.push(c);
+      if (kept.length >= wanted) break;
+    }
+    if (!columnSort) {
+      const order = compareBy(sortBy);
+      kept.sort((a, b) => order(a.call, b.call) || a.seq - b.seq);
+    }
+    calls = kept.slice(offset, limit === undefined ? undefined : offset + limit).map((c) => c.call);
   }
   return calls.map((call) => project(call, req.columns));
 }
 
 /** `/calls/query_stats`: how many calls match (at most `limit`, with `has_more` when there were more). */
 export function countCalls(store: Store, req: CallsQueryStatsReq): { count: number; has_more?: boolean } {
-  const rows = store.selectCalls({ project: req.project_id, ...(req.filter ? { filter: req.filter } : {}) });
-  const failedBelow = req.query ? withFailedDescendants(store, req.project_id, rows) : new Set<string>();
-  const count = req.query
-    ? rows.filter((row) => matches(req.query, toCallSchema(row, undefined, failedBelow.has(row.id)))).length
-    : rows.length;
-  if (req.limit !== undefined && req.limit !== null && count > req.limit) return { count: req.limit, has_more: true };
+  checkQuery(req.query);
+  const cap = req.limit === undefined || req.limit === null ? undefined : Math.max(0, req.limit);
+  const ops = opNameFilter(req.filter);
+  const search = {
+    project: req.project_id,
+    ...(ops.filter ? { filter: ops.filter } : {}),
+    ...(req.query ? { query: req.query } : {}),
+  };
+  let count = ops.keep ? undefined : store.countCalls(search, cap);
+  if (count === undefined) {
+    count = 0;
+    const found = store.findCalls(search);
+    for (const row of found.rows) {
+      if (ops.keep && !ops.keep(row)) continue;
+      if (found.exact || matches(req.query, toCallSchema(row))) count++;
+      if (cap !== undefined && count > cap) break;
+    }
+  }
+  if (cap !== undefined && count > cap) return { count: cap, has_more: true };
   return { count };
 }

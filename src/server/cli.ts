@@ -1,6 +1,8 @@
 /**
- * The `tracewire` bin. One command: `tracewire dev` starts the local tracing service and viewer on 127.0.0.1
- * and runs until SIGINT/SIGTERM, then stops taking requests, finishes those in flight and closes the store.
+ * The `tracewire` bin. Two commands: `tracewire dev` starts the local tracing service and viewer on 127.0.0.1
+ * and runs until SIGINT/SIGTERM, then stops taking requests, finishes those in flight and closes the store;
+ * `tracewire eval <file…>` runs evaluation files (src/eval/cli.ts). Each command's code is imported only when it
+ * runs, so `tracewire eval` never loads the local service.
  *
  * Imported rather than run (e.g. `import { startDevServer } from "../../dist/cli.js"` from a demo script in this
  * repository), it only exports the programmatic API.
@@ -8,21 +10,35 @@
 import { realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { ConfigError } from "../errors.js";
 import { VERSION } from "../version.js";
-import { DEFAULT_DATA_DIR, DEFAULT_PORT, type DevServer, startDevServer } from "./index.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./defaults.js";
+import type { DevServer, DevServerOptions } from "./index.js";
+import { DEFAULT_KEEP, DEFAULT_MAX_CALLS, parseKeep, parseMaxCalls } from "./retention.js";
 
-export { type DevServer, type DevServerOptions, startDevServer } from "./index.js";
+export type { DevServer, DevServerOptions } from "./index.js";
+
+/** Starts the local tracing service (see ./index.ts); loaded on first use. */
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  return (await import("./index.js")).startDevServer(options);
+}
 
 const USAGE = `Usage: tracewire dev [--port ${DEFAULT_PORT}] [--data ${DEFAULT_DATA_DIR}] [--api-key KEY] [--memory]
+                    [--keep ${DEFAULT_KEEP}] [--max-calls ${DEFAULT_MAX_CALLS}]
+       tracewire eval <file…> [--fail-under scorer=0.8] [--baseline <id|name>] [--json] [--resume]
 
 Starts a local tracing service and trace viewer on 127.0.0.1. Point tracewire at it with
   TRACEWIRE_BASE_URL=http://127.0.0.1:${DEFAULT_PORT}
+\`tracewire eval --help\` describes the eval command.
 
 Options:
   --port N        port on 127.0.0.1 (default ${DEFAULT_PORT}; 0 picks a free port)
   --data DIR      folder of the SQLite database (default ${DEFAULT_DATA_DIR})
   --api-key KEY   require "Authorization: Bearer KEY" on every API request
   --memory        keep traces in memory only (lost when the server stops)
+  --keep AGE      delete traces older than AGE (like 7d, 12h, 30m, 2w; 0 keeps them forever; default ${DEFAULT_KEEP})
+  --max-calls N   keep at most N calls, deleting the oldest traces first (0: no limit; default ${DEFAULT_MAX_CALLS})
+                  Retention deletes traces whole, with their feedback; objects, tables and files stay.
   -h, --help      show this help
   -v, --version   show the version
 `;
@@ -42,6 +58,8 @@ function parse(argv: string[]) {
         data: { type: "string" },
         "api-key": { type: "string" },
         memory: { type: "boolean" },
+        keep: { type: "string" },
+        "max-calls": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
       },
@@ -57,6 +75,17 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
     fail(`--port must be an integer from 0 to 65535, got ${values.port}`);
   const apiKey = values["api-key"];
   if (apiKey !== undefined && apiKey.trim() === "") fail("--api-key must not be empty");
+  let keepMs: number;
+  let maxCalls: number;
+  try {
+    keepMs = parseKeep(values.keep);
+    maxCalls = parseMaxCalls(values["max-calls"]);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      fail(`--${err.setting === "keep" ? "keep" : "max-calls"} must be ${err.expected}, got ${err.value}`);
+    }
+    throw err;
+  }
 
   let server: DevServer;
   try {
@@ -64,6 +93,8 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
       port,
       dataDir: values.data ?? DEFAULT_DATA_DIR,
       storage: values.memory ? "memory" : "sqlite",
+      keep: keepMs,
+      maxCalls,
       ...(apiKey ? { apiKey } : {}),
     });
   } catch (err) {
@@ -78,6 +109,7 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
       `  base URL  TRACEWIRE_BASE_URL=${server.url}`,
       `  storage   ${server.description}`,
       `  API key   ${apiKey ? "required (Authorization: Bearer <key>)" : "not required"}`,
+      `  keeps     ${keepMs ? `traces of the last ${values.keep ?? DEFAULT_KEEP}` : "traces forever"}, ${maxCalls ? `at most ${maxCalls.toLocaleString("en-US")} calls` : "any number of calls"}`,
       "Press Ctrl+C to stop.",
       "",
     ].join("\n"),
@@ -101,6 +133,11 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
 }
 
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === "eval") {
+    const { runEvalCommand } = await import("../eval/cli.js");
+    process.exitCode = await runEvalCommand(argv.slice(1));
+    return;
+  }
   const { values, positionals } = parse(argv);
   if (values.version) return void process.stdout.write(`${VERSION}\n`);
   if (values.help && positionals.length === 0) return void process.stdout.write(USAGE);

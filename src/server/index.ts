@@ -13,13 +13,14 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createHandler } from "./app.js";
+import { DEFAULT_DATA_DIR, DEFAULT_PORT } from "./defaults.js";
+import { parseKeep, parseMaxCalls, startRetention } from "./retention.js";
 import type { Service } from "./router.js";
 import { openStore } from "./store/open.js";
 import type { SqliteDriverName } from "./store/sqlite-driver.js";
 import type { Store } from "./store/types.js";
 
-export const DEFAULT_PORT = 4319;
-export const DEFAULT_DATA_DIR = ".tracewire";
+export { DEFAULT_DATA_DIR, DEFAULT_PORT };
 
 export interface DevServerOptions {
   /** Port on 127.0.0.1; 0 picks a free one. Default 4319. */
@@ -32,6 +33,13 @@ export interface DevServerOptions {
   storage?: "sqlite" | "memory";
   /** Use only this SQLite driver (for tests). */
   sqliteDriver?: SqliteDriverName;
+  /**
+   * How long traces are kept: milliseconds or a duration (`7d`, `12h`, `30m`, `2w`); 0 keeps them forever.
+   * Default `30d`. Older traces are deleted whole, with the feedback on their calls.
+   */
+  keep?: number | string;
+  /** At most this many calls are kept (the oldest traces go first); 0 for no limit. Default 1,000,000. */
+  maxCalls?: number;
   /** Where warnings and internal errors go. Default `console`. */
   logger?: { warn(message: string): void; error(message: string): void };
 }
@@ -44,6 +52,11 @@ export interface DevServer {
   readonly storage: "sqlite" | "memory";
   /** Where the data lives, in words. */
   readonly description: string;
+  /**
+   * Applies retention now (it also runs at start and every 10 seconds): deletes traces older than `keep` and the
+   * oldest beyond `maxCalls`; resolves with how many calls went.
+   */
+  prune(): Promise<number>;
   /** Stops accepting requests, waits for those in flight (at most `graceMs`), then closes the store. */
   close(graceMs?: number): Promise<void>;
 }
@@ -61,6 +74,8 @@ function listen(server: Server, port: number): Promise<number> {
 /** Starts the local tracing service on 127.0.0.1. */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const logger = options.logger ?? console;
+  const keepMs = parseKeep(options.keep);
+  const maxCalls = parseMaxCalls(options.maxCalls);
   const store: Store = await openStore({
     storage: options.storage ?? "sqlite",
     dataDir: options.dataDir ?? DEFAULT_DATA_DIR,
@@ -77,12 +92,15 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     throw err;
   }
 
+  const retention = startRetention(store, { keepMs, maxCalls, log: (m) => logger.warn(`[tracewire dev] ${m}`) });
+
   let closing: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     port,
     storage: store.kind,
     description: store.description,
+    prune: () => retention.prune(),
     close(graceMs = 5000) {
       closing ??= new Promise<void>((resolve) => {
         const force = setTimeout(() => server.closeAllConnections(), graceMs);
@@ -91,8 +109,10 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
         server.close(() => {
           clearTimeout(force);
           clearInterval(idle);
-          store.close();
-          resolve();
+          void retention.stop().then(() => {
+            store.close();
+            resolve();
+          });
         });
         server.closeIdleConnections();
       });

@@ -126,6 +126,73 @@ function order(a: unknown, b: unknown): number | undefined {
   return undefined;
 }
 
+const OPERATORS = new Set(["$and", "$or", "$not", "$eq", "$gt", "$gte", "$lt", "$lte", "$in", "$contains"]);
+const OPERANDS = new Set(["$literal", "$getField", "$convert", "$size"]);
+const CONVERT_TARGETS = new Set(["double", "int", "string", "bool", "exists"]);
+
+/**
+ * Checks the shape of an expression without evaluating it: what {@link matches} would throw on for any document
+ * (unknown operators, wrong operand counts, a `$getField` that is not a path, an unknown `$convert` target, a
+ * literal `$contains` substring that is not a string). Stores that answer a query from indexes check it first, so a
+ * malformed query is a 400 however many calls there are.
+ */
+export function checkQuery(query: Query | undefined): void {
+  if (query) check(query.$expr);
+}
+
+function check(expr: unknown): void {
+  if (typeof expr !== "object" || expr === null || Array.isArray(expr)) {
+    throw new InvalidQueryError(`expected an operation object, got ${JSON.stringify(expr)}`);
+  }
+  const keys = Object.keys(expr);
+  if (keys.length !== 1) throw new InvalidQueryError(`an operation has exactly one key, got ${JSON.stringify(keys)}`);
+  const op = keys[0]!;
+  const args = (expr as Doc)[op];
+  if (!OPERATORS.has(op) && !OPERANDS.has(op)) throw new InvalidQueryError(`unknown operator ${op}`);
+  switch (op) {
+    case "$literal":
+      return;
+    case "$getField":
+      if (typeof args !== "string") throw new InvalidQueryError("$getField expects a field path string");
+      return;
+    case "$convert": {
+      const spec = args as { input?: unknown; to?: unknown };
+      check(spec?.input);
+      if (!CONVERT_TARGETS.has(spec.to as string))
+        throw new InvalidQueryError(`$convert: unknown target type ${JSON.stringify(spec?.to)}`);
+      return;
+    }
+    case "$size":
+      check(args);
+      return;
+    case "$and":
+    case "$or":
+      for (const operand of operands(args, op)) check(operand);
+      return;
+    case "$not":
+      check(operands(args, op, 1)[0]);
+      return;
+    case "$in": {
+      const [needle, list] = operands(args, op, 2);
+      check(needle);
+      for (const item of Array.isArray(list) ? list : [list]) check(item);
+      return;
+    }
+    case "$contains": {
+      const spec = args as { input?: unknown; substr?: unknown };
+      check(spec?.input);
+      check(spec.substr);
+      const literal = (spec.substr as { $literal?: unknown }).$literal;
+      if ("$literal" in (spec.substr as object) && typeof literal !== "string")
+        throw new InvalidQueryError("$contains: substr must be a string");
+      return;
+    }
+    default:
+      // $eq, $gt, $gte, $lt, $lte
+      for (const operand of operands(args, op, 2)) check(operand);
+  }
+}
+
 /** Whether `doc` matches `query` (no query matches everything). Throws {@link InvalidQueryError}. */
 export function matches(query: Query | undefined, doc: Doc): boolean {
   if (!query) return true;

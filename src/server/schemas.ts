@@ -208,6 +208,32 @@ export const SCORE_CREATE = strict({
   evaluation_run_id: "str",
 });
 
+/** `EvalResultsQueryBody` (`POST /v2/{entity}/{project}/eval_results/query`). */
+export const EVAL_RESULTS_QUERY = strict({
+  evaluation_call_ids: strList,
+  evaluation_run_ids: strList,
+  require_intersection: "bool",
+  include_raw_data_rows: "bool",
+  resolve_row_refs: "bool",
+  include_rows: "bool",
+  include_summary: "bool",
+  summary_require_intersection: "bool",
+  include_predict_and_score_children: "bool",
+  include_costs: "bool",
+  sort_by: {
+    list: strict({
+      field: req("str"),
+      direction: req({ literal: ["asc", "desc"] }),
+      evaluation_call_id: "str",
+      mode: { literal: ["value", "difference"] },
+    }),
+  },
+  filters: { list: strict({ evaluation_call_id: "str", query: req("dict") }) },
+  filter_logic_operator: { literal: ["and", "or"] },
+  limit: nonNegative,
+  offset: nonNegative,
+});
+
 export const FILE_CONTENT_REQ = strict({ project_id: req("str"), digest: req("str") });
 
 export const OBJ_CREATE_REQ = strict({

@@ -22,14 +22,14 @@ export interface ThreadContext {
   turnId: string | undefined;
 }
 
-/** Attributes set by enclosing `withAttributes` calls, merged (inner wins). */
-export function currentAttributes(): JsonObject | undefined {
-  return context.active().getValue(ATTRIBUTES_KEY) as JsonObject | undefined;
+/** Attributes set by enclosing `withAttributes` calls, merged (inner wins): of `ctx`, default the active context. */
+export function currentAttributes(ctx: Context = context.active()): JsonObject | undefined {
+  return ctx.getValue(ATTRIBUTES_KEY) as JsonObject | undefined;
 }
 
-/** The enclosing thread, if any. */
-export function currentThread(): ThreadContext | undefined {
-  return context.active().getValue(THREAD_KEY) as ThreadContext | undefined;
+/** The enclosing thread of `ctx` (default: the active context), if any. */
+export function currentThread(ctx: Context = context.active()): ThreadContext | undefined {
+  return ctx.getValue(THREAD_KEY) as ThreadContext | undefined;
 }
 
 /**
@@ -93,6 +93,18 @@ export function withThread<T>(threadId: string, fn: () => T): T {
   }
   const thread: ThreadContext = { threadId, turnId: undefined };
   return context.with(context.active().setValue(THREAD_KEY, thread), fn);
+}
+
+/**
+ * `base` inside conversation thread `threadId`, as `withThread` would make it, for integrations that learn the thread
+ * from a framework (a run's group id, a graph's `thread_id`). A thread id `withThread` would refuse leaves `base` as
+ * it is; so does `base` already being in that thread (its turn stays).
+ */
+export function threadContext(base: Context, threadId: unknown): Context {
+  if (typeof threadId !== "string" || threadId.trim() === "" || threadId.length > MAX_THREAD_ID_LENGTH) return base;
+  const current = base.getValue(THREAD_KEY) as ThreadContext | undefined;
+  if (current?.threadId === threadId) return base;
+  return base.setValue(THREAD_KEY, { threadId, turnId: undefined } satisfies ThreadContext);
 }
 
 /** `base` with the thread's turn fixed to `turnId`, for the body of a call that is (or belongs to) a turn. */

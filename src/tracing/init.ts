@@ -4,15 +4,19 @@
  * none, and returns a handle to flush and shut down. Not configured or disabled: one warning, and every traced function runs untraced at almost no cost.
  */
 import { context, propagation, trace } from "@opentelemetry/api";
+import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
+import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
 import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
+import { createContextManager } from "../otel/context-manager.js";
 import { readLogger, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
+import { processEnv } from "../runtime.js";
 import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
-import { sdk } from "./sdk.js";
+import { createProvider } from "./provider.js";
 
 /** Options of {@link init}: the processor's (payload capture and redaction among them), plus service identity. */
 export interface InitOptions extends TracewireProcessorOptions {
@@ -70,7 +74,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
     throw new ValidationError("init() options must be an object.", "options");
   const state = globalState();
   if (state.handle) return state.handle as TracewireHandle;
-  const env = options.env ?? process.env;
+  const env = options.env ?? processEnv();
   // Checked first: even "tracing is off" is said through it.
   const logger = readLogger(options.logger);
 
@@ -105,9 +109,6 @@ export function init(options: InitOptions = {}): TracewireHandle {
       "a non-empty service name",
     );
   }
-  // Loaded now, not at import (tracing/sdk.ts).
-  const { BasicTracerProvider, AsyncLocalStorageContextManager, defaultResource, resourceFromAttributes } = sdk();
-  const { CompositePropagator, W3CTraceContextPropagator, W3CBaggagePropagator } = sdk();
   const processor = new TracewireSpanProcessor(options);
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
@@ -120,7 +121,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
       "telemetry.distro.version": VERSION,
     }),
   );
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
+  // Sampler and span limits from the same settings as everything else: `env` when given, else the environment.
+  const provider = createProvider(env, resource, [processor]);
   const ownsGlobal = trace.setGlobalTracerProvider(provider);
   if (!ownsGlobal) {
     warnOnce(
@@ -129,7 +131,9 @@ export function init(options: InitOptions = {}): TracewireHandle {
       logger,
     );
   }
-  const ownsContext = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  // OTel's AsyncLocalStorage manager on Node, Bun and Deno; a portable one on Workers and the edge.
+  const contextManager = createContextManager();
+  const ownsContext = contextManager !== undefined && context.setGlobalContextManager(contextManager);
   // So that instrumentation of outgoing requests (HTTP, fetch, Next.js) sends `traceparent` and `baggage`.
   const ownsPropagation = propagation.setGlobalPropagator(
     new CompositePropagator({ propagators: [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] }),

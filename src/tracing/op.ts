@@ -47,6 +47,8 @@ export type Op<F extends AnyFunction> = F & {
 };
 
 const OP = Symbol.for("tracewire.op");
+/** The function an op wraps (for evaluations, which record the op's run as their own model or scorer call). */
+const OP_FN = Symbol.for("tracewire.op.fn");
 const CALL = Symbol.for("tracewire.call");
 
 /**
@@ -213,6 +215,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   // Frameworks read the arity (Express tells error handlers by `length === 4`).
   Object.defineProperty(traced, "length", { value: fn.length, configurable: true });
   Object.defineProperty(traced, OP, { value: true });
+  Object.defineProperty(traced, OP_FN, { value: fn });
   Object.defineProperty(traced, "opName", { value: opName, enumerable: true });
   Object.defineProperty(traced, "invoke", {
     value: function invoke(this: unknown, ...args: unknown[]): [ReturnType<F>, Call | undefined] {
@@ -303,6 +306,16 @@ function endWithError(span: Span, err: unknown): void {
   } finally {
     span.end();
   }
+}
+
+/**
+ * The function `fn` wraps and its op name when `fn` is an op (of any bundled copy of tracewire), else undefined.
+ * Evaluations call it inside their own model or scorer call, so an op used as a task is not recorded twice.
+ */
+export function unwrapOp(fn: unknown): { fn: AnyFunction; opName: string } | undefined {
+  if (typeof fn !== "function") return undefined;
+  const inner = (fn as { [OP_FN]?: AnyFunction })[OP_FN];
+  return inner ? { fn: inner, opName: (fn as { opName?: string }).opName ?? inner.name } : undefined;
 }
 
 /** The call that produced `result`, if `result` is an object returned by a traced call. */

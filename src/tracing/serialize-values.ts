@@ -2,7 +2,9 @@
  * The serializer's leaf helpers (tracing/serialize.ts): reading a value's class name, a function's name, a boxed
  * primitive or a thrown value without ever throwing, and cutting strings without splitting a surrogate pair.
  */
-import { types } from "node:util";
+import { brandChecks } from "../runtime.js";
+
+const types = brandChecks();
 
 /** Keeps the first `n` code units (never splitting a surrogate pair) and says how many were dropped. */
 export function truncate(s: string, n: number): string {

@@ -6,9 +6,8 @@
  * Built-ins are recognised by brand checks (`util.types`) and read through intrinsics captured at load, so subclasses
  * and per-instance overrides are not called. Every failure becomes a visible marker string instead of an exception.
  */
-import { Buffer } from "node:buffer";
-import { types } from "node:util";
 import type { JsonValue } from "../api/types/common.js";
+import { brandChecks, nodeBuffer, toBase64 } from "../runtime.js";
 import {
   DEFAULT_REDACTOR,
   type KeyRedactor,
@@ -20,6 +19,9 @@ import {
 } from "../secrets.js";
 import { className, describe, take, truncate, unbox, unserializable } from "./serialize-values.js";
 import { wellKnownSummary } from "./well-known.js";
+
+/** `util.types` on Node; the same brand checks written portably where there is no `node:util` (edge). */
+const types = brandChecks();
 
 export type { JsonValue };
 
@@ -355,19 +357,19 @@ class Walker {
   private binary(v: ArrayBufferView | ArrayBufferLike): JsonObject {
     let type: string;
     let length: number;
-    let bytes: Buffer;
+    let bytes: Uint8Array;
     if (ArrayBuffer.isView(v)) {
       const dataView = types.isDataView(v);
-      type = Buffer.isBuffer(v) ? "Buffer" : dataView ? "DataView" : typedArrayTag.call(v);
+      type = nodeBuffer()?.isBuffer(v) ? "Buffer" : dataView ? "DataView" : typedArrayTag.call(v);
       length = dataView ? v.byteLength : (v as Uint8Array).length;
-      bytes = Buffer.from(v.buffer, v.byteOffset, v.byteLength); // a view over the same memory, not a copy
+      bytes = new Uint8Array(v.buffer, v.byteOffset, v.byteLength); // a view over the same memory, not a copy
     } else {
       type = types.isSharedArrayBuffer(v) ? "SharedArrayBuffer" : "ArrayBuffer";
       length = v.byteLength;
-      bytes = Buffer.from(v);
+      bytes = new Uint8Array(v);
     }
     const max = this.o.maxBinaryBytes;
-    const base64 = bytes.length > max ? `${bytes.subarray(0, max).toString("base64")}…` : bytes.toString("base64");
+    const base64 = bytes.length > max ? `${toBase64(bytes.subarray(0, max))}…` : toBase64(bytes);
     this.bytes += type.length + base64.length + 40;
     return { _type: type, length, base64 };
   }

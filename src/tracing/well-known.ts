@@ -5,9 +5,19 @@
  * the shape the libraries are known to have (the `openai`, Anthropic and Google Gen AI SDKs, undici), so none of them
  * is imported.
  */
-import { EventEmitter } from "node:events";
-import { Stream } from "node:stream";
+import { nodeBuiltin } from "../runtime.js";
 import { type KeyRedactor, REDACTED, redactUrl } from "../secrets.js";
+
+// Node's stream and emitter classes, where the runtime has them (read on first use: edge bundles have neither).
+type AnyClass = abstract new (...args: never[]) => unknown;
+let nodeClasses: { Stream: AnyClass | undefined; EventEmitter: AnyClass | undefined } | undefined;
+function nodeClass(name: "Stream" | "EventEmitter"): AnyClass | undefined {
+  nodeClasses ??= {
+    Stream: nodeBuiltin<{ Stream: AnyClass }>("node:stream")?.Stream,
+    EventEmitter: nodeBuiltin<{ EventEmitter: AnyClass }>("node:events")?.EventEmitter,
+  };
+  return nodeClasses[name];
+}
 
 type Summary = { [key: string]: string | number | boolean | Summary };
 
@@ -81,9 +91,11 @@ export function wellKnownSummary(v: object, name: string | undefined, redactor: 
     return { _type: name ?? "Stream" };
   }
   // Sockets, Node streams, IncomingMessage / ServerResponse: their state is not data.
-  if (v instanceof Stream) return { _type: name ?? "Stream" };
+  const Stream = nodeClass("Stream");
+  if (Stream && v instanceof Stream) return { _type: name ?? "Stream" };
   if (name === undefined) return undefined;
-  if (NODE_HANDLES.has(name) && v instanceof EventEmitter) return { _type: name };
+  const EventEmitter = NODE_HANDLES.has(name) ? nodeClass("EventEmitter") : undefined;
+  if (EventEmitter && v instanceof EventEmitter) return { _type: name as string };
   if (LLM_CLIENTS.has(name) && "apiKey" in v) return llmClient(v, name, redactor);
   if (DISPATCHERS.has(name) && typeof (v as { dispatch?: unknown }).dispatch === "function") return { _type: name };
   return undefined;

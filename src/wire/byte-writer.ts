@@ -1,4 +1,5 @@
 /** The byte buffer under tracewire's own encoders (protobuf-writer.ts, json-writer.ts). No dependencies. */
+import { utf8Length } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 
 /**
@@ -67,7 +68,7 @@ export function writeSurrogatePair(buf: Uint8Array, pos: number, high: number, l
  * that would triple the buffer, so its exact length is counted instead.
  */
 export function utf8Bound(text: string): number {
-  return text.length <= 4096 ? text.length * 3 : Buffer.byteLength(text, "utf8");
+  return text.length <= 4096 ? text.length * 3 : utf8Length(text);
 }
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.

@@ -7,6 +7,7 @@
  */
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
+import type { LlmUsage } from "../api/types/common.js";
 import { describeAs } from "../secrets.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import { JsonWriter, literal } from "./json-writer.js";
@@ -102,8 +103,15 @@ export class CallRecordEncoder {
     });
   }
 
-  /** The end record of an ended span, or the error that made it unencodable. */
-  end(span: ReadableSpan, data: CallEndData | undefined): CallRecordItem | Error {
+  /**
+   * The end record of an ended span, or the error that made it unencodable. `usage` is its `summary.usage` (the
+   * processor passes the usage rolled up from the call's descendants); by default the span's own.
+   */
+  end(
+    span: ReadableSpan,
+    data: CallEndData | undefined,
+    usage: Record<string, LlmUsage> | undefined = data?.usage ?? usageFromAttributes(span.attributes),
+  ): CallRecordItem | Error {
     const id = span.spanContext().spanId;
     return this.encode("end", id, (w) => {
       w.literal(L.end);
@@ -113,7 +121,6 @@ export class CallRecordEncoder {
       w.literal(L.endedAt);
       w.string(isoTime(span.endTime));
       w.literal(L.summary);
-      const usage = data?.usage ?? usageFromAttributes(span.attributes);
       const summary: CallSummary = outcomeSummary(span.attributes);
       if (usage) summary.usage = usage;
       if (Object.keys(summary).length > 0) w.json(JSON.stringify(summary));

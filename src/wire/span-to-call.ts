@@ -43,6 +43,11 @@ export interface CallStartData {
   threadId?: string;
   /** The turn this call belongs to; `"self"` makes the call its own turn. */
   turnId?: string;
+  /**
+   * `"calls"`: always send this call natively, whatever the export mode or route hook says. Evaluations need it:
+   * the service's UI reads their refs from real JSON inputs, which only the calls route carries.
+   */
+  route?: "calls";
 }
 
 /** End data of a tracewire call. */

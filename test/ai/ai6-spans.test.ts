@@ -83,7 +83,9 @@ function checkTree(operationId: "ai.generateText" | "ai.streamText") {
   });
   expect(operation!.end.output).toMatchObject({ text: TEXT, finishReason: "stop" });
   expect((operation!.end.output as { usage: unknown }).usage).toMatchObject({ inputTokens: 38, outputTokens: 20 });
-  expect((operation!.end.summary as Record<string, unknown>).usage).toBeUndefined();
+  // The operation's usage is its two model calls', each counted once (issue #22); the caller's op holds the same.
+  expect((operation!.end.summary as Record<string, unknown>).usage).toEqual(usageOf(RESPONSE_MODEL, 2));
+  expect((agent!.end.summary as Record<string, unknown>).usage).toEqual(usageOf(RESPONSE_MODEL, 2));
 
   const models = named(calls, modelOp, operation);
   expect(models).toHaveLength(2);

@@ -71,7 +71,8 @@ describe.skipIf(!HAS_AI7)("ai 7: objects, embeddings, abort, recordInputs / reco
       settings: { temperature: 0.2, maxRetries: 0 },
     });
     expect(operation!.end.output).toEqual({ object: JSON_ANSWER, finishReason: "stop" });
-    expect(summaryOf(operation!).usage).toBeUndefined();
+    // Its one model call's usage, rolled up (issue #22).
+    expect(summaryOf(operation!).usage).toEqual(usageOf(RESPONSE_MODEL));
     const modelOp = operationId === "ai.generateObject" ? "ai.generateObject.doGenerate" : "ai.streamObject.doStream";
     const [model] = named(calls, modelOp, operation);
     expect(model, "the model call, under the operation").toBeDefined();

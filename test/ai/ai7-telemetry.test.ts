@@ -117,8 +117,8 @@ describe.skipIf(!HAS_AI7)("ai 7: tracewireTelemetry()", () => {
     const output = operation!.end.output as Record<string, unknown>;
     expect(output).toMatchObject({ text: TEXT, toolCalls: TOOL_CALL_OUTPUT, finishReason: "stop", steps: 2 });
     expect(output.usage).toMatchObject({ inputTokens: 38, outputTokens: 20, totalTokens: 58 });
-    // Usage sits on the model calls only: the operation adds none of its own (no double count).
-    expect((operation!.end.summary as Record<string, unknown>).usage).toBeUndefined();
+    // The operation adds none of its own: its usage is its two model calls', each counted once (issue #22).
+    expect((operation!.end.summary as Record<string, unknown>).usage).toEqual(usageOf(RESPONSE_MODEL, 2));
 
     const steps = named(calls, `${operationId}.step`, operation);
     expect(steps).toHaveLength(2);

@@ -3,6 +3,7 @@
  * two parallel calls, `get_weather` and `get_time`, then text once it sees their results), what those tools return,
  * and helpers to read the recorded tree.
  */
+import type { JSONSchema7 } from "ai6";
 import { afterEach, expect } from "vitest";
 import { setupOpenAIServer } from "../instrument/support.js";
 import { MODEL_SUFFIX, USAGE } from "../support/openai-server.js";
@@ -10,31 +11,34 @@ import type { StoredCall, TracingDouble } from "../support/tracing-double.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 
 export const MODEL = "gpt-4o-mini";
-export const WEATHER_SCHEMA = {
-  type: "object" as const,
-  properties: { city: { type: "string" as const } },
+export const WEATHER_SCHEMA: JSONSchema7 = {
+  type: "object",
+  properties: { city: { type: "string" } },
   required: ["city"],
   additionalProperties: false,
 };
-export const TIME_SCHEMA = {
-  type: "object" as const,
-  properties: { tz: { type: "string" as const } },
+export const TIME_SCHEMA: JSONSchema7 = {
+  type: "object",
+  properties: { tz: { type: "string" } },
   required: ["tz"],
   additionalProperties: false,
 };
 export const WEATHER = { city: "Paris", celsius: 21 };
 export const TIME = "12:00";
 
-/** The usage one stand-in request records, keyed by the model that answered. */
-export function usageOf(responseModel: string) {
+/**
+ * The usage `requests` stand-in requests record, keyed by the model that answered (one by default: a model call's;
+ * an operation's is that of all its model calls, rolled up).
+ */
+export function usageOf(responseModel: string, requests = 1) {
   return {
     [responseModel]: {
-      prompt_tokens: USAGE.prompt_tokens,
-      completion_tokens: USAGE.completion_tokens,
-      total_tokens: USAGE.prompt_tokens + USAGE.completion_tokens,
-      requests: 1,
-      cache_read_input_tokens: USAGE.prompt_tokens_details.cached_tokens,
-      reasoning_tokens: USAGE.completion_tokens_details.reasoning_tokens,
+      prompt_tokens: requests * USAGE.prompt_tokens,
+      completion_tokens: requests * USAGE.completion_tokens,
+      total_tokens: requests * (USAGE.prompt_tokens + USAGE.completion_tokens),
+      requests,
+      cache_read_input_tokens: requests * USAGE.prompt_tokens_details.cached_tokens,
+      reasoning_tokens: requests * USAGE.completion_tokens_details.reasoning_tokens,
     },
   };
 }
@@ -65,9 +69,9 @@ export function named(calls: Recorded[], opName: string, parent?: Recorded): Rec
 export const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 export const EMBEDDING_MODEL = "text-embedding-3-small";
 /** The object schema of the `generateObject` / `streamObject` tests. */
-export const CITY_SCHEMA = {
-  type: "object" as const,
-  properties: { city: { type: "string" as const }, celsius: { type: "number" as const } },
+export const CITY_SCHEMA: JSONSchema7 = {
+  type: "object",
+  properties: { city: { type: "string" }, celsius: { type: "number" } },
   required: ["city", "celsius"],
   additionalProperties: false,
 };

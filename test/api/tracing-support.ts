@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, expect } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { InternalServerError } from "../../src/errors.js";
-import { USER_AGENT } from "../../src/http/transport.js";
+import { userAgent } from "../../src/http/transport.js";
 import { type RecordedRequest, TestServer } from "../support/server.js";
 
 export const API_KEY = "tw-secret-key-0001";
@@ -76,7 +76,7 @@ export function expectRequest(req: RecordedRequest, expected: ExpectedRequest, l
   expect(req.path, label).toBe(expected.path);
   expect(queryOf(req), label).toEqual(expected.query ?? {});
   expect(req.headers.authorization, label).toBe(`Bearer ${API_KEY}`);
-  expect(req.headers["user-agent"], label).toBe(USER_AGENT);
+  expect(req.headers["user-agent"], label).toBe(userAgent());
   if (expected.json === undefined) {
     expect(req.headers["content-type"], label).toBeUndefined();
     expect(req.body.length, label).toBe(0);

@@ -221,7 +221,6 @@ describe("the table covers the public surface", () => {
               "internalError",
               "offerCall",
               "rejectCalls",
-              "warnUnauthorized",
               "redacted",
               "offerSpan",
             ].includes(m),

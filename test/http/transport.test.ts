@@ -15,7 +15,7 @@ import {
   UnprocessableEntityError,
 } from "../../src/errors.js";
 import type { NonIdempotentRetry } from "../../src/http/retry.js";
-import { HttpTransport, USER_AGENT } from "../../src/http/transport.js";
+import { HttpTransport, userAgent } from "../../src/http/transport.js";
 import { VERSION } from "../../src/version.js";
 import { hang, resetConnection, resetMidResponse, TestServer } from "../support/server.js";
 
@@ -72,8 +72,8 @@ describe("HttpTransport requests", () => {
     expect(req.json).toEqual({ hello: "wörld" });
     expect(req.headers.authorization).toBe("Bearer sk-test-key-123456");
     expect(req.headers["content-type"]).toBe("application/json");
-    expect(req.headers["user-agent"]).toBe(USER_AGENT);
-    expect(USER_AGENT.startsWith(`tracewire/${VERSION} node/`)).toBe(true);
+    expect(req.headers["user-agent"]).toBe(userAgent());
+    expect(userAgent().startsWith(`tracewire/${VERSION} node/`)).toBe(true);
     expect(req.headers["x-extra"]).toBe("1");
   });
 

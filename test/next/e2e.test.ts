@@ -159,7 +159,7 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
       maxBuffer: 16 * 1024 * 1024,
     });
     console.log(`next build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  }, 300_000);
+  }, 600_000);
 
   it.each(["tracewire", "vercel-otel"])(
     "setup %s: page, streamed route, disconnect, server action, AI SDK route — each sent within 1 s of its response",
@@ -217,23 +217,32 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
       // The user and session ids set inside the handler.
       expect(chat).toMatchObject({ thread_id: "session-7", attributes: { user_id: "user-7" } });
 
-      // 3. A client that leaves mid-stream: the LLM stream is cancelled, its call ends and is sent with the request.
-      const leaving = new AbortController();
-      const slow = await fetch(`${url}/api/chat`, {
-        method: "POST",
-        body: JSON.stringify({ question: "answer slowly" }),
-        signal: leaving.signal,
-      });
-      const slowId = slow.headers.get("x-tracewire-call-id");
-      const reader = slow.body!.getReader();
-      expect((await reader.read()).done).toBe(false);
-      leaving.abort();
-      await expectSentSoon("disconnect", Date.now(), (calls) => {
-        const request = calls.find((c) => c.id === slowId && c.ended_at);
-        const chat = calls.find((c) => c.parent_id === slowId && c.op_name.includes("chat") && c.ended_at);
-        return Boolean(request && chat);
-      });
-      expect(standIn!.closedEarly).toBe(1);
+      // 3. A client that leaves mid-stream: the LLM stream is cancelled, its call ends as cancelled and is sent with the
+      // request. Three times: with @vercel/otel the request's root span ending could once overtake the cancel.
+      for (let round = 1; round <= 3; round++) {
+        const leaving = new AbortController();
+        const slow = await fetch(`${url}/api/chat`, {
+          method: "POST",
+          body: JSON.stringify({ question: "answer slowly" }),
+          signal: leaving.signal,
+        });
+        const slowId = slow.headers.get("x-tracewire-call-id");
+        const reader = slow.body!.getReader();
+        expect((await reader.read()).done).toBe(false);
+        leaving.abort();
+        calls = await expectSentSoon(`disconnect ${round}`, Date.now(), (calls) => {
+          const request = calls.find((c) => c.id === slowId && c.ended_at);
+          const chat = calls.find((c) => c.parent_id === slowId && c.op_name.includes("chat") && c.ended_at);
+          return Boolean(request && chat);
+        });
+        // The LLM stream was stopped by the disconnect: its call says so (not an error, not a finished answer).
+        const cut = calls.find((c) => c.parent_id === slowId && c.op_name.includes("chat"))!;
+        expect(cut.summary, `round ${round}\n${summaryOf(calls)}`).toMatchObject({
+          tracewire: { status: "cancelled", cancel_reason: "abort" },
+        });
+        expect(cut.exception).toBeFalsy();
+        expect(standIn!.closedEarly).toBe(round);
+      }
 
       // 4. The server action, called the way the browser calls it: a reaction on the streamed request's call.
       const action = await fetch(`${url}/`, {

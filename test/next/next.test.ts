@@ -238,6 +238,56 @@ describe("toTextStream()", () => {
     expect(llm!.closedEarly).toBe(1);
   });
 
+  it("a cancelled body ends the chat call as cancelled before the request's root span can end it (as @vercel/otel does)", async () => {
+    // @vercel/otel's span processor ends every span of a request still open when the request's root span ends. Next
+    // cancels the body and ends its request span within a few turns of each other: the chat call must already have
+    // ended, as cancelled, when cancel() returns — not once the abort reaches the stream's pending read.
+    const { TracewireSpanProcessor } = await import("../../src/otel-entry.js");
+    const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+    const { BasicTracerProvider } = await import("@opentelemetry/sdk-trace-base");
+    const { context, trace } = await import("@opentelemetry/api");
+    service = await startService({ storage: "memory" });
+    const open = new Set<{ end(): void; spanContext(): { spanId: string } }>();
+    const endsOpenSpans = {
+      onStart: (span: { end(): void; spanContext(): { spanId: string } }) => void open.add(span),
+      onEnd(span: { parentSpanContext?: unknown; spanContext(): { spanId: string } }) {
+        for (const s of open) if (s.spanContext().spanId === span.spanContext().spanId) open.delete(s);
+        if (span.parentSpanContext) return;
+        for (const s of [...open]) s.end();
+      },
+      forceFlush: async () => {},
+      shutdown: async () => {},
+    };
+    const processor = new TracewireSpanProcessor({ baseUrl: service.url, project: PROJECT, env: {} });
+    const provider = new BasicTracerProvider({ spanProcessors: [endsOpenSpans as never, processor] });
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    try {
+      const root = trace.getTracer("next.js").startSpan("POST /api/chat");
+      const { response, ids } = await context.with(trace.setSpan(context.active(), root), () => chatRoute("m-slow"));
+      const reader = response.body!.getReader();
+      // Past the two chunks sent at once, so that the body's next read of the LLM stream is pending (one chunk per
+      // 50 ms) when the client goes away — as it is while a real answer streams.
+      expect((await reader.read()).done).toBe(false);
+      expect((await reader.read()).done).toBe(false);
+      await new Promise((done) => setTimeout(done, 10));
+      const cancelled = reader.cancel();
+      root.end();
+      await cancelled;
+      await new Promise((done) => setTimeout(done, 30));
+      await processor.forceFlush();
+      const calls = await callsOf(ids.traceId);
+      const chat = calls.find((c) => c.parent_id === ids.request);
+      expect(chat?.summary, JSON.stringify(calls)).toMatchObject({
+        tracewire: { status: "cancelled", cancel_reason: "abort" },
+      });
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+    }
+  });
+
   it("refuses what is not an async iterable with a TypeError", () => {
     expect(() => b.next.toTextStream({} as never)).toThrow(TypeError);
   });

@@ -172,3 +172,15 @@ it("the exit flush runs every time the loop drains: awaited react()s at top leve
     [ids[3], "🎉"],
   ]);
 }, 20_000);
+
+it("an awaited react() keeps the process alive until the service answers, exit hooks or not", async () => {
+  // Before: the request waited on an unref'd timer, the event loop drained, and Node exited 13 (an unsettled
+  // top-level await) without ever sending it.
+  const exit = await run("react-no-hooks");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false, stderr: "" });
+  expect(exit.stdout).toMatch(/^reacted \{.*"id":/m);
+  const [call] = double.callsNamed("work").filter((c) => (c.start!.inputs as { arg0: number }).arg0 === 20);
+  expect(
+    double.feedback.map((f) => [String(f.weave_ref).split("/").pop(), (f.payload as { emoji: string }).emoji]),
+  ).toEqual([[call!.start!.id, "👀"]]);
+}, 20_000);

@@ -1,13 +1,14 @@
 /**
- * The README's "Tracing Anthropic clients" snippet, run as written against the example's offline stand-in
- * (examples/anthropic/stand-in.mjs) with the real `@anthropic-ai/sdk`: a traced Message and a traced
- * `messages.stream()`, each one call with its provider, cache usage and reassembled output; `callOf` finds them.
+ * The README's "Tracing Anthropic clients" snippet, run verbatim against the example's offline stand-in
+ * (examples/anthropic/stand-in.mjs) with the real `@anthropic-ai/sdk`, its `new Anthropic()` configured from
+ * `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` as users configure it: a traced Message and a traced
+ * `messages.stream()`, each one call with its provider, cache usage and reassembled output; `callOf` finds them from
+ * the message, the stream and its final message.
  */
-import Anthropic from "@anthropic-ai/sdk";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { callOf } from "../../src/index.js";
-import { wrapAnthropic } from "../../src/instrument/anthropic-entry.js";
 import { setupSession } from "../support/tracing-session.js";
+import { readmeBlock, runBlock, withEnv } from "./snippets.js";
 
 const { startStandIn } = (await import(new URL("../../examples/anthropic/stand-in.mjs", import.meta.url).href)) as {
   startStandIn(): Promise<{ url: string; close(): Promise<void> }>;
@@ -21,24 +22,24 @@ afterAll(() => standIn.close());
 const session = setupSession();
 
 it("the snippet traces a Message and a messages.stream() as one call each", async () => {
-  const system = "Be brief.";
-  const messages = [{ role: "user" as const, content: "Hello?" }];
-  const tools: Anthropic.Tool[] = [];
-  const client = wrapAnthropic(new Anthropic({ apiKey: "sk-ant-readme", baseURL: standIn.url, maxRetries: 0 }));
-
-  const message = await client.messages.create({ model: "claude-haiku-4-5", max_tokens: 512, system, messages, tools });
-  const stream = client.messages.stream({ model: "claude-haiku-4-5", max_tokens: 512, messages });
-  const texts: string[] = [];
-  stream.on("text", (text) => texts.push(text));
-  const final = await stream.finalMessage();
-  await callOf(message)?.react("👍");
+  const written: string[] = [];
+  const scope = {
+    system: "Be brief.",
+    messages: [{ role: "user", content: "Hello?" }],
+    tools: [],
+    process: { stdout: { write: (text: string) => written.push(text) } },
+  };
+  const env = { ANTHROPIC_BASE_URL: standIn.url, ANTHROPIC_API_KEY: "sk-ant-readme" };
+  const block = readmeBlock("## Tracing Anthropic clients (`tracewire/anthropic`)");
+  const { message, stream, final } = await withEnv(env, () => runBlock(block, scope));
 
   const created = await session.only("anthropic.messages.create");
   const streamed = await session.only("anthropic.messages.stream");
-  expect(callOf(message)?.id).toBe(created.start.id);
-  expect(callOf(stream)?.id).toBe(streamed.start.id);
-  expect(callOf(final)?.id).toBe(streamed.start.id);
+  expect(callOf(message as object)?.id).toBe(created.start.id);
+  expect(callOf(stream as object)?.id).toBe(streamed.start.id);
+  expect(callOf(final as object)?.id).toBe(streamed.start.id);
   expect(created.start.attributes).toMatchObject({ provider: "anthropic", model: "claude-haiku-4-5" });
+  expect(created.start.inputs).toMatchObject({ system: "Be brief.", messages: scope.messages, tools: [] });
   expect(created.end!.summary).toMatchObject({
     usage: {
       "claude-haiku-4-5-local": {
@@ -50,7 +51,10 @@ it("the snippet traces a Message and a messages.stream() as one call each", asyn
     },
     gen_ai: { finish_reasons: ["end_turn"] },
   });
-  expect(streamed.end!.output).toMatchObject({ content: [{ type: "text", text: texts.join("") }] });
+  expect(written.join("")).not.toBe("");
+  expect(streamed.end!.output).toMatchObject({ content: [{ type: "text", text: written.join("") }] });
   await session.tracing.flush();
-  expect(session.double.feedback.map((f) => f.payload)).toEqual([{ emoji: "👍" }]);
+  expect(session.double.feedback.map((f) => [f.weave_ref, f.payload])).toEqual([
+    [`weave:///acme/demo/call/${created.start.id}`, { emoji: "👍" }],
+  ]);
 });

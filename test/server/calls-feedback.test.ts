@@ -1,16 +1,13 @@
 /**
  * The call and feedback endpoints of the local service through tracewire's own `TracingClient`: queries (filters,
  * sort, limit/offset, the query language, columns), stats, renames, deletes, scoring requests, feedback create /
- * batch / query / replace / purge, and service info.
+ * batch / query / replace / purge, and service info — with each store (SQLite and memory).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { callRef } from "../../src/api/refs.js";
 import type { CallStart } from "../../src/api/types/calls.js";
 import { collect, PROJECT, send, startService, type TestService } from "./helpers.js";
-
-let service: TestService;
-let client: TracingClient;
 
 const TRACE = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
 const id = (n: number) => n.toString(16).padStart(16, "0");
@@ -30,209 +27,214 @@ function call(n: number, parent: number | undefined, op: string, extra: Partial<
   };
 }
 
-beforeAll(async () => {
-  service = await startService({ storage: "sqlite" });
-  client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
-  const starts = [
-    call(1, undefined, "root"),
-    call(2, 1, "step", { thread_id: "t1", turn_id: id(2) }),
-    call(3, 1, "step", { thread_id: "t1", turn_id: id(3) }),
-    call(4, 3, "leaf"),
-  ];
-  await client.calls.upsertBatch({
-    batch: [
-      ...starts.map((start) => ({ mode: "start" as const, req: { start } })),
-      ...[2, 3, 4].map((n) => ({
-        mode: "end" as const,
-        req: {
-          end: {
-            project_id: PROJECT,
-            id: id(n),
-            ended_at: at(n + 1),
-            output: n * 10,
-            summary: { usage: { m: { total_tokens: n } } },
-            ...(n === 4 ? { exception: "ValueError: bad" } : {}),
-          },
-        },
-      })),
-    ],
-  });
-});
-afterAll(async () => {
-  await client.close();
-  await service.close();
-});
+describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
+  let service: TestService;
+  let client: TracingClient;
 
-const ops = async (req: Parameters<TracingClient["calls"]["streamQuery"]>[0]) =>
-  (await collect(client.calls.streamQuery(req))).map((c) => `${c.op_name}:${Number.parseInt(c.id, 16)}`);
-
-describe("calls", () => {
-  it("filters, sorts, pages and runs the query language", async () => {
-    expect(await ops({})).toEqual(["root:1", "step:2", "step:3", "leaf:4"]);
-    expect(
-      await ops({ filter: { op_names: ["step"] }, sort_by: [{ field: "started_at", direction: "desc" }] }),
-    ).toEqual(["step:3", "step:2"]);
-    expect(await ops({ filter: { parent_ids: [id(1)] } })).toEqual(["step:2", "step:3"]);
-    expect(await ops({ filter: { trace_roots_only: true } })).toEqual(["root:1"]);
-    expect(await ops({ filter: { thread_ids: ["t1"], turn_ids: [id(3)] } })).toEqual(["step:3"]);
-    expect(await ops({ limit: 2, offset: 1 })).toEqual(["step:2", "step:3"]);
-    // Dotted sorts and queries run over the whole call, computed summary fields included.
-    expect(await ops({ sort_by: [{ field: "output", direction: "desc" }], limit: 2 })).toEqual(["leaf:4", "step:3"]);
-    const gt = { $gt: [{ $convert: { input: { $getField: "inputs.n" }, to: "double" } }, { $literal: 2 }] };
-    expect(await ops({ query: { $expr: gt } })).toEqual(["step:3", "leaf:4"]);
-    const status = { $eq: [{ $getField: "summary.weave.status" }, { $literal: "error" }] };
-    expect(await ops({ query: { $expr: status } })).toEqual(["leaf:4"]);
-    const contains = {
-      $contains: { input: { $getField: "exception" }, substr: { $literal: "valueerror" }, case_insensitive: true },
-    };
-    expect(await ops({ query: { $expr: contains } })).toEqual(["leaf:4"]);
-    const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["op_name"] }));
-    expect(slim).toEqual({ id: id(2), project_id: PROJECT, trace_id: TRACE, op_name: "step" });
-    const bad = await send(service.url, "/calls/stream_query", {
-      project_id: PROJECT,
-      query: { $expr: { $nope: [] } },
-    });
-    expect(bad).toMatchObject({ status: 400, json: { reason: "Invalid query: unknown operator $nope" } });
-  });
-
-  it("returns summary.weave with status and latency, and counts with query_stats", async () => {
-    const { call: leaf } = await client.calls.read({ id: id(4) });
-    expect(leaf?.summary).toEqual({
-      usage: { m: { total_tokens: 4 } },
-      weave: { status: "error", trace_name: "leaf", latency_ms: 1000 },
-    });
-    const { call: root } = await client.calls.read({ id: id(1) });
-    expect(root).toMatchObject({ ended_at: null, output: null, summary: { weave: { status: "running" } } });
-    expect(await client.calls.queryStats({ filter: { op_names: ["step"] } })).toEqual({ count: 2 });
-    expect(await client.calls.queryStats({ limit: 3 })).toEqual({ count: 3, has_more: true });
-  });
-
-  it("renames, records scoring requests, and deletes a call with its descendants", async () => {
-    await client.calls.update({ call_id: id(2), display_name: "renamed" });
-    expect((await client.calls.read({ id: id(2) })).call).toMatchObject({ display_name: "renamed" });
-    expect(
-      await client.calls.score({ call_ids: [id(2)], scorer_refs: ["weave:///acme/demo/op/judge:latest"] }),
-    ).toEqual({});
-    expect(await client.calls.delete({ call_ids: [id(3)] })).toEqual({ num_deleted: 2 });
-    expect(await ops({})).toEqual(["root:1", "step:2"]);
-  });
-
-  it("reports the service's identity", async () => {
-    expect(await client.service.health()).toEqual({ status: "ok" });
-    expect(await client.service.serverInfo()).toMatchObject({
-      trace_server_version: expect.stringMatching(/^tracewire-dev\//),
-    });
-    expect(await client.service.version()).toMatch(/^tracewire-dev\//);
-  });
-});
-
-describe("feedback", () => {
-  const ref = callRef(PROJECT, id(2));
-
-  it("creates, batches, queries, replaces and purges", async () => {
-    const first = await client.feedback.create({
-      weave_ref: ref,
-      feedback_type: "wandb.reaction.1",
-      payload: { emoji: "🎉" },
-    });
-    expect(first).toMatchObject({ id: expect.any(String), wb_user_id: "local-user", payload: { emoji: "🎉" } });
-    const batch = await client.feedback.createBatch({
+  beforeAll(async () => {
+    service = await startService({ storage });
+    client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
+    const starts = [
+      call(1, undefined, "root"),
+      call(2, 1, "step", { thread_id: "t1", turn_id: id(2) }),
+      call(3, 1, "step", { thread_id: "t1", turn_id: id(3) }),
+      call(4, 3, "leaf"),
+    ];
+    await client.calls.upsertBatch({
       batch: [
-        { id: "fb-note", weave_ref: ref, feedback_type: "wandb.note.1", payload: { note: "ok" } },
-        {
-          weave_ref: ref,
-          feedback_type: "wandb.runnable.judge",
-          payload: { output: 0.9 },
-          runnable_ref: "weave:///acme/demo/op/judge:v1",
-          call_ref: callRef(PROJECT, id(1)),
-        },
+        ...starts.map((start) => ({ mode: "start" as const, req: { start } })),
+        ...[2, 3, 4].map((n) => ({
+          mode: "end" as const,
+          req: {
+            end: {
+              project_id: PROJECT,
+              id: id(n),
+              ended_at: at(n + 1),
+              output: n * 10,
+              summary: { usage: { m: { total_tokens: n } } },
+              ...(n === 4 ? { exception: "ValueError: bad" } : {}),
+            },
+          },
+        })),
       ],
     });
-    expect(batch.res.map((r) => r.payload)).toEqual([{ note: "ok" }, { output: 0.9 }]);
-
-    const notes = await client.feedback.query({
-      fields: ["id", "payload.note"],
-      query: { $expr: { $eq: [{ $getField: "feedback_type" }, { $literal: "wandb.note.1" }] } },
-    });
-    expect(notes.result).toEqual([{ id: "fb-note", "payload.note": "ok" }]);
-
-    const replaced = await client.feedback.replace({
-      feedback_id: "fb-note",
-      weave_ref: ref,
-      feedback_type: "wandb.note.1",
-      payload: { note: "better" },
-    });
-    expect(replaced).toMatchObject({ id: "fb-note", payload: { note: "better" } });
-    const [withFeedback] = await collect(
-      client.calls.streamQuery({ filter: { call_ids: [id(2)] }, include_feedback: true }),
-    );
-    const types = (withFeedback!.summary as { weave: { feedback: { feedback_type: string }[] } }).weave.feedback;
-    expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.note.1", "wandb.runnable.judge"]);
-
-    await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: first.id }] } } });
-    const left = await client.feedback.query({
-      fields: ["feedback_type"],
-      sort_by: [{ field: "feedback_type", direction: "asc" }],
-    });
-    expect(left.result).toEqual([{ feedback_type: "wandb.note.1" }, { feedback_type: "wandb.runnable.judge" }]);
+  });
+  afterAll(async () => {
+    await client.close();
+    await service.close();
   });
 
-  it("checks what the service checks", async () => {
-    const post = (body: object) =>
-      send(service.url, "/feedback/create", { project_id: PROJECT, weave_ref: ref, ...body });
-    expect((await post({ feedback_type: "wandb.reaction.1", payload: {} })).status).toBe(400);
-    expect((await post({ feedback_type: "wandb.note.1", payload: { note: "x".repeat(1025) } })).status).toBe(400);
-    const other = await send(service.url, "/feedback/create", {
-      project_id: PROJECT,
-      weave_ref: "weave:///other/project/call/x",
-      feedback_type: "custom",
-      payload: {},
+  const ops = async (req: Parameters<TracingClient["calls"]["streamQuery"]>[0]) =>
+    (await collect(client.calls.streamQuery(req))).map((c) => `${c.op_name}:${Number.parseInt(c.id, 16)}`);
+
+  describe("calls", () => {
+    it("filters, sorts, pages and runs the query language", async () => {
+      expect(await ops({})).toEqual(["root:1", "step:2", "step:3", "leaf:4"]);
+      expect(
+        await ops({ filter: { op_names: ["step"] }, sort_by: [{ field: "started_at", direction: "desc" }] }),
+      ).toEqual(["step:3", "step:2"]);
+      expect(await ops({ filter: { parent_ids: [id(1)] } })).toEqual(["step:2", "step:3"]);
+      expect(await ops({ filter: { trace_roots_only: true } })).toEqual(["root:1"]);
+      expect(await ops({ filter: { thread_ids: ["t1"], turn_ids: [id(3)] } })).toEqual(["step:3"]);
+      expect(await ops({ limit: 2, offset: 1 })).toEqual(["step:2", "step:3"]);
+      // Dotted sorts and queries run over the whole call, computed summary fields included.
+      expect(await ops({ sort_by: [{ field: "output", direction: "desc" }], limit: 2 })).toEqual(["leaf:4", "step:3"]);
+      const gt = { $gt: [{ $convert: { input: { $getField: "inputs.n" }, to: "double" } }, { $literal: 2 }] };
+      expect(await ops({ query: { $expr: gt } })).toEqual(["step:3", "leaf:4"]);
+      const status = { $eq: [{ $getField: "summary.weave.status" }, { $literal: "error" }] };
+      expect(await ops({ query: { $expr: status } })).toEqual(["leaf:4"]);
+      const contains = {
+        $contains: { input: { $getField: "exception" }, substr: { $literal: "valueerror" }, case_insensitive: true },
+      };
+      expect(await ops({ query: { $expr: contains } })).toEqual(["leaf:4"]);
+      const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["op_name"] }));
+      expect(slim).toEqual({ id: id(2), project_id: PROJECT, trace_id: TRACE, op_name: "step" });
+      const bad = await send(service.url, "/calls/stream_query", {
+        project_id: PROJECT,
+        query: { $expr: { $nope: [] } },
+      });
+      expect(bad).toMatchObject({ status: 400, json: { reason: "Invalid query: unknown operator $nope" } });
     });
-    expect(other).toMatchObject({ status: 400, json: { reason: expect.stringContaining("not in project") } });
-    expect((await post({ id: "fb-note", feedback_type: "custom", payload: {} })).status).toBe(400);
-    const missing = await send(service.url, "/feedback/replace", {
-      project_id: PROJECT,
-      feedback_id: "nope",
-      weave_ref: ref,
-      feedback_type: "custom",
-      payload: {},
+
+    it("returns summary.weave with status and latency, and counts with query_stats", async () => {
+      const { call: leaf } = await client.calls.read({ id: id(4) });
+      expect(leaf?.summary).toEqual({
+        usage: { m: { total_tokens: 4 } },
+        weave: { status: "error", trace_name: "leaf", latency_ms: 1000 },
+      });
+      const { call: root } = await client.calls.read({ id: id(1) });
+      expect(root).toMatchObject({ ended_at: null, output: null, summary: { weave: { status: "running" } } });
+      expect(await client.calls.queryStats({ filter: { op_names: ["step"] } })).toEqual({ count: 2 });
+      expect(await client.calls.queryStats({ limit: 3 })).toEqual({ count: 3, has_more: true });
     });
-    expect(missing.status).toBe(404);
+
+    it("renames, records scoring requests, and deletes a call with its descendants", async () => {
+      await client.calls.update({ call_id: id(2), display_name: "renamed" });
+      expect((await client.calls.read({ id: id(2) })).call).toMatchObject({ display_name: "renamed" });
+      expect(
+        await client.calls.score({ call_ids: [id(2)], scorer_refs: ["weave:///acme/demo/op/judge:latest"] }),
+      ).toEqual({});
+      expect(await client.calls.delete({ call_ids: [id(3)] })).toEqual({ num_deleted: 2 });
+      expect(await ops({})).toEqual(["root:1", "step:2"]);
+    });
+
+    it("reports the service's identity", async () => {
+      expect(await client.service.health()).toEqual({ status: "ok" });
+      expect(await client.service.serverInfo()).toMatchObject({
+        trace_server_version: expect.stringMatching(/^tracewire-dev\//),
+      });
+      expect(await client.service.version()).toMatch(/^tracewire-dev\//);
+    });
   });
 
-  it("stores a reaction with its alias and detoned forms, and refuses one that is not exactly one emoji", async () => {
-    const ref = callRef(PROJECT, "reactions");
-    const forms = async (emoji: string) => {
-      const res = await send(service.url, "/feedback/create", {
-        project_id: PROJECT,
+  describe("feedback", () => {
+    const ref = callRef(PROJECT, id(2));
+
+    it("creates, batches, queries, replaces and purges", async () => {
+      const first = await client.feedback.create({
         weave_ref: ref,
         feedback_type: "wandb.reaction.1",
-        payload: { emoji },
+        payload: { emoji: "🎉" },
       });
-      expect(res.status).toBe(200);
-      return (res.json as { payload: unknown }).payload;
-    };
-    expect(await forms("👍🏽")).toEqual({
-      emoji: "👍🏽",
-      alias: ":thumbs_up_medium_skin_tone:",
-      detoned: "👍",
-      detoned_alias: ":thumbs_up:",
-    });
-    expect(await forms("❤")).toMatchObject({ alias: ":red_heart:", detoned_alias: ":red_heart:" });
-    const stored = await send(service.url, "/feedback/query", {
-      project_id: PROJECT,
-      fields: ["payload.alias"],
-      query: { $expr: { $eq: [{ $getField: "payload.emoji" }, { $literal: "👍🏽" }] } },
-    });
-    expect(stored.json).toMatchObject({ result: [{ "payload.alias": ":thumbs_up_medium_skin_tone:" }] });
-    for (const emoji of ["👍👍", "ok", ""]) {
-      const res = await send(service.url, "/feedback/create", {
-        project_id: PROJECT,
+      expect(first).toMatchObject({ id: expect.any(String), wb_user_id: "local-user", payload: { emoji: "🎉" } });
+      const batch = await client.feedback.createBatch({
+        batch: [
+          { id: "fb-note", weave_ref: ref, feedback_type: "wandb.note.1", payload: { note: "ok" } },
+          {
+            weave_ref: ref,
+            feedback_type: "wandb.runnable.judge",
+            payload: { output: 0.9 },
+            runnable_ref: "weave:///acme/demo/op/judge:v1",
+            call_ref: callRef(PROJECT, id(1)),
+          },
+        ],
+      });
+      expect(batch.res.map((r) => r.payload)).toEqual([{ note: "ok" }, { output: 0.9 }]);
+
+      const notes = await client.feedback.query({
+        fields: ["id", "payload.note"],
+        query: { $expr: { $eq: [{ $getField: "feedback_type" }, { $literal: "wandb.note.1" }] } },
+      });
+      expect(notes.result).toEqual([{ id: "fb-note", "payload.note": "ok" }]);
+
+      const replaced = await client.feedback.replace({
+        feedback_id: "fb-note",
         weave_ref: ref,
-        feedback_type: "wandb.reaction.1",
-        payload: { emoji },
+        feedback_type: "wandb.note.1",
+        payload: { note: "better" },
       });
-      expect(res.status, emoji).toBe(400);
-    }
+      expect(replaced).toMatchObject({ id: "fb-note", payload: { note: "better" } });
+      const [withFeedback] = await collect(
+        client.calls.streamQuery({ filter: { call_ids: [id(2)] }, include_feedback: true }),
+      );
+      const types = (withFeedback!.summary as { weave: { feedback: { feedback_type: string }[] } }).weave.feedback;
+      expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.note.1", "wandb.runnable.judge"]);
+
+      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: first.id }] } } });
+      const left = await client.feedback.query({
+        fields: ["feedback_type"],
+        sort_by: [{ field: "feedback_type", direction: "asc" }],
+      });
+      expect(left.result).toEqual([{ feedback_type: "wandb.note.1" }, { feedback_type: "wandb.runnable.judge" }]);
+    });
+
+    it("checks what the service checks", async () => {
+      const post = (body: object) =>
+        send(service.url, "/feedback/create", { project_id: PROJECT, weave_ref: ref, ...body });
+      expect((await post({ feedback_type: "wandb.reaction.1", payload: {} })).status).toBe(400);
+      expect((await post({ feedback_type: "wandb.note.1", payload: { note: "x".repeat(1025) } })).status).toBe(400);
+      const other = await send(service.url, "/feedback/create", {
+        project_id: PROJECT,
+        weave_ref: "weave:///other/project/call/x",
+        feedback_type: "custom",
+        payload: {},
+      });
+      expect(other).toMatchObject({ status: 400, json: { reason: expect.stringContaining("not in project") } });
+      expect((await post({ id: "fb-note", feedback_type: "custom", payload: {} })).status).toBe(400);
+      const missing = await send(service.url, "/feedback/replace", {
+        project_id: PROJECT,
+        feedback_id: "nope",
+        weave_ref: ref,
+        feedback_type: "custom",
+        payload: {},
+      });
+      expect(missing.status).toBe(404);
+    });
+
+    it("stores a reaction with its alias and detoned forms, and refuses one that is not exactly one emoji", async () => {
+      const ref = callRef(PROJECT, "reactions");
+      const forms = async (emoji: string) => {
+        const res = await send(service.url, "/feedback/create", {
+          project_id: PROJECT,
+          weave_ref: ref,
+          feedback_type: "wandb.reaction.1",
+          payload: { emoji },
+        });
+        expect(res.status).toBe(200);
+        return (res.json as { payload: unknown }).payload;
+      };
+      expect(await forms("👍🏽")).toEqual({
+        emoji: "👍🏽",
+        alias: ":thumbs_up_medium_skin_tone:",
+        detoned: "👍",
+        detoned_alias: ":thumbs_up:",
+      });
+      expect(await forms("❤")).toMatchObject({ alias: ":red_heart:", detoned_alias: ":red_heart:" });
+      const stored = await send(service.url, "/feedback/query", {
+        project_id: PROJECT,
+        fields: ["payload.alias"],
+        query: { $expr: { $eq: [{ $getField: "payload.emoji" }, { $literal: "👍🏽" }] } },
+      });
+      expect(stored.json).toMatchObject({ result: [{ "payload.alias": ":thumbs_up_medium_skin_tone:" }] });
+      for (const emoji of ["👍👍", "ok", ""]) {
+        const res = await send(service.url, "/feedback/create", {
+          project_id: PROJECT,
+          weave_ref: ref,
+          feedback_type: "wandb.reaction.1",
+          payload: { emoji },
+        });
+        expect(res.status, emoji).toBe(400);
+      }
+    });
   });
 });

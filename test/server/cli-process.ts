@@ -24,6 +24,8 @@ export function buildCli(entry = join(ROOT, "src", "server", "cli.ts")): string 
     format: "esm",
     target: "node20",
     logLevel: "error",
+    // A `require` for the CommonJS dependencies a bundled fixture pulls in (OpenTelemetry's).
+    banner: { js: 'import { createRequire as __tw_cr } from "node:module"; const require = __tw_cr(import.meta.url);' },
   });
   return outfile;
 }

@@ -2,9 +2,11 @@
  * Helpers for the local tracing service's tests: start it on a free port with a recording logger and a fresh
  * data folder, send raw requests, drain async iterables, and a traced LLM step for the scenarios they trace.
  */
+import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { promisify } from "node:util";
 import { trace } from "@opentelemetry/api";
 import { op } from "../../src/index.js";
 import { type DevServer, type DevServerOptions, startDevServer } from "../../src/server/index.js";
@@ -37,13 +39,18 @@ export function tempDir(prefix = "tracewire-dev-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-/** Starts the service on a free port; `dataDir` defaults to a new temp folder. */
+/**
+ * Starts the service on a free port; `dataDir` defaults to a new temp folder. Retention is off unless asked for:
+ * test data carries fixed dates, which the default (30 days) would soon delete.
+ */
 export async function startService(options: DevServerOptions = {}): Promise<TestService> {
   const dataDir = options.dataDir ?? tempDir();
   const logs: string[] = [];
   const server = await startDevServer({
     port: 0,
     dataDir,
+    keep: 0,
+    maxCalls: 0,
     logger: { warn: (m) => logs.push(m), error: (m) => logs.push(m) },
     ...options,
   });
@@ -98,3 +105,31 @@ export const ndjson = (text: string): Record<string, unknown>[] =>
     .map((l) => JSON.parse(l) as Record<string, unknown>);
 
 export { collect } from "../support/collect.js";
+
+/**
+ * Runs an app written against the vendor's TypeScript SDK (npm `weave`) in a child process against the local
+ * service, offline: `WF_TRACE_SERVER_URL` points it at the service, any API key passes, an `entity/project` name
+ * spares it the hosted default-entity lookup, and a home of its own keeps the user's ~/.netrc out. Resolves with the
+ * last line it printed.
+ */
+export async function runWeaveApp(app: string, serviceUrl: string, project: string): Promise<string> {
+  const home = mkdtempSync(join(tmpdir(), "weave-home-"));
+  try {
+    const { stdout } = await promisify(execFile)(process.execPath, [app], {
+      cwd: home,
+      timeout: 60_000,
+      env: {
+        PATH: process.env.PATH,
+        HOME: home,
+        WF_TRACE_SERVER_URL: serviceUrl,
+        WANDB_API_KEY: "local-key",
+        WANDB_BASE_URL: "http://127.0.0.1:9",
+        WEAVE_PROJECT: project,
+        NODE_PATH: join(import.meta.dirname, "..", "..", "node_modules"),
+      },
+    });
+    return stdout.trim().split("\n").pop()!;
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}

@@ -9,20 +9,17 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import type { CallSchema } from "../../src/api/types/calls.js";
-import { collect, startService, type TestService } from "./helpers.js";
+import { collect, runWeaveApp, startService, type TestService } from "./helpers.js";
 
-const run = promisify(execFile);
 const PROJECT = "local/weave-sdk";
 const APP = join(import.meta.dirname, "fixtures", "weave-sdk-app.cjs");
 
 describe("the vendor's TypeScript SDK against tracewire dev", () => {
   let service: TestService;
   let client: TracingClient;
-  let home: string;
   let printed: {
     result: unknown;
     settings: string;
@@ -34,28 +31,12 @@ describe("the vendor's TypeScript SDK against tracewire dev", () => {
   beforeAll(async () => {
     service = await startService();
     client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
-    // A home of its own: the SDK reads ~/.netrc and ~/.config/wandb, and must find nothing of the user's there.
-    home = mkdtempSync(join(tmpdir(), "weave-home-"));
-    const { stdout } = await run(process.execPath, [APP], {
-      cwd: home,
-      timeout: 60_000,
-      env: {
-        PATH: process.env.PATH,
-        HOME: home,
-        WF_TRACE_SERVER_URL: service.url,
-        WANDB_API_KEY: "local-key",
-        WANDB_BASE_URL: "http://127.0.0.1:9",
-        WEAVE_PROJECT: PROJECT,
-        NODE_PATH: join(import.meta.dirname, "..", "..", "node_modules"),
-      },
-    });
-    printed = JSON.parse(stdout.trim().split("\n").pop()!);
+    printed = JSON.parse(await runWeaveApp(APP, service.url, PROJECT));
   }, 90_000);
 
   afterAll(async () => {
     await client.close();
     await service.close();
-    rmSync(home, { recursive: true, force: true });
   });
 
   it("records the ops: one trace of nested calls with inputs, outputs, the failure and op names", async () => {

@@ -13,6 +13,7 @@
  *   that status).
  */
 import type { ServerResponse } from "node:http";
+import type { Pacer } from "./pacer.js";
 import { type RecordedRequest, TestServer } from "./server.js";
 
 export const MODEL_SUFFIX = "-20260101";
@@ -67,6 +68,8 @@ export function messageFor(body: Body, id: string): Body {
 export class AnthropicServer {
   /** Streams the client closed before the server finished them (aborts, breaks). */
   closedEarly = 0;
+  /** When set, the streams answered from now on write each event the SDK yields only on a turn of this pacer. */
+  pacer: Pacer | undefined;
   private counter = 0;
 
   private constructor(readonly server: TestServer) {}
@@ -122,7 +125,23 @@ export class AnthropicServer {
       if (!finished) this.closedEarly++;
     });
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", ...headers });
-    const send = (event: string, data: Body) => res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    // Events are written in order; with a pacer, each one the SDK yields (all but `ping`) waits for its turn.
+    const pacer = this.pacer;
+    let written = Promise.resolve();
+    const send = (event: string, data: Body) => {
+      const text = `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
+      written = written.then(async () => {
+        if (pacer && event !== "ping") await pacer.turn(res);
+        if (!res.destroyed && !res.writableEnded) res.write(text);
+      });
+    };
+    const end = async () => {
+      await written;
+      // The end of the body is one more turn.
+      if (pacer) await pacer.turn(res);
+      finished = true;
+      if (!res.destroyed) res.end();
+    };
     send("message_start", {
       type: "message_start",
       message: {
@@ -140,8 +159,7 @@ export class AnthropicServer {
     if (model === "m-error-stream") {
       textDelta(0, TEXT_PIECES[0] as string);
       send("error", { type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
-      finished = true;
-      res.end();
+      await end();
       return;
     }
     if (model === "m-slow") {
@@ -149,6 +167,7 @@ export class AnthropicServer {
         textDelta(0, `${i} `);
         await sleep(50);
       }
+      await written;
       res.end();
       return;
     }
@@ -188,7 +207,6 @@ export class AnthropicServer {
       usage: { output_tokens: USAGE.output_tokens },
     });
     send("message_stop", { type: "message_stop" });
-    finished = true;
-    res.end();
+    await end();
   }
 }

@@ -17,6 +17,7 @@
  */
 import type { ServerResponse } from "node:http";
 import { MODEL_SUFFIX } from "./openai-server.js";
+import type { Pacer } from "./pacer.js";
 
 type Body = Record<string, unknown>;
 
@@ -132,6 +133,7 @@ export async function answerResponses(
   requestId: string,
   res: ServerResponse,
   onClosedEarly: () => void,
+  pacer?: Pacer,
 ): Promise<void> {
   if (body.stream !== true) {
     const status = terminalStatus(model);
@@ -232,7 +234,18 @@ export async function answerResponses(
     res.end();
     return;
   }
-  for (const e of events) send(e);
+  for (const e of events) {
+    if (pacer) {
+      await pacer.turn(res);
+      if (res.destroyed) return;
+    }
+    send(e);
+  }
+  // The end of the body is one more turn.
+  if (pacer) {
+    await pacer.turn(res);
+    if (res.destroyed) return;
+  }
   finished = true;
   res.end();
 }

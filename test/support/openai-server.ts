@@ -22,11 +22,16 @@
  * It also answers `POST …/responses` (the Responses API, streamed as typed SSE events) and `POST …/embeddings`:
  * see openai-responses-server.ts.
  *
+ * For evaluations: `m-echo` answers with the last user message's text (so answers differ row by row), and
+ * {@link OpenAIServer.failNext} makes the next chat requests fail with a status (429 with `Retry-After`, 5xx) before
+ * answering normally again.
+ *
  * The answering model is the requested one plus {@link MODEL_SUFFIX}, like OpenAI's dated snapshots, so tests can
  * tell the request model from the response model.
  */
 import type { ServerResponse } from "node:http";
 import { answerEmbeddings, answerResponses } from "./openai-responses-server.js";
+import type { Pacer } from "./pacer.js";
 import { type RecordedRequest, TestServer } from "./server.js";
 
 export const MODEL_SUFFIX = "-2024-07-18";
@@ -60,7 +65,10 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class OpenAIServer {
   /** Streams the client closed before the server finished them (aborts, breaks). */
   closedEarly = 0;
+  /** When set, the streams answered from now on write each event the SDK yields only on a turn of this pacer. */
+  pacer: Pacer | undefined;
   private counter = 0;
+  private failures: { status: number; retryAfter?: string }[] = [];
 
   private constructor(readonly server: TestServer) {}
 
@@ -98,13 +106,21 @@ export class OpenAIServer {
     return this.server.close();
   }
 
+  /** The next `count` chat requests answer `status` (an OpenAI error body; `Retry-After` when given), then all is well. */
+  failNext(count: number, status: number, retryAfter?: string): void {
+    for (let i = 0; i < count; i++) this.failures.push({ status, ...(retryAfter === undefined ? {} : { retryAfter }) });
+  }
+
   private async answer(req: RecordedRequest, res: ServerResponse): Promise<void> {
     const body = (req.json ?? {}) as Body;
     const model = typeof body.model === "string" ? body.model : "unknown";
     const requestId = `req_standin_${++this.counter}`;
-    const status = /^m-status-(\d{3})$/.exec(model);
+    const injected = /\/chat\/completions\/?$/.test(req.path) ? this.failures.shift() : undefined;
+    const status = injected ? [model, String(injected.status)] : /^m-status-(\d{3})$/.exec(model);
     if (status) {
-      res.writeHead(Number(status[1]), { "content-type": "application/json", "x-request-id": requestId });
+      const headers: Record<string, string> = { "content-type": "application/json", "x-request-id": requestId };
+      if (injected?.retryAfter !== undefined) headers["retry-after"] = injected.retryAfter;
+      res.writeHead(Number(status[1]), headers);
       res.end(
         JSON.stringify({
           error: {
@@ -140,7 +156,7 @@ export class OpenAIServer {
       return;
     }
     if (/\/responses\/?$/.test(req.path)) {
-      await answerResponses(body, model, requestId, res, () => this.closedEarly++);
+      await answerResponses(body, model, requestId, res, () => this.closedEarly++, this.pacer);
       return;
     }
     if (/\/embeddings\/?$/.test(req.path)) {
@@ -188,6 +204,10 @@ export class OpenAIServer {
 
   private text(body: Body, index: number): string {
     if (isJsonSchema(body)) return JSON.stringify(JSON_ANSWER);
+    if (body.model === "m-echo") {
+      const last = (Array.isArray(body.messages) ? (body.messages as Body[]) : []).findLast((m) => m.role === "user");
+      return typeof last?.content === "string" ? last.content : "";
+    }
     return index === 0 ? TEXT : SECOND_TEXT_PIECES.join("");
   }
 
@@ -308,7 +328,19 @@ export class OpenAIServer {
       return;
     }
     if (withUsage && model === "m-usage-last") (events.at(-1) as Body).usage = USAGE;
-    for (const event of events) send(event);
+    const pacer = this.pacer;
+    for (const event of events) {
+      if (pacer) {
+        await pacer.turn(res);
+        if (res.destroyed) return;
+      }
+      send(event);
+    }
+    // What follows the last chunk (the usage chunk, `[DONE]`, the end of the body) is one more turn.
+    if (pacer) {
+      await pacer.turn(res);
+      if (res.destroyed) return;
+    }
     if (withUsage && model === "m-usage-late") await sleep(100);
     if (withUsage && model === "m-usage-nochoices") {
       const { choices: _none, ...usageOnly } = chunk([], { usage: USAGE });

@@ -3,6 +3,7 @@ import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
+import { processEnv } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
@@ -60,7 +61,7 @@ export class InferenceClient {
       },
       options,
     );
-    const env = options.env ?? process.env;
+    const env = options.env ?? processEnv();
     this.project =
       readProject("project", ENV.inferenceProject, options.project, env) ??
       readProject("project", ENV.project, undefined, env);

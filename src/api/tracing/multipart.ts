@@ -1,8 +1,8 @@
 /**
- * A `multipart/form-data` body (RFC 7578) built once, as one Buffer, so a retry resends identical bytes. The
+ * A `multipart/form-data` body (RFC 7578) built once, as one byte array, so a retry resends identical bytes. The
  * boundary is random and checked against the content, so no part can contain it.
  */
-import { randomBytes } from "node:crypto";
+import { concatBytes, indexOfBytes } from "../../runtime.js";
 
 /** One form field: a text value, or a file with a name and content type. */
 export type FormPart =
@@ -10,7 +10,7 @@ export type FormPart =
   | { name: string; filename: string; content: Uint8Array | string; contentType?: string };
 
 export interface MultipartBody {
-  body: Buffer;
+  body: Uint8Array;
   /** `multipart/form-data; boundary=…` */
   contentType: string;
 }
@@ -20,19 +20,27 @@ function quote(value: string): string {
   return `"${value.replace(/"/g, "%22").replace(/\r/g, "%0D").replace(/\n/g, "%0A")}"`;
 }
 
+const encoder = new TextEncoder();
+
+/** 16 random bytes as hex (Web Crypto: every runtime has it, and it is only asked when a body is built). */
+function randomHex(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export function buildMultipart(parts: FormPart[]): MultipartBody {
   const contents = parts.map((part) =>
     "filename" in part
       ? typeof part.content === "string"
-        ? Buffer.from(part.content, "utf8")
-        : Buffer.from(part.content.buffer, part.content.byteOffset, part.content.byteLength)
-      : Buffer.from(part.value, "utf8"),
+        ? encoder.encode(part.content)
+        : new Uint8Array(part.content.buffer, part.content.byteOffset, part.content.byteLength)
+      : encoder.encode(part.value),
   );
   let boundary: string;
-  do boundary = `tracewire-${randomBytes(16).toString("hex")}`;
-  while (contents.some((content) => content.includes(boundary)));
+  do boundary = `tracewire-${randomHex()}`;
+  while (contents.some((content) => indexOfBytes(content, encoder.encode(boundary)) >= 0));
 
-  const chunks: Buffer[] = [];
+  const chunks: Uint8Array[] = [];
   parts.forEach((part, i) => {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name=${quote(part.name)}`;
     if ("filename" in part) {
@@ -40,8 +48,8 @@ export function buildMultipart(parts: FormPart[]): MultipartBody {
       const type = (part.contentType ?? "application/octet-stream").replace(/[\r\n]/g, "");
       head += `; filename=${quote(part.filename)}\r\nContent-Type: ${type}`;
     }
-    chunks.push(Buffer.from(`${head}\r\n\r\n`, "utf8"), contents[i]!, Buffer.from("\r\n"));
+    chunks.push(encoder.encode(`${head}\r\n\r\n`), contents[i]!, encoder.encode("\r\n"));
   });
-  chunks.push(Buffer.from(`--${boundary}--\r\n`));
-  return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
+  chunks.push(encoder.encode(`--${boundary}--\r\n`));
+  return { body: concatBytes(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }

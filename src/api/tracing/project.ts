@@ -25,7 +25,9 @@ function requireName(value: unknown, name: "entity" | "project"): string {
  * carry no `project_id`; lists are async iterables that read the service's NDJSON answer line by line.
  */
 export class ProjectScope {
+  /** The entity (team or user) that owns the project. */
   readonly entity: string;
+  /** The project's name within the entity. */
   readonly project: string;
   /** `entity/project`, as RPC bodies spell `project_id`. */
   readonly projectId: string;

@@ -3,7 +3,9 @@ import { InternalServerError, ProtocolError } from "../../errors.js";
 import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
+import { readAll } from "../../http/request-parts.js";
 import { HttpTransport } from "../../http/transport.js";
+import { bytesToText, processEnv } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
@@ -63,7 +65,7 @@ export class TrainingClient {
       name: "TrainingClient",
       baseUrl: transportOptions.baseUrl,
       provider: GEN_AI_PROVIDER.training,
-      env: options.env ?? process.env,
+      env: options.env ?? processEnv(),
     });
     this.chat = { completions: new TrainingChatCompletions(this.transport, tracing) };
     this.models = new TrainingModels(this.transport);
@@ -91,9 +93,7 @@ export class TrainingClient {
     const request = withCall({ method: "GET", path: "/v1/system-check", idempotent: false }, options);
     try {
       const response = await this.transport.stream(request);
-      const chunks: Buffer[] = [];
-      for await (const chunk of response.body) chunks.push(Buffer.from(chunk));
-      const text = Buffer.concat(chunks).toString("utf8");
+      const text = bytesToText(await readAll(response.body));
       let body: unknown;
       try {
         body = text === "" ? {} : JSON.parse(text);

@@ -1,5 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
+import { anySignal } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
 import { type CallOptions, requireString, withCall } from "../base.js";
 import type {
@@ -89,7 +90,7 @@ export class TrainingJobs {
       );
     }
     const signals = [params.signal, options?.signal].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length > 1 ? AbortSignal.any(signals) : signals[0];
+    const signal = signals.length > 1 ? anySignal(signals) : signals[0];
     const call: CallOptions = { ...options, ...(signal ? { signal } : {}) };
     const fetchPage = (after: string | undefined) =>
       this.transport.json<ListPage<TrainingJobEvent>>(withCall({ method: "GET", path, query: { after, limit } }, call));

@@ -1,6 +1,7 @@
 /** Wire types of the annotation queue endpoints (`/annotation_queues*`): calls queued for human review. */
 import type { SortBy, Timestamp } from "./common.js";
 
+/** Body of `POST /annotation_queues`: the new queue's name, description and the annotation specs reviewers fill in. */
 export interface AnnotationQueueCreateReq {
   project_id: string;
   name: string;
@@ -8,10 +9,12 @@ export interface AnnotationQueueCreateReq {
   /** Refs of the annotation specs reviewers fill in. */
   scorer_refs: string[];
 }
+/** Answer of `POST /annotation_queues`: the new queue's id. */
 export interface AnnotationQueueCreateRes {
   id: string;
 }
 
+/** One annotation queue, as `POST /annotation_queues/query` yields it. */
 export interface AnnotationQueueSchema {
   id: string;
   project_id: string;
@@ -38,16 +41,19 @@ export interface AnnotationQueuesQueryReq {
   offset?: number;
 }
 
+/** Body of `POST /annotation_queues/stats`: the queues to count. */
 export interface AnnotationQueuesStatsReq {
   project_id: string;
   queue_ids: string[];
 }
+/** Item counts of one queue: total and completed. */
 export interface AnnotationQueueStats {
   queue_id: string;
   total_items: number;
   completed_items: number;
   [key: string]: unknown;
 }
+/** Answer of `POST /annotation_queues/stats`: counts per queue. */
 export interface AnnotationQueuesStatsRes {
   stats: AnnotationQueueStats[];
 }
@@ -66,6 +72,7 @@ export interface AnnotationQueueAddCallsBody {
   call_ids: string[];
   display_fields: string[];
 }
+/** Answer of `POST /annotation_queues/{queue_id}/items`: how many calls were added and how many were already queued. */
 export interface AnnotationQueueAddCallsRes {
   added_count: number;
   duplicates: number;
@@ -75,6 +82,7 @@ export interface AnnotationQueueAddCallsRes {
 /** Review state of one queued call. */
 export type AnnotationState = "unstarted" | "in_progress" | "completed" | "skipped";
 
+/** Which items of a queue `queryItems` returns; every field given must match. */
 export interface AnnotationQueueItemsFilter {
   id?: string;
   call_id?: string;
@@ -83,6 +91,7 @@ export interface AnnotationQueueItemsFilter {
   added_by?: string;
   annotation_states?: AnnotationState[];
 }
+/** Body of `POST /annotation_queues/{queue_id}/items/query`. */
 export interface AnnotationQueueItemsQueryBody {
   project_id: string;
   filter?: AnnotationQueueItemsFilter;
@@ -92,6 +101,7 @@ export interface AnnotationQueueItemsQueryBody {
   /** Adds `position_in_queue` to each item. */
   include_position?: boolean;
 }
+/** One item of an annotation queue: the queued call and where its review stands. */
 export interface AnnotationQueueItemSchema {
   id: string;
   project_id: string;
@@ -112,6 +122,7 @@ export interface AnnotationQueueItemSchema {
   position_in_queue?: number | null;
   [key: string]: unknown;
 }
+/** Answer of `POST /annotation_queues/{queue_id}/items/query`: the matching items. */
 export interface AnnotationQueueItemsQueryRes {
   items: AnnotationQueueItemSchema[];
 }
@@ -121,6 +132,7 @@ export interface AnnotationQueueItemProgressBody {
   project_id: string;
   annotation_state: Exclude<AnnotationState, "unstarted">;
 }
+/** Answer of `POST /annotation_queues/{queue_id}/items/{item_id}/progress`: the updated item. */
 export interface AnnotationQueueItemProgressRes {
   item: AnnotationQueueItemSchema;
   [key: string]: unknown;

@@ -39,22 +39,27 @@ export interface CallEnd {
   wb_run_step_end?: number | null;
 }
 
+/** Body of `POST /call/start`: the start of one call. */
 export interface CallStartReq {
   start: CallStart;
 }
+/** Answer of `POST /call/start`: the call's id and trace id. */
 export interface CallStartRes {
   id: string;
   trace_id: string;
 }
+/** Body of `POST /call/end`: the end of one call (output, exception, summary). */
 export interface CallEndReq {
   end: CallEnd;
 }
 
 /** One item of `/call/upsert_batch`. */
 export type CallBatchItem = { mode: "start"; req: CallStartReq } | { mode: "end"; req: CallEndReq };
+/** Body of `POST /call/upsert_batch`: starts and ends, sent in order in one request. */
 export interface CallUpsertBatchReq {
   batch: CallBatchItem[];
 }
+/** Answer of `POST /call/upsert_batch`: one result per item, in order. */
 export interface CallUpsertBatchRes {
   res: (CallStartRes | JsonObject)[];
 }
@@ -84,6 +89,7 @@ export interface CallSchema {
   [key: string]: unknown;
 }
 
+/** Body of `POST /call/read`: the id of the call to read. */
 export interface CallReadReq {
   project_id: string;
   id: string;
@@ -91,20 +97,24 @@ export interface CallReadReq {
   include_storage_size?: boolean;
   include_total_storage_size?: boolean;
 }
+/** Answer of `POST /call/read`: the call, or `null` when the service does not know it. */
 export interface CallReadRes {
   call: CallSchema | null;
 }
 
+/** Body of `POST /call/update`: the call to rename and its new display name. */
 export interface CallUpdateReq {
   project_id: string;
   call_id: string;
   display_name?: string;
 }
 
+/** Body of `POST /calls/delete`: the ids of the calls to delete. */
 export interface CallsDeleteReq {
   project_id: string;
   call_ids: string[];
 }
+/** Answer of `POST /calls/delete`: how many calls were deleted. */
 export interface CallsDeleteRes {
   num_deleted?: number;
   [key: string]: unknown;
@@ -125,6 +135,7 @@ export interface CallsFilter {
   wb_run_ids?: string[];
 }
 
+/** Body of `POST /calls/stream_query`: which calls to read (filter, query, sort, page) and which extras to join. */
 export interface CallsQueryReq {
   project_id: string;
   filter?: CallsFilter;
@@ -140,6 +151,7 @@ export interface CallsQueryReq {
   include_total_storage_size?: boolean;
 }
 
+/** Body of `POST /calls/query_stats`: the calls to count. */
 export interface CallsQueryStatsReq {
   project_id: string;
   filter?: CallsFilter;
@@ -148,6 +160,7 @@ export interface CallsQueryStatsReq {
   expand_columns?: string[];
   include_total_storage_size?: boolean;
 }
+/** Answer of `POST /calls/query_stats`: how many calls match. */
 export interface CallsQueryStatsRes {
   count: number;
   has_more?: boolean;
@@ -165,20 +178,24 @@ export interface CallStatsReq {
   filter?: CallsFilter;
   timezone?: string;
 }
+/** Answer of `POST /calls/stats`: the metric buckets, as the service sends them. */
 export type CallStatsRes = JsonObject;
 
+/** Body of `POST /calls/usage`: the calls whose usage to read. */
 export interface CallsUsageReq {
   project_id: string;
   call_ids: string[];
   include_costs?: boolean;
   limit?: number;
 }
+/** Answer of `POST /calls/usage`: usage per call, keyed by model. */
 export interface CallsUsageRes {
   call_usage: Record<string, Record<string, LlmUsage>>;
   unfinished_call_ids?: string[];
   [key: string]: unknown;
 }
 
+/** Body of `POST /trace/usage`: the calls whose usage to roll up over their descendants. */
 export interface TraceUsageReq {
   project_id: string;
   filter?: CallsFilter;
@@ -186,6 +203,7 @@ export interface TraceUsageReq {
   include_costs?: boolean;
   limit?: number;
 }
+/** Answer of `POST /trace/usage`: usage per call including its descendants, keyed by model. */
 export type TraceUsageRes = CallsUsageRes;
 
 /** `/calls/score`: asks the service to run saved scorers on calls. */

@@ -36,6 +36,7 @@ export interface CostQueryOutput {
   provider_id?: string;
   [key: string]: unknown;
 }
+/** Answer of `POST /cost/query`: the matching price rows. */
 export interface CostQueryRes {
   results: CostQueryOutput[];
 }

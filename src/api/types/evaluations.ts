@@ -11,6 +11,7 @@ export interface EvaluateModelRes {
   call_id: string;
 }
 
+/** Body of `POST /evaluations/status`: the evaluation call to ask about. */
 export interface EvaluationStatusReq {
   project_id: string;
   call_id: string;
@@ -21,6 +22,7 @@ export type EvaluationStatus =
   | { code: "running"; completed_rows: number; total_rows: number }
   | { code: "failed"; error?: string | null }
   | { code: "complete"; output: unknown };
+/** Answer of `POST /evaluations/status`: where the evaluation stands. */
 export interface EvaluationStatusRes {
   status: EvaluationStatus;
 }

@@ -22,6 +22,7 @@ export interface FeedbackCreateReq {
   /** Annotation queue the feedback came from. */
   queue_id?: string | null;
 }
+/** Answer of `POST /feedback/create`: the stored feedback's id, creation time and author. */
 export interface FeedbackCreateRes {
   id: string;
   created_at: Timestamp;
@@ -34,6 +35,7 @@ export interface FeedbackCreateRes {
 export interface FeedbackCreateBatchReq {
   batch: FeedbackCreateReq[];
 }
+/** Answer of `POST /feedback/batch/create`: one result per item, in order. */
 export interface FeedbackCreateBatchRes {
   res: FeedbackCreateRes[];
 }
@@ -56,6 +58,7 @@ export interface FeedbackPurgeReq {
 export interface FeedbackReplaceReq extends FeedbackCreateReq {
   feedback_id: string;
 }
+/** Answer of `POST /feedback/replace`: the replacement, as `create` answers. */
 export type FeedbackReplaceRes = FeedbackCreateRes;
 
 /** One payload value to aggregate in `/feedback/stats`. */
@@ -98,4 +101,5 @@ export interface FeedbackPayloadSchemaReq {
   /** How many distinct trigger refs to sample (service default 2000, cap 5000). */
   sample_limit?: number;
 }
+/** Answer of `POST /feedback/payload_schema`: the payload paths found, as the service sends them. */
 export type FeedbackPayloadSchemaRes = JsonObject;

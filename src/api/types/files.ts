@@ -13,6 +13,7 @@ export interface FileCreateReq {
   /** The service refuses the upload when the content's digest differs. */
   expected_digest?: string;
 }
+/** Answer of `POST /file/create`: the uploaded file's digest. */
 export interface FileCreateRes {
   digest: string;
 }
@@ -23,9 +24,11 @@ export interface FileContentReadReq {
   digest: string;
 }
 
+/** Body of `POST /files/query_stats` (only the project). */
 export interface FilesStatsReq {
   project_id: string;
 }
+/** Answer of `POST /files/query_stats`: the total size of the project's files. */
 export interface FilesStatsRes {
   total_size_bytes: number;
 }

@@ -10,9 +10,11 @@ export interface ObjSchemaForInsert {
   builtin_object_class?: string | null;
   expected_digest?: string | null;
 }
+/** Body of `POST /obj/create`: the object's id and the value of its new version. */
 export interface ObjCreateReq {
   obj: ObjSchemaForInsert;
 }
+/** Answer of `POST /obj/create`: the new version's digest. */
 export interface ObjCreateRes {
   digest: string;
   object_id?: string;
@@ -38,6 +40,7 @@ export interface ObjSchema {
   [key: string]: unknown;
 }
 
+/** Body of `POST /obj/read`: the object and the version (digest or alias) to read. */
 export interface ObjReadReq {
   project_id: string;
   object_id: string;
@@ -46,6 +49,7 @@ export interface ObjReadReq {
   metadata_only?: boolean;
   include_tags_and_aliases?: boolean;
 }
+/** Answer of `POST /obj/read`: the object version. */
 export interface ObjReadRes {
   obj: ObjSchema;
 }
@@ -56,6 +60,7 @@ export interface ObjDeleteReq {
   object_id: string;
   digests?: string[];
 }
+/** Answer of `POST /obj/delete`: how many versions were deleted. */
 export interface ObjDeleteRes {
   num_deleted: number;
   deleted_versions?: string[] | null;
@@ -73,6 +78,7 @@ export interface ObjectVersionFilter {
   tags?: string[];
   aliases?: string[];
 }
+/** Body of `POST /objs/query`: which object versions to read. */
 export interface ObjQueryReq {
   project_id: string;
   filter?: ObjectVersionFilter;
@@ -83,6 +89,7 @@ export interface ObjQueryReq {
   include_storage_size?: boolean;
   include_tags_and_aliases?: boolean;
 }
+/** Answer of `POST /objs/query`: the matching object versions. */
 export interface ObjQueryRes {
   objs: ObjSchema[];
 }

@@ -20,6 +20,7 @@ export interface OtelPartialSuccess {
   rejected_spans: number;
   error_message: string;
 }
+/** Answer of `POST /otel/v1/traces`: a `partial_success` when the service refused some spans. */
 export interface OtelExportRes {
   partial_success?: OtelPartialSuccess;
 }

@@ -36,6 +36,7 @@ export interface V2ObjectVersion {
   created_at?: Timestamp;
   [key: string]: unknown;
 }
+/** Answer of the project-scoped deletes (`DELETE …/scores`, `…/predictions`, …): how many were deleted. */
 export interface V2DeleteRes {
   num_deleted: number;
   [key: string]: unknown;
@@ -49,9 +50,11 @@ export interface ScoreCreateBody {
   value: unknown;
   evaluation_run_id?: string;
 }
+/** Answer of `POST …/scores`: the new score's id. */
 export interface ScoreCreateRes {
   score_id: string;
 }
+/** One score, as `GET …/scores` yields it. */
 export interface ScoreReadRes {
   score_id: string;
   scorer: string;
@@ -68,9 +71,11 @@ export interface EvaluationRunCreateBody {
   model: string;
   source_evaluation_run_id?: string;
 }
+/** Answer of `POST …/evaluation_runs`: the new run's id. */
 export interface EvaluationRunCreateRes {
   evaluation_run_id: string;
 }
+/** One evaluation run, as `GET …/evaluation_runs` yields it. */
 export interface EvaluationRunReadRes {
   evaluation_run_id: string;
   evaluation: string;
@@ -82,6 +87,7 @@ export interface EvaluationRunReadRes {
   source_evaluation_run_id?: string | null;
   [key: string]: unknown;
 }
+/** Body of `POST …/evaluation_runs/{evaluation_run_id}/finish`: an optional summary. */
 export interface EvaluationRunFinishBody {
   summary?: JsonObject;
 }
@@ -99,9 +105,11 @@ export interface PredictionCreateBody {
   output: unknown;
   evaluation_run_id?: string;
 }
+/** Answer of `POST …/predictions`: the new prediction's id. */
 export interface PredictionCreateRes {
   prediction_id: string;
 }
+/** One prediction, as `GET …/predictions` yields it. */
 export interface PredictionReadRes {
   prediction_id: string;
   model: string;
@@ -135,6 +143,7 @@ export interface EvalResultsQueryBody {
   limit?: number;
   offset?: number;
 }
+/** Answer of `POST …/eval_results/query`: per-row results and, when asked for, summaries. */
 export interface EvalResultsQueryRes {
   rows: JsonObject[];
   total_rows: number;

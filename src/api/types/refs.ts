@@ -4,6 +4,7 @@
 export interface RefsReadBatchReq {
   refs: string[];
 }
+/** Answer of `POST /refs/read_batch`: the value of each ref, in the order asked. */
 export interface RefsReadBatchRes {
   vals: unknown[];
 }

@@ -10,9 +10,11 @@ export interface ServerInfoRes {
 export interface ProjectsInfoReq {
   project_ids: string[];
 }
+/** One project's external (`entity/project`) and internal ids. */
 export interface ProjectInfo {
   external_project_id: string;
   internal_project_id: string;
   [key: string]: unknown;
 }
+/** Answer of `POST /service/projects_info`: one entry per project asked about. */
 export type ProjectsInfoRes = ProjectInfo[];

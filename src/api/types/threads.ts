@@ -1,6 +1,7 @@
 /** Wire types of `/threads/stream_query`: conversations (threads) and their turn statistics. */
 import type { SortBy, Timestamp } from "./common.js";
 
+/** Which threads `POST /threads/stream_query` returns: a time range and/or thread ids. */
 export interface ThreadsQueryFilter {
   after_datetime?: Timestamp;
   before_datetime?: Timestamp;

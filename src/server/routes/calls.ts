@@ -13,7 +13,7 @@ import type {
   CallUpdateReq,
   CallUpsertBatchReq,
 } from "../../api/types/calls.js";
-import { countCalls, queryCalls, toCallSchema, withFailedDescendants } from "../call-query.js";
+import { countCalls, queryCalls, toCallSchema } from "../call-query.js";
 import { HttpError } from "../http.js";
 import type { Router } from "../router.js";
 import {
@@ -90,10 +90,8 @@ export function callRoutes(router: Router): void {
 
   router.on("POST", "/call/read", async (req, { store }) => {
     const body = validateBody<CallReadReq>(await req.json(), CALL_READ_REQ);
-    const project = checkProject(body.project_id);
-    const call = store.readCall(project, body.id);
-    const failedBelow = call ? withFailedDescendants(store, project, [call]).has(call.id) : false;
-    return { json: { call: call ? toCallSchema(call, undefined, failedBelow) : null } };
+    const call = store.readCall(checkProject(body.project_id), body.id);
+    return { json: { call: call ? toCallSchema(call) : null } };
   });
 
   router.on("POST", "/call/update", async (req, { store }) => {

@@ -11,7 +11,7 @@ import type {
 } from "../../api/types/feedback.js";
 import { reactionPayload } from "../emoji-names.js";
 import { HttpError } from "../http.js";
-import { compareBy, getPath, matches } from "../query-dsl.js";
+import { checkQuery, compareBy, getPath, matches } from "../query-dsl.js";
 import type { Router } from "../router.js";
 import {
   FEEDBACK_BATCH_REQ,
@@ -20,7 +20,7 @@ import {
   FEEDBACK_QUERY_REQ,
   FEEDBACK_REPLACE_REQ,
 } from "../schemas.js";
-import type { Store, StoredFeedback } from "../store/types.js";
+import { FEEDBACK_COLUMNS, type Store, type StoredFeedback } from "../store/types.js";
 import { validateBody } from "../validate.js";
 import { checkProject } from "./calls.js";
 
@@ -79,6 +79,32 @@ function insert(store: Store, rows: StoredFeedback[]): void {
   }
 }
 
+/**
+ * A page of `/feedback/query` and how many match in all: the store sorts, pages and counts when it can decide the
+ * query (store/query-sql.ts); otherwise the query runs here on the project's feedback.
+ */
+function queryFeedback(
+  store: Store,
+  project: string,
+  body: FeedbackQueryReq,
+): { rows: StoredFeedback[]; total: number } {
+  const sortBy = body.sort_by?.length ? body.sort_by : [{ field: "created_at", direction: "asc" as const }];
+  const offset = Math.max(0, body.offset ?? 0);
+  const limit = body.limit === undefined || body.limit === null ? undefined : body.limit;
+  const columnSort = sortBy.every((s) => FEEDBACK_COLUMNS.has(s.field));
+  const found = store.findFeedback({
+    project,
+    ...(body.query ? { query: body.query } : {}),
+    ...(columnSort ? { sortBy, offset, ...(limit !== undefined && { limit }) } : {}),
+  });
+  if (found.exact && columnSort) {
+    return { rows: [...found.rows], total: store.countFeedback(project, body.query) ?? 0 };
+  }
+  const all = found.exact ? [...found.rows] : [...found.rows].filter((row) => matches(body.query, row));
+  if (!columnSort) all.sort(compareBy(sortBy));
+  return { rows: all.slice(offset, limit === undefined ? undefined : offset + limit), total: all.length };
+}
+
 export function feedbackRoutes(router: Router): void {
   router.on("POST", "/feedback/create", async (req, { store }) => {
     const body = validateBody<FeedbackCreateReq>(await req.json(), FEEDBACK_CREATE_REQ);
@@ -96,15 +122,13 @@ export function feedbackRoutes(router: Router): void {
 
   router.on("POST", "/feedback/query", async (req, { store }) => {
     const body = validateBody<FeedbackQueryReq>(await req.json(), FEEDBACK_QUERY_REQ);
-    const all = store.selectFeedback(checkProject(body.project_id)).filter((row) => matches(body.query, row));
-    const sortBy = body.sort_by?.length ? body.sort_by : [{ field: "created_at", direction: "asc" as const }];
-    all.sort(compareBy(sortBy));
-    const offset = Math.max(0, body.offset ?? 0);
-    const page = all.slice(offset, body.limit === undefined || body.limit === null ? undefined : offset + body.limit);
+    const project = checkProject(body.project_id);
+    checkQuery(body.query);
+    const page = queryFeedback(store, project, body);
     const result = body.fields?.length
-      ? page.map((row) => Object.fromEntries(body.fields!.map((field) => [field, getPath(row, field) ?? null])))
-      : page;
-    return { json: { result, total_count: all.length } };
+      ? page.rows.map((row) => Object.fromEntries(body.fields!.map((field) => [field, getPath(row, field) ?? null])))
+      : page.rows;
+    return { json: { result, total_count: page.total } };
   });
 
   router.on("POST", "/feedback/replace", async (req, { store }) => {
@@ -118,7 +142,9 @@ export function feedbackRoutes(router: Router): void {
   router.on("POST", "/feedback/purge", async (req, { store }) => {
     const body = validateBody<FeedbackPurgeReq>(await req.json(), FEEDBACK_PURGE_REQ);
     const project = checkProject(body.project_id);
-    const doomed = store.selectFeedback(project).filter((row) => matches(body.query, row));
+    checkQuery(body.query);
+    const found = store.findFeedback({ project, query: body.query });
+    const doomed = found.exact ? [...found.rows] : [...found.rows].filter((row) => matches(body.query, row));
     store.deleteFeedback(
       project,
       doomed.map((row) => row.id),

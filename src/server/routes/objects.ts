@@ -129,8 +129,11 @@ function queryTable(store: Store, body: TableQueryReq) {
   return rows.slice(offset, body.limit === undefined || body.limit === null ? undefined : offset + body.limit);
 }
 
-/** Follows a ref's `edge/value` path (`attr`, `key`, `index`, `id`) through values, tables and nested refs. */
-function resolveRef(store: Store, uri: string, depth = 0, keepTable = depth > 0): unknown {
+/**
+ * Follows a ref's `edge/value` path (`attr`, `key`, `index`, `id`) through values, tables and nested refs. Also
+ * resolves row refs for `eval_results/query`.
+ */
+export function resolveRef(store: Store, uri: string, depth = 0, keepTable = depth > 0): unknown {
   if (depth > 16) throw new HttpError(400, `Ref ${uri} nests too deep.`);
   let ref: ReturnType<typeof parseRef>;
   try {

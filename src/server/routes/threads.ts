@@ -7,7 +7,7 @@ import { HttpError } from "../http.js";
 import { compareBy } from "../query-dsl.js";
 import type { Router } from "../router.js";
 import { THREADS_QUERY_REQ } from "../schemas.js";
-import type { StoredCall } from "../store/types.js";
+import type { ThreadCall } from "../store/types.js";
 import { validateBody } from "../validate.js";
 import { checkProject } from "./calls.js";
 
@@ -26,7 +26,7 @@ function percentile(sorted: number[], p: number): number | null {
   return sorted[index]!;
 }
 
-function threadOf(threadId: string, calls: StoredCall[]): ThreadSchema {
+function threadOf(threadId: string, calls: ThreadCall[]): ThreadSchema {
   const marked = calls.filter((c) => c.turn_id === c.id);
   const turns = (marked.length ? marked : calls).sort((a, b) => (a.started_at ?? "").localeCompare(b.started_at ?? ""));
   const durations = turns
@@ -55,13 +55,13 @@ export function threadRoutes(router: Router): void {
         throw new HttpError(400, `Cannot sort threads by ${s.field}: use one of ${[...SORTABLE].join(", ")}.`);
     }
     const filter = body.filter ?? {};
-    const calls = store.selectCalls({
-      project: checkProject(body.project_id),
-      threaded: true,
-      ...(filter.thread_ids ? { filter: { thread_ids: filter.thread_ids } } : {}),
-    });
-    const byThread = new Map<string, StoredCall[]>();
-    for (const call of calls) byThread.set(call.thread_id!, [...(byThread.get(call.thread_id!) ?? []), call]);
+    const calls = store.threadCalls(checkProject(body.project_id), filter.thread_ids);
+    const byThread = new Map<string, ThreadCall[]>();
+    for (const call of calls) {
+      const list = byThread.get(call.thread_id!);
+      if (list) list.push(call);
+      else byThread.set(call.thread_id!, [call]);
+    }
     const after = filter.after_datetime ? Date.parse(filter.after_datetime) : undefined;
     const before = filter.before_datetime ? Date.parse(filter.before_datetime) : undefined;
     const threads = [...byThread]

@@ -1,21 +1,31 @@
 /**
  * The store used when no SQLite driver is available (or `storage: "memory"`): plain maps, lost on exit. It keeps
- * the same semantics as the SQLite store, transactions included (a failed transaction restores the snapshot).
+ * the same semantics as the SQLite store, transactions included (a failed transaction restores the snapshot). It
+ * decides no query itself: `findCalls` and `findFeedback` hand every row the filters let through to the caller,
+ * which runs the query language on them (the reference the SQLite store's compiled queries agree with).
  */
+import { callRef } from "../../api/refs.js";
+import type { Query } from "../../api/types/common.js";
 import { compareBy } from "../query-dsl.js";
+import { failedBelow, key } from "./memory-failures.js";
 import {
   CALL_COLUMNS,
+  type CallSearch,
   type CallSelection,
   type CallWrite,
+  FEEDBACK_COLUMNS,
+  type FeedbackSearch,
   FILTER_COLUMNS,
+  type Found,
   type Store,
   type StoredCall,
   type StoredFeedback,
   type StoredObject,
   type StoredRow,
+  type ThreadCall,
+  type TraceKey,
 } from "./types.js";
 
-const key = (project: string, id: string) => `${project}\u0000${id}`;
 const clone = <T>(v: T): T => (v === undefined ? v : structuredClone(v));
 
 function emptyCall(project: string, id: string, seq: number): StoredCall {
@@ -40,13 +50,21 @@ function emptyCall(project: string, id: string, seq: number): StoredCall {
     wb_run_id: null,
     wb_run_step: null,
     wb_run_step_end: null,
+    descendant_failed: false,
   };
+}
+
+/** Pages `rows` (already in order). */
+function page<T>(rows: T[], offset = 0, limit?: number): T[] {
+  return offset || limit !== undefined ? rows.slice(offset, limit === undefined ? undefined : offset + limit) : rows;
 }
 
 export class MemoryStore implements Store {
   readonly kind = "memory" as const;
   readonly description = "in memory (lost when the server stops)";
   private calls = new Map<string, StoredCall>();
+  /** Ids of the started calls under each `project\0parent_id`. */
+  private children = new Map<string, Set<string>>();
   private feedback = new Map<string, StoredFeedback>();
   private scoreRequests: { project_id: string; call_ids: string[]; scorer_refs: string[] }[] = [];
   private objects: StoredObject[] = [];
@@ -69,6 +87,7 @@ export class MemoryStore implements Store {
       return fn();
     } catch (err) {
       Object.assign(this, snapshot);
+      this.relink();
       throw err;
     } finally {
       this.depth--;
@@ -84,6 +103,7 @@ export class MemoryStore implements Store {
         const call = { ...(this.calls.get(k) ?? emptyCall(record.project_id, record.id, ++this.seq)) };
         if (write.kind === "start") {
           const s = write.start;
+          this.unlink(call);
           Object.assign(call, {
             trace_id: s.trace_id,
             parent_id: s.parent_id ?? null,
@@ -109,33 +129,93 @@ export class MemoryStore implements Store {
           });
         }
         this.calls.set(k, call);
+        this.link(call);
       }
     });
   }
 
-  selectCalls(selection: CallSelection): StoredCall[] {
-    const filter = selection.filter ?? {};
-    let rows = [...this.calls.values()].filter((c) => {
-      if (c.project_id !== selection.project || c.started_at === null) return false;
-      for (const [name, field] of FILTER_COLUMNS) {
-        const values = filter[name] as string[] | undefined;
-        if (values && !values.includes(c[field] as string)) return false;
-      }
-      if (filter.trace_roots_only && c.parent_id !== null) return false;
-      return !(selection.threaded && c.thread_id === null);
+  private link(call: StoredCall): void {
+    if (!call.parent_id || call.started_at === null) return;
+    const k = key(call.project_id, call.parent_id);
+    const siblings = this.children.get(k);
+    if (siblings) siblings.add(call.id);
+    else this.children.set(k, new Set([call.id]));
+  }
+
+  private unlink(call: StoredCall): void {
+    if (!call.parent_id) return;
+    const k = key(call.project_id, call.parent_id);
+    const siblings = this.children.get(k);
+    siblings?.delete(call.id);
+    if (siblings?.size === 0) this.children.delete(k);
+  }
+
+  /** Rebuilds the children index from the calls (after a rolled-back transaction). */
+  private relink(): void {
+    this.children = new Map();
+    for (const call of this.calls.values()) this.link(call);
+  }
+
+  /** A copy of a stored call, with `descendant_failed` as it is now. */
+  private out(call: StoredCall, memo: Map<string, boolean>): StoredCall {
+    return {
+      ...clone(call),
+      descendant_failed: failedBelow(this.children, this.calls, call.project_id, call.id, memo),
+    };
+  }
+
+  private filtered(search: CallSearch & { threaded?: boolean }): StoredCall[] {
+    const filter = search.filter ?? {};
+    const lists = FILTER_COLUMNS.flatMap(([name, field]) => {
+      const values = filter[name] as string[] | undefined;
+      return values ? [[field, new Set(values)] as const] : [];
     });
-    const page = selection.page;
-    const sortBy = (page?.sortBy ?? []).filter((s) => CALL_COLUMNS.has(s.field));
-    const tieBreak = page?.sortBy[0]?.direction === "desc" ? "desc" : "asc";
-    rows.sort(compareBy([...sortBy, { field: "seq", direction: tieBreak }]));
-    if (page)
-      rows = rows.slice(page.offset ?? 0, page.limit === undefined ? undefined : (page.offset ?? 0) + page.limit);
-    return rows.map((c) => clone(c));
+    const rows = [...this.calls.values()].filter((c) => {
+      if (c.project_id !== search.project || c.started_at === null) return false;
+      for (const [field, values] of lists) if (!values.has(c[field] as string)) return false;
+      if (filter.trace_roots_only && c.parent_id !== null) return false;
+      return !(search.threaded && c.thread_id === null);
+    });
+    const sortBy = (search.sortBy ?? []).filter((s) => CALL_COLUMNS.has(s.field));
+    const tieBreak = search.sortBy?.[0]?.direction === "desc" ? "desc" : "asc";
+    return rows.sort(compareBy([...sortBy, { field: "seq", direction: tieBreak }]));
+  }
+
+  findCalls(search: CallSearch): Found<StoredCall> {
+    const memo = new Map<string, boolean>();
+    const rows = this.filtered(search);
+    if (search.query)
+      return {
+        exact: false,
+        rows: (function* (store) {
+          for (const row of rows) yield store.out(row, memo);
+        })(this),
+      };
+    return { exact: true, rows: page(rows, search.offset, search.limit).map((c) => this.out(c, memo)) };
+  }
+
+  countCalls(search: Omit<CallSearch, "sortBy" | "offset" | "limit">, cap?: number): number | undefined {
+    if (search.query) return undefined;
+    const count = this.filtered(search).length;
+    return cap === undefined ? count : Math.min(count, cap + 1);
+  }
+
+  threadCalls(project: string, threadIds?: string[]): ThreadCall[] {
+    return this.filtered({ project, threaded: true, ...(threadIds ? { filter: { thread_ids: threadIds } } : {}) }).map(
+      (c) => ({ id: c.id, thread_id: c.thread_id, turn_id: c.turn_id, started_at: c.started_at, ended_at: c.ended_at }),
+    );
+  }
+
+  selectCalls(selection: CallSelection): StoredCall[] {
+    const memo = new Map<string, boolean>();
+    const p = selection.page;
+    const rows = this.filtered({ ...selection, ...(p ? { sortBy: p.sortBy } : {}) });
+    return page(rows, p?.offset, p?.limit).map((c) => this.out(c, memo));
   }
 
   readCall(project: string, id: string): StoredCall | undefined {
     const call = this.calls.get(key(project, id));
-    return call && call.started_at !== null ? clone(call) : undefined;
+    return call && call.started_at !== null ? this.out(call, new Map()) : undefined;
   }
 
   renameCall(project: string, id: string, displayName: string): void {
@@ -146,17 +226,55 @@ export class MemoryStore implements Store {
 
   deleteCalls(project: string, ids: string[]): number {
     const doomed = new Set(ids.filter((id) => this.calls.has(key(project, id))));
-    for (let grew = true; grew; ) {
-      grew = false;
-      for (const call of this.calls.values()) {
-        if (call.project_id === project && call.parent_id && doomed.has(call.parent_id) && !doomed.has(call.id)) {
-          doomed.add(call.id);
-          grew = true;
-        }
-      }
+    for (const id of doomed) for (const child of this.children.get(key(project, id)) ?? []) doomed.add(child);
+    return this.deleteIds(project, doomed);
+  }
+
+  /** Deletes calls and the feedback on them. */
+  private deleteIds(project: string, ids: Iterable<string>): number {
+    let deleted = 0;
+    const refs = new Set<string>();
+    for (const id of ids) {
+      const call = this.calls.get(key(project, id));
+      if (!call) continue;
+      this.unlink(call);
+      this.calls.delete(key(project, id));
+      refs.add(callRef(project, id));
+      deleted++;
     }
-    for (const id of doomed) this.calls.delete(key(project, id));
-    return doomed.size;
+    for (const [fid, row] of this.feedback) {
+      if (row.project_id === project && refs.has(row.weave_ref)) this.feedback.delete(fid);
+    }
+    return deleted;
+  }
+
+  oldestTraces(limit: number, before?: string): TraceKey[] {
+    const oldest = [...this.calls.values()]
+      .filter((c) => c.started_at !== null && (before === undefined || c.started_at < before))
+      .sort((a, b) => (a.started_at! < b.started_at! ? -1 : a.started_at! > b.started_at! ? 1 : a.seq - b.seq))
+      .slice(0, limit);
+    const seen = new Map<string, TraceKey>();
+    for (const c of oldest)
+      seen.set(key(c.project_id, c.trace_id ?? ""), { project_id: c.project_id, trace_id: c.trace_id ?? "" });
+    return [...seen.values()];
+  }
+
+  deleteTraces(traces: TraceKey[]): number {
+    const wanted = new Set(traces.map((t) => key(t.project_id, t.trace_id)));
+    const byProject = new Map<string, string[]>();
+    for (const c of this.calls.values()) {
+      if (c.trace_id !== null && wanted.has(key(c.project_id, c.trace_id)))
+        byProject.set(c.project_id, [...(byProject.get(c.project_id) ?? []), c.id]);
+    }
+    let deleted = 0;
+    for (const [project, ids] of byProject) deleted += this.deleteIds(project, ids);
+    return deleted;
+  }
+
+  callCount(): number {
+    let n = 0;
+    for (const c of this.calls.values()) if (c.started_at !== null) n++;
+    return n;
   }
 
   insertFeedback(rows: StoredFeedback[]): void {
@@ -180,6 +298,18 @@ export class MemoryStore implements Store {
     return [...this.feedback.values()]
       .filter((f) => f.project_id === project && (!refs || refs.has(f.weave_ref)))
       .map((f) => clone(f));
+  }
+
+  findFeedback(search: FeedbackSearch): Found<StoredFeedback> {
+    const rows = [...this.feedback.values()].filter((f) => f.project_id === search.project);
+    const sortBy = (search.sortBy ?? []).filter((s) => FEEDBACK_COLUMNS.has(s.field));
+    rows.sort(compareBy(sortBy));
+    const exact = !search.query;
+    return { exact, rows: (exact ? page(rows, search.offset, search.limit) : rows).map((f) => clone(f)) };
+  }
+
+  countFeedback(project: string, query: Query | undefined): number | undefined {
+    return query ? undefined : this.selectFeedback(project).length;
   }
 
   deleteFeedback(project: string, ids: string[]): number {
@@ -231,6 +361,7 @@ export class MemoryStore implements Store {
   projects(): { project_id: string; calls: number; last_started_at: string | null }[] {
     const byProject = new Map<string, { project_id: string; calls: number; last_started_at: string | null }>();
     for (const call of this.calls.values()) {
+      if (call.started_at === null) continue;
       const entry = byProject.get(call.project_id) ?? { project_id: call.project_id, calls: 0, last_started_at: null };
       entry.calls++;
       if (call.started_at && (!entry.last_started_at || call.started_at > entry.last_started_at))

@@ -3,165 +3,103 @@
  * transaction (`BEGIN IMMEDIATE`), committed with `synchronous=FULL` before the method returns, so an answered
  * request survives a crash, and a batch is stored whole or not at all. Other processes may open the same file;
  * SQLite's locking serialises their writers (`busy_timeout`).
+ *
+ * Queries are answered from indexes (sqlite-schema.ts): filters, sorts and pages in SQL, the query language
+ * compiled to SQL as far as it goes (query-sql.ts). No statement's parameter count depends on the data: lists of
+ * ids travel as one JSON parameter (`json_each`). The text index is filled in the background, in slices between
+ * requests; until a call's text is indexed, searches read it directly (text_pending).
  */
-import type { JsonObject } from "../../api/types/common.js";
-import type { SqlDatabase, SqlStatement, SqlValue } from "./sqlite-driver.js";
+import { callRef } from "../../api/refs.js";
+import { summaryFailed, traceName } from "./call-fields.js";
+import { type CompileContext, compileQuery } from "./query-sql.js";
+import { placeholders, SqliteBase, text } from "./sqlite-base.js";
+import type { SqlDatabase, SqlValue } from "./sqlite-driver.js";
+import { FailureMarks } from "./sqlite-failures.js";
+import { callFields, json, toCall } from "./sqlite-rows.js";
+import { migrate } from "./sqlite-schema.js";
+import { TextIndex } from "./sqlite-text.js";
 import {
   CALL_COLUMNS,
+  type CallSearch,
   type CallSelection,
   type CallWrite,
   FILTER_COLUMNS,
+  type Found,
   type Store,
   type StoredCall,
-  type StoredFeedback,
-  type StoredObject,
-  type StoredRow,
+  type ThreadCall,
+  type TraceKey,
 } from "./types.js";
 
-const SCHEMA_VERSION = 2;
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS calls (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  project_id TEXT NOT NULL, id TEXT NOT NULL, trace_id TEXT, parent_id TEXT, op_name TEXT, display_name TEXT,
-  thread_id TEXT, turn_id TEXT, started_at TEXT, ended_at TEXT, exception TEXT,
-  attributes TEXT, inputs TEXT, output TEXT, summary TEXT,
-  wb_run_id TEXT, wb_run_step INTEGER, wb_run_step_end INTEGER,
-  UNIQUE (project_id, id)
-);
-CREATE INDEX IF NOT EXISTS calls_by_trace ON calls (project_id, trace_id);
-CREATE INDEX IF NOT EXISTS calls_by_parent ON calls (project_id, parent_id);
-CREATE INDEX IF NOT EXISTS calls_by_start ON calls (project_id, started_at);
-CREATE INDEX IF NOT EXISTS calls_by_thread ON calls (project_id, thread_id);
-CREATE TABLE IF NOT EXISTS feedback (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  id TEXT NOT NULL UNIQUE, project_id TEXT NOT NULL, weave_ref TEXT NOT NULL, doc TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS feedback_by_ref ON feedback (project_id, weave_ref);
-CREATE TABLE IF NOT EXISTS score_requests (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  project_id TEXT NOT NULL, call_ids TEXT NOT NULL, scorer_refs TEXT NOT NULL, created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS objects (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  project_id TEXT NOT NULL, object_id TEXT NOT NULL, digest TEXT NOT NULL, kind TEXT NOT NULL,
-  base_object_class TEXT, leaf_object_class TEXT, val TEXT NOT NULL, created_at TEXT NOT NULL,
-  version_index INTEGER NOT NULL,
-  UNIQUE (project_id, object_id, digest)
-);
-CREATE TABLE IF NOT EXISTS table_rows (
-  project_id TEXT NOT NULL, digest TEXT NOT NULL, val TEXT NOT NULL, PRIMARY KEY (project_id, digest)
-);
-CREATE TABLE IF NOT EXISTS tables (
-  project_id TEXT NOT NULL, digest TEXT NOT NULL, row_digests TEXT NOT NULL, PRIMARY KEY (project_id, digest)
-);
-CREATE TABLE IF NOT EXISTS files (
-  project_id TEXT NOT NULL, digest TEXT NOT NULL, bytes BLOB NOT NULL, PRIMARY KEY (project_id, digest)
-);
-`;
-
-const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
-const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(v) as T) : null);
-const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
-const int = (v: unknown): number | null => (typeof v === "number" || typeof v === "bigint" ? Number(v) : null);
-const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
-
-function toObject(row: Record<string, unknown>): StoredObject {
-  return {
-    project_id: String(row.project_id),
-    object_id: String(row.object_id),
-    digest: String(row.digest),
-    kind: row.kind === "op" ? "op" : "object",
-    base_object_class: text(row.base_object_class),
-    leaf_object_class: text(row.leaf_object_class),
-    val: parse(row.val),
-    created_at: String(row.created_at),
-    version_index: Number(row.version_index),
-  };
+/** Calls are read in batches of this many when the caller filters them further. */
+const BATCH = 256;
+interface Where {
+  sql: string;
+  params: SqlValue[];
+  /** Whether the query (if any) is decided exactly by `sql`. */
+  exact: boolean;
 }
 
-function toCall(row: Record<string, unknown>): StoredCall {
-  return {
-    seq: Number(row.seq),
-    project_id: String(row.project_id),
-    id: String(row.id),
-    trace_id: text(row.trace_id),
-    parent_id: text(row.parent_id),
-    op_name: text(row.op_name),
-    display_name: text(row.display_name),
-    thread_id: text(row.thread_id),
-    turn_id: text(row.turn_id),
-    started_at: text(row.started_at),
-    ended_at: text(row.ended_at),
-    exception: text(row.exception),
-    attributes: parse<JsonObject>(row.attributes),
-    inputs: parse<JsonObject>(row.inputs),
-    has_output: typeof row.output === "string",
-    output: parse(row.output),
-    summary: parse<JsonObject>(row.summary),
-    wb_run_id: text(row.wb_run_id),
-    wb_run_step: int(row.wb_run_step),
-    wb_run_step_end: int(row.wb_run_step_end),
-  };
-}
-
-export class SqliteStore implements Store {
+export class SqliteStore extends SqliteBase implements Store {
   readonly kind = "sqlite" as const;
-  private depth = 0;
-  private readonly statements = new Map<string, SqlStatement>();
+  private readonly context: CompileContext;
+  private readonly fts: boolean;
+  private readonly failures = new FailureMarks(this);
+  /** The text index, when FTS5 loaded. */
+  private readonly text: TextIndex | undefined;
 
+  /** `indexInBackground: false` leaves text indexing to {@link flushTextIndex} (tests). */
   constructor(
-    private readonly db: SqlDatabase,
+    db: SqlDatabase,
     readonly description: string,
+    options: { indexInBackground?: boolean } = {},
   ) {
-    db.exec("PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000;");
-    this.transaction(() => {
-      db.exec(SCHEMA);
-      db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
-    });
-  }
-
-  private stmt(sql: string): SqlStatement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.db.prepare(sql);
-      this.statements.set(sql, statement);
-    }
-    return statement;
-  }
-
-  transaction<T>(fn: () => T): T {
-    if (this.depth > 0) return fn();
-    this.db.exec("BEGIN IMMEDIATE");
-    this.depth++;
-    try {
-      const result = fn();
-      this.db.exec("COMMIT");
-      return result;
-    } catch (err) {
-      this.db.exec("ROLLBACK");
-      throw err;
-    } finally {
-      this.depth--;
-    }
+    super(db);
+    db.exec(
+      "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA busy_timeout = 5000; PRAGMA journal_size_limit = 67108864; PRAGMA recursive_triggers = OFF;",
+    );
+    this.fts = this.transaction(() =>
+      migrate(db, (project, parentId) => this.failures.markAncestors(project, parentId)),
+    );
+    this.text = this.fts ? new TextIndex(this, () => this.callCount(), options.indexInBackground ?? true) : undefined;
+    this.context = {
+      fields: callFields(),
+      fts: this.fts
+        ? { pending: "SELECT seq FROM text_pending", match: (table, folded) => this.text?.match(table, folded) }
+        : undefined,
+    };
+    this.text?.schedule();
   }
 
   writeCalls(writes: CallWrite[]): void {
+    // What was stored before each write is read first (RETURNING costs more than this lookup on an upsert).
+    const before = this.stmt(
+      "SELECT seq, parent_id, started_at, exception, failed_below FROM calls WHERE project_id = ? AND id = ?",
+    );
     const start = this.stmt(`INSERT INTO calls (project_id, id, trace_id, parent_id, op_name, display_name, thread_id,
-        turn_id, started_at, attributes, inputs, wb_run_id, wb_run_step) VALUES (${placeholders(13)})
+        turn_id, started_at, attributes, inputs, wb_run_id, wb_run_step, op_label) VALUES (${placeholders(14)})
       ON CONFLICT (project_id, id) DO UPDATE SET trace_id = excluded.trace_id, parent_id = excluded.parent_id,
         op_name = excluded.op_name, display_name = COALESCE(excluded.display_name, calls.display_name),
         thread_id = excluded.thread_id, turn_id = excluded.turn_id, started_at = excluded.started_at,
         attributes = excluded.attributes, inputs = excluded.inputs, wb_run_id = excluded.wb_run_id,
-        wb_run_step = excluded.wb_run_step`);
-    const end = this.stmt(`INSERT INTO calls (project_id, id, ended_at, output, exception, summary, wb_run_step_end)
-        VALUES (${placeholders(7)})
+        wb_run_step = excluded.wb_run_step, op_label = excluded.op_label`);
+    const end = this.stmt(`INSERT INTO calls (project_id, id, ended_at, output, exception, summary, wb_run_step_end,
+        summary_error) VALUES (${placeholders(8)})
       ON CONFLICT (project_id, id) DO UPDATE SET ended_at = excluded.ended_at, output = excluded.output,
-        exception = excluded.exception, summary = excluded.summary, wb_run_step_end = excluded.wb_run_step_end`);
+        exception = excluded.exception, summary = excluded.summary, wb_run_step_end = excluded.wb_run_step_end,
+        summary_error = excluded.summary_error`);
+    const pending = this.fts ? this.stmt("INSERT OR IGNORE INTO text_pending (seq) VALUES (?)") : undefined;
     this.transaction(() => {
+      const newlyStarted = new Map<string, number>();
       for (const write of writes) {
+        const record = write.kind === "start" ? write.start : write.end;
+        const old = before.get(record.project_id, record.id);
+        let result: unknown;
         if (write.kind === "start") {
           const s = write.start;
-          start.run(
+          if (typeof old?.started_at !== "string")
+            newlyStarted.set(s.project_id, (newlyStarted.get(s.project_id) ?? 0) + 1);
+          result = start.run(
             s.project_id,
             s.id,
             s.trace_id,
@@ -175,10 +113,11 @@ export class SqliteStore implements Store {
             json(s.inputs),
             s.wb_run_id ?? null,
             s.wb_run_step ?? null,
+            traceName({ display_name: null, op_name: s.op_name }),
           );
         } else {
           const e = write.end;
-          end.run(
+          result = end.run(
             e.project_id,
             e.id,
             e.ended_at,
@@ -186,39 +125,141 @@ export class SqliteStore implements Store {
             e.exception ?? null,
             json(e.summary),
             e.wb_run_step_end ?? null,
+            summaryFailed(e.summary) ? 1 : 0,
           );
         }
+        const seq = old ? Number(old.seq) : Number((result as { lastInsertRowid: number | bigint }).lastInsertRowid);
+        pending?.run(seq);
+        const failedBelow = Number(old?.failed_below ?? 0) === 1;
+        if (write.kind === "start") {
+          const failed = old?.exception !== undefined && old.exception !== null;
+          this.failures.afterStart(
+            record.project_id,
+            record.id,
+            seq,
+            write.start.parent_id ?? null,
+            failed || failedBelow,
+          );
+        } else {
+          const failed = write.end.exception !== undefined && write.end.exception !== null;
+          this.failures.afterEnd(record.project_id, text(old?.parent_id), failed || failedBelow);
+        }
       }
+      this.count(newlyStarted);
     });
+    this.text?.schedule();
   }
 
-  selectCalls(selection: CallSelection): StoredCall[] {
-    const where = ["project_id = ?", "started_at IS NOT NULL"];
-    const params: SqlValue[] = [selection.project];
-    const filter = selection.filter ?? {};
+  /** Adds to the projects' counts of started calls (negative to subtract). */
+  private count(delta: Map<string, number>): void {
+    const add = this.stmt(
+      `INSERT INTO call_counts (project_id, calls) VALUES (?, ?)
+       ON CONFLICT (project_id) DO UPDATE SET calls = calls + excluded.calls`,
+    );
+    for (const [project, n] of delta) if (n !== 0) add.run(project, n);
+  }
+
+  /** The WHERE clause of a search: project, started, filters, and the query as far as it compiles. */
+  private where(search: CallSearch & { threaded?: boolean }): Where {
+    // `+started_at`: that a call started narrows nothing; the planner picks an index by the real filters.
+    const where = ["project_id = ?", "+started_at IS NOT NULL"];
+    const params: SqlValue[] = [search.project];
+    const filter = search.filter ?? {};
     for (const [key, column] of FILTER_COLUMNS) {
       const values = filter[key] as string[] | undefined;
       if (!values) continue;
-      where.push(`${column} IN (${placeholders(values.length)})`);
-      params.push(...values);
+      if (values.length === 1) {
+        where.push(`${column} = ?`);
+        params.push(values[0]!);
+      } else {
+        where.push(`${column} IN (SELECT value FROM json_each(?))`);
+        params.push(JSON.stringify(values));
+      }
     }
     if (filter.trace_roots_only) where.push("parent_id IS NULL");
-    if (selection.threaded) where.push("thread_id IS NOT NULL");
-    let sql = `SELECT * FROM calls WHERE ${where.join(" AND ")}`;
-    const page = selection.page;
-    const order = (page?.sortBy ?? [])
+    if (search.threaded) where.push("thread_id IS NOT NULL");
+    const compiled = compileQuery(search.query, this.context);
+    if (compiled) {
+      where.push(compiled.sql);
+      params.push(...compiled.params);
+    }
+    return { sql: where.join(" AND "), params, exact: !search.query || Boolean(compiled?.exact) };
+  }
+
+  private orderBy(sortBy: CallSearch["sortBy"]): string {
+    const order = (sortBy ?? [])
       .filter((s) => CALL_COLUMNS.has(s.field))
       .map((s) => `${s.field} ${s.direction === "desc" ? "DESC" : "ASC"}`);
-    const tieBreak = page?.sortBy[0]?.direction === "desc" ? "seq DESC" : "seq ASC";
-    sql += ` ORDER BY ${[...order, tieBreak].join(", ")}`;
-    if (page?.limit !== undefined || page?.offset) {
-      sql += " LIMIT ? OFFSET ?";
-      params.push(page.limit ?? -1, page.offset ?? 0);
+    return [...order, sortBy?.[0]?.direction === "desc" ? "seq DESC" : "seq ASC"].join(", ");
+  }
+
+  findCalls(search: CallSearch): Found<StoredCall> {
+    const where = this.where(search);
+    const order = this.orderBy(search.sortBy);
+    if (where.exact) {
+      const paged = search.limit !== undefined || Boolean(search.offset);
+      const sql = `SELECT * FROM calls WHERE ${where.sql} ORDER BY ${order}${paged ? " LIMIT ? OFFSET ?" : ""}`;
+      const params = paged ? [...where.params, search.limit ?? -1, search.offset ?? 0] : where.params;
+      return {
+        exact: true,
+        rows: this.cached(sql)
+          .all(...params)
+          .map(toCall),
+      };
     }
-    return this.db
-      .prepare(sql)
+    // The caller filters further: the matching rows' positions first, then the rows in bounded batches.
+    const seqs = this.cached(`SELECT seq FROM calls WHERE ${where.sql} ORDER BY ${order}`)
+      .all(...where.params)
+      .map((r) => Number(r.seq));
+    return { exact: false, rows: this.readBySeq(seqs) };
+  }
+
+  private *readBySeq(seqs: number[]): Generator<StoredCall> {
+    const read = this.stmt("SELECT * FROM calls WHERE seq IN (SELECT value FROM json_each(?))");
+    for (let i = 0; i < seqs.length; i += BATCH) {
+      const batch = seqs.slice(i, i + BATCH);
+      const bySeq = new Map(read.all(JSON.stringify(batch)).map((r) => [Number(r.seq), r]));
+      for (const seq of batch) {
+        const row = bySeq.get(seq);
+        if (row) yield toCall(row);
+      }
+    }
+  }
+
+  selectCalls(selection: CallSelection): StoredCall[] {
+    const page = selection.page;
+    const where = this.where({ ...selection, query: undefined });
+    const paged = page?.limit !== undefined || Boolean(page?.offset);
+    const sql = `SELECT * FROM calls WHERE ${where.sql} ORDER BY ${this.orderBy(page?.sortBy)}${paged ? " LIMIT ? OFFSET ?" : ""}`;
+    const params = paged ? [...where.params, page?.limit ?? -1, page?.offset ?? 0] : where.params;
+    return this.cached(sql)
       .all(...params)
       .map(toCall);
+  }
+
+  countCalls(search: Omit<CallSearch, "sortBy" | "offset" | "limit">, cap?: number): number | undefined {
+    const where = this.where(search);
+    if (!where.exact) return undefined;
+    const filter = search.filter ?? {};
+    if (!search.query && Object.values(filter).every((v) => v === undefined || v === false)) {
+      return Number(this.stmt("SELECT calls FROM call_counts WHERE project_id = ?").get(search.project)?.calls ?? 0);
+    }
+    const limit = cap === undefined ? "" : " LIMIT ?";
+    const sql = `SELECT COUNT(*) AS n FROM (SELECT 1 FROM calls WHERE ${where.sql}${limit})`;
+    return Number(this.cached(sql).get(...where.params, ...(cap === undefined ? [] : [cap + 1]))?.n ?? 0);
+  }
+
+  threadCalls(project: string, threadIds?: string[]): ThreadCall[] {
+    const where = this.where({ project, threaded: true, ...(threadIds ? { filter: { thread_ids: threadIds } } : {}) });
+    return this.cached(`SELECT id, thread_id, turn_id, started_at, ended_at FROM calls WHERE ${where.sql}`)
+      .all(...where.params)
+      .map((r) => ({
+        id: String(r.id),
+        thread_id: text(r.thread_id),
+        turn_id: text(r.turn_id),
+        started_at: text(r.started_at),
+        ended_at: text(r.ended_at),
+      }));
   }
 
   readCall(project: string, id: string): StoredCall | undefined {
@@ -231,154 +272,96 @@ export class SqliteStore implements Store {
 
   renameCall(project: string, id: string, displayName: string): void {
     // A rename that overtakes its call's start is kept: the start fills in the rest of the row.
-    this.transaction(() =>
+    this.transaction(() => {
       this.stmt(
         `INSERT INTO calls (project_id, id, display_name) VALUES (?, ?, ?)
          ON CONFLICT (project_id, id) DO UPDATE SET display_name = excluded.display_name`,
-      ).run(project, id, displayName),
-    );
+      ).run(project, id, displayName);
+      // The new name is searched in the text index.
+      if (this.fts) {
+        this.stmt("INSERT OR IGNORE INTO text_pending (seq) SELECT seq FROM calls WHERE project_id = ? AND id = ?").run(
+          project,
+          id,
+        );
+      }
+    });
+    this.text?.schedule();
   }
 
   deleteCalls(project: string, ids: string[]): number {
     if (ids.length === 0) return 0;
     return this.transaction(() => {
-      const doomed = this.db
-        .prepare(
-          `WITH RECURSIVE doomed(id) AS (
-             SELECT id FROM calls WHERE project_id = ? AND id IN (${placeholders(ids.length)})
-             UNION SELECT c.id FROM calls c JOIN doomed d ON c.parent_id = d.id WHERE c.project_id = ?)
-           SELECT id FROM doomed`,
-        )
-        .all(project, ...ids, project)
-        .map((r) => String(r.id));
-      const remove = this.stmt("DELETE FROM calls WHERE project_id = ? AND id = ?");
-      for (const id of doomed) remove.run(project, id);
-      return doomed.length;
-    });
-  }
-
-  insertFeedback(rows: StoredFeedback[]): void {
-    const insert = this.stmt("INSERT INTO feedback (id, project_id, weave_ref, doc) VALUES (?, ?, ?, ?)");
-    this.transaction(() => {
-      for (const row of rows) insert.run(row.id, row.project_id, row.weave_ref, JSON.stringify(row));
-    });
-  }
-
-  replaceFeedback(id: string, row: StoredFeedback): boolean {
-    return this.transaction(() => {
-      const existing = this.stmt("SELECT seq FROM feedback WHERE id = ? AND project_id = ?").get(id, row.project_id);
-      if (!existing) return false;
-      this.stmt("UPDATE feedback SET weave_ref = ?, doc = ? WHERE id = ?").run(row.weave_ref, JSON.stringify(row), id);
-      return true;
-    });
-  }
-
-  selectFeedback(project: string, weaveRefs?: string[]): StoredFeedback[] {
-    const params: SqlValue[] = [project];
-    let sql = "SELECT doc FROM feedback WHERE project_id = ?";
-    if (weaveRefs) {
-      if (weaveRefs.length === 0) return [];
-      sql += ` AND weave_ref IN (${placeholders(weaveRefs.length)})`;
-      params.push(...weaveRefs);
-    }
-    return this.db
-      .prepare(`${sql} ORDER BY seq`)
-      .all(...params)
-      .map((r) => JSON.parse(String(r.doc)) as StoredFeedback);
-  }
-
-  deleteFeedback(project: string, ids: string[]): number {
-    const remove = this.stmt("DELETE FROM feedback WHERE project_id = ? AND id = ?");
-    return this.transaction(() => ids.filter((id) => Number(readChanges(remove.run(project, id))) > 0).length);
-  }
-
-  recordScoreRequest(project: string, callIds: string[], scorerRefs: string[]): void {
-    this.transaction(() =>
-      this.stmt("INSERT INTO score_requests (project_id, call_ids, scorer_refs, created_at) VALUES (?, ?, ?, ?)").run(
+      const doomed = this.stmt(
+        `WITH RECURSIVE doomed(id, parent_id) AS (
+           SELECT id, parent_id FROM calls WHERE project_id = ? AND id IN (SELECT value FROM json_each(?))
+           UNION SELECT c.id, c.parent_id FROM doomed d CROSS JOIN calls c
+             ON c.project_id = ? AND c.parent_id = d.id)
+         SELECT id, parent_id FROM doomed`,
+      ).all(project, JSON.stringify(ids), project);
+      return this.deleteRows(
         project,
-        JSON.stringify(callIds),
-        JSON.stringify(scorerRefs),
-        new Date().toISOString(),
-      ),
-    );
-  }
-
-  putObject(obj: Omit<StoredObject, "version_index">): StoredObject {
-    return this.transaction(() => {
-      const existing = this.stmt("SELECT * FROM objects WHERE project_id = ? AND object_id = ? AND digest = ?").get(
-        obj.project_id,
-        obj.object_id,
-        obj.digest,
+        doomed.map((r) => ({ id: String(r.id), parent_id: text(r.parent_id) })),
       );
-      if (existing) return toObject(existing);
-      const count = this.stmt("SELECT COUNT(*) AS n FROM objects WHERE project_id = ? AND object_id = ?").get(
-        obj.project_id,
-        obj.object_id,
-      );
-      const stored: StoredObject = { ...obj, version_index: Number(count?.n ?? 0) };
-      this.stmt(
-        `INSERT INTO objects (project_id, object_id, digest, kind, base_object_class, leaf_object_class, val,
-           created_at, version_index) VALUES (${placeholders(9)})`,
-      ).run(
-        stored.project_id,
-        stored.object_id,
-        stored.digest,
-        stored.kind,
-        stored.base_object_class,
-        stored.leaf_object_class,
-        JSON.stringify(stored.val),
-        stored.created_at,
-        stored.version_index,
-      );
-      return stored;
     });
   }
 
-  selectObjects(project: string, objectIds?: string[]): StoredObject[] {
-    const params: SqlValue[] = [project];
-    let sql = "SELECT * FROM objects WHERE project_id = ?";
-    if (objectIds) {
-      if (objectIds.length === 0) return [];
-      sql += ` AND object_id IN (${placeholders(objectIds.length)})`;
-      params.push(...objectIds);
+  /** Deletes calls (given with their parents), the feedback on them, and rechecks the ancestors left. */
+  private deleteRows(project: string, calls: { id: string; parent_id: string | null }[]): number {
+    const ids = JSON.stringify(calls.map((c) => c.id));
+    const gone = this.stmt(
+      "DELETE FROM calls WHERE project_id = ? AND id IN (SELECT value FROM json_each(?)) RETURNING started_at",
+    ).all(project, ids);
+    this.count(new Map([[project, -gone.filter((r) => r.started_at !== null).length]]));
+    this.stmt("DELETE FROM feedback WHERE project_id = ? AND weave_ref IN (SELECT value FROM json_each(?))").run(
+      project,
+      JSON.stringify(calls.map((c) => callRef(project, c.id))),
+    );
+    const deleted = new Set(calls.map((c) => c.id));
+    for (const parent of new Set(calls.map((c) => c.parent_id))) {
+      if (parent && !deleted.has(parent)) this.failures.recheckAncestors(project, parent);
     }
-    return this.db
-      .prepare(`${sql} ORDER BY seq`)
-      .all(...params)
-      .map(toObject);
+    return calls.length;
   }
 
-  putTable(project: string, digest: string, rows: StoredRow[]): void {
-    const row = this.stmt("INSERT OR IGNORE INTO table_rows (project_id, digest, val) VALUES (?, ?, ?)");
-    const table = this.stmt("INSERT OR IGNORE INTO tables (project_id, digest, row_digests) VALUES (?, ?, ?)");
-    this.transaction(() => {
-      for (const r of rows) row.run(project, r.digest, JSON.stringify(r.val));
-      table.run(project, digest, JSON.stringify(rows.map((r) => r.digest)));
+  oldestTraces(limit: number, before?: string): TraceKey[] {
+    const rows = before
+      ? this.stmt(
+          "SELECT project_id, trace_id FROM calls WHERE started_at IS NOT NULL AND started_at < ? ORDER BY started_at LIMIT ?",
+        ).all(before, limit)
+      : this.stmt(
+          "SELECT project_id, trace_id FROM calls WHERE started_at IS NOT NULL ORDER BY started_at LIMIT ?",
+        ).all(limit);
+    const seen = new Map<string, TraceKey>();
+    for (const r of rows) {
+      const key: TraceKey = { project_id: String(r.project_id), trace_id: String(r.trace_id) };
+      seen.set(`${key.project_id}\u0000${key.trace_id}`, key);
+    }
+    return [...seen.values()];
+  }
+
+  deleteTraces(traces: TraceKey[]): number {
+    const read = this.stmt("SELECT id, parent_id FROM calls WHERE project_id = ? AND trace_id = ?");
+    return this.transaction(() => {
+      let deleted = 0;
+      for (const trace of traces) {
+        const calls = read.all(trace.project_id, trace.trace_id);
+        deleted += this.deleteRows(
+          trace.project_id,
+          calls.map((r) => ({ id: String(r.id), parent_id: text(r.parent_id) })),
+        );
+      }
+      return deleted;
     });
   }
 
-  readTable(project: string, digest: string): StoredRow[] | undefined {
-    const table = this.stmt("SELECT row_digests FROM tables WHERE project_id = ? AND digest = ?").get(project, digest);
-    if (!table) return undefined;
-    const digests = JSON.parse(String(table.row_digests)) as string[];
-    const read = this.stmt("SELECT val FROM table_rows WHERE project_id = ? AND digest = ?");
-    return digests.map((d) => ({ digest: d, val: parse(read.get(project, d)?.val) }));
-  }
-
-  putFile(project: string, digest: string, bytes: Uint8Array): void {
-    this.transaction(() =>
-      this.stmt("INSERT OR IGNORE INTO files (project_id, digest, bytes) VALUES (?, ?, ?)").run(project, digest, bytes),
-    );
-  }
-
-  readFile(project: string, digest: string): Uint8Array | undefined {
-    const row = this.stmt("SELECT bytes FROM files WHERE project_id = ? AND digest = ?").get(project, digest);
-    return row ? new Uint8Array(row.bytes as Uint8Array) : undefined;
+  callCount(): number {
+    return Number(this.stmt("SELECT COALESCE(SUM(calls), 0) AS n FROM call_counts").get()?.n ?? 0);
   }
 
   projects(): { project_id: string; calls: number; last_started_at: string | null }[] {
     return this.stmt(
-      "SELECT project_id, COUNT(*) AS calls, MAX(started_at) AS last_started_at FROM calls GROUP BY project_id ORDER BY last_started_at DESC",
+      `SELECT project_id, calls, (SELECT MAX(started_at) FROM calls c WHERE c.project_id = call_counts.project_id)
+         AS last_started_at FROM call_counts WHERE calls > 0 ORDER BY last_started_at DESC`,
     )
       .all()
       .map((r) => ({
@@ -388,13 +371,13 @@ export class SqliteStore implements Store {
       }));
   }
 
-  close(): void {
-    this.statements.clear();
-    this.db.close();
+  /** Indexes all text still pending (tests and benchmarks; the server does it in the background). */
+  flushTextIndex(): void {
+    this.text?.flush();
   }
-}
 
-/** `changes` of a run result (both drivers return `{changes, lastInsertRowid}`). */
-function readChanges(result: unknown): number {
-  return Number((result as { changes?: number | bigint }).changes ?? 0);
+  override close(): void {
+    this.text?.close();
+    super.close();
+  }
 }

@@ -4,7 +4,7 @@
  * survives a crash of the process.
  */
 import type { CallEnd, CallStart, CallsFilter } from "../../api/types/calls.js";
-import type { JsonObject, SortBy } from "../../api/types/common.js";
+import type { JsonObject, Query, SortBy } from "../../api/types/common.js";
 
 /** A call as stored: its start and end halves merged. Either half may be missing while the other has arrived. */
 export interface StoredCall {
@@ -30,6 +30,8 @@ export interface StoredCall {
   wb_run_id: string | null;
   wb_run_step: number | null;
   wb_run_step_end: number | null;
+  /** Whether a call below this one (through `parent_id`) failed: the service's `descendant_error`. */
+  descendant_failed: boolean;
 }
 
 /** A feedback record as stored and returned by `/feedback/query`. */
@@ -110,6 +112,53 @@ export interface CallSelection {
   page?: { sortBy: SortBy[]; limit?: number; offset?: number };
 }
 
+/**
+ * What `findCalls` reads: started calls of one project matching `filter` and `query`, sorted on call columns
+ * ({@link CALL_COLUMNS}; ties broken by arrival, in the first sort's direction), then paged.
+ */
+export interface CallSearch {
+  project: string;
+  filter?: CallsFilter;
+  /** A query of the query language, over the call as the service returns it (call-query.ts). */
+  query?: Query;
+  sortBy?: SortBy[];
+  offset?: number;
+  limit?: number;
+}
+
+/**
+ * An answer of `findCalls` / `findFeedback`. `exact`: the rows are the answer (query applied, sorted, paged).
+ * Otherwise the store could not decide all of the query: the rows are a superset in the asked order (everything
+ * else applied), not paged, and the caller runs the query on them and pages. Rows are read lazily, in bounded
+ * batches, so a caller may stop early.
+ */
+export interface Found<T> {
+  exact: boolean;
+  rows: Iterable<T>;
+}
+
+/** What `findFeedback` reads: a project's feedback matching `query`, in `sortBy` order (creation order on ties). */
+export interface FeedbackSearch {
+  project: string;
+  query?: Query;
+  /** Top-level feedback fields only ({@link FEEDBACK_COLUMNS}). */
+  sortBy?: SortBy[];
+  offset?: number;
+  limit?: number;
+}
+
+/** Feedback fields a store can sort on by itself. */
+export const FEEDBACK_COLUMNS = new Set(["id", "weave_ref", "feedback_type", "created_at", "wb_user_id"]);
+
+/** The columns of a threaded call that `/threads/stream_query` reads. */
+export type ThreadCall = Pick<StoredCall, "id" | "thread_id" | "turn_id" | "started_at" | "ended_at">;
+
+/** A trace, as retention deletes it. */
+export interface TraceKey {
+  project_id: string;
+  trace_id: string;
+}
+
 export interface Store {
   /** `sqlite` (durable, in `--data`) or `memory` (lost on exit). */
   readonly kind: "sqlite" | "memory";
@@ -119,6 +168,15 @@ export interface Store {
   transaction<T>(fn: () => T): T;
   writeCalls(writes: CallWrite[]): void;
   selectCalls(selection: CallSelection): StoredCall[];
+  /** Calls matching a search, as far as the store can decide the query ({@link Found}). */
+  findCalls(search: CallSearch): Found<StoredCall>;
+  /**
+   * How many calls match (`filter` and `query`), counting no further than `cap` + 1; undefined when the store cannot
+   * decide the query (the caller counts what `findCalls` returns).
+   */
+  countCalls(search: Omit<CallSearch, "sortBy" | "offset" | "limit">, cap?: number): number | undefined;
+  /** A project's started calls that have a thread (only of `threadIds` when given), slim. */
+  threadCalls(project: string, threadIds?: string[]): ThreadCall[];
   readCall(project: string, id: string): StoredCall | undefined;
   /** Sets a call's display name (kept even when it arrives before the call's start). */
   renameCall(project: string, id: string, displayName: string): void;
@@ -130,6 +188,10 @@ export interface Store {
   /** Feedback of a project in creation order, only on `weaveRefs` when given. */
   selectFeedback(project: string, weaveRefs?: string[]): StoredFeedback[];
   deleteFeedback(project: string, ids: string[]): number;
+  /** Feedback matching a search, as far as the store can decide the query ({@link Found}). */
+  findFeedback(search: FeedbackSearch): Found<StoredFeedback>;
+  /** How many feedback records match `query`; undefined when the store cannot decide the query. */
+  countFeedback(project: string, query: FeedbackSearch["query"]): number | undefined;
   /** Records a `/calls/score` request. */
   recordScoreRequest(project: string, callIds: string[], scorerRefs: string[]): void;
   /**
@@ -146,6 +208,15 @@ export interface Store {
   /** Stores a file's bytes under their digest (a second upload of the same bytes changes nothing). */
   putFile(project: string, digest: string, bytes: Uint8Array): void;
   readFile(project: string, digest: string): Uint8Array | undefined;
+  /**
+   * The traces of the oldest calls (by start, across projects), oldest first, at most `limit` calls read; only
+   * calls that started before `before` (ISO) when given.
+   */
+  oldestTraces(limit: number, before?: string): TraceKey[];
+  /** Deletes traces whole, with the feedback on their calls; returns how many calls went. */
+  deleteTraces(traces: TraceKey[]): number;
+  /** How many started calls are stored, over every project. */
+  callCount(): number;
   /** Projects that have calls, with their call count and latest start. */
   projects(): { project_id: string; calls: number; last_started_at: string | null }[];
   close(): void;

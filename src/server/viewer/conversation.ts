@@ -3,9 +3,9 @@
  * stored record, not by op name, so every dialect the service stores reads the same:
  *
  * - inputs: a `messages` list of role-bearing messages (OpenAI chat, Anthropic with `system`, AI SDK model calls),
- *   a Responses `input` (text or items) with `instructions`, an AI SDK `prompt` with `system`, Gemini `contents`
- *   (text, parts or turns) with `config.systemInstruction`, or the GenAI `gen_ai.input.messages` of an OTLP span
- *   (`parts`);
+ *   a Responses `input` (text or items; the OpenAI Agents SDK's own items, such as `function_call_result`, too) with
+ *   `instructions`, an AI SDK `prompt` with `system`, Gemini `contents` (text, parts or turns) with
+ *   `config.systemInstruction`, or the GenAI `gen_ai.input.messages` of an OTLP span (`parts`);
  * - output: a chat completion (`choices[].message`), a Responses response (`output` items), an Anthropic message
  *   (`content` blocks), a Gemini response (`candidates[].content`; with automatic function calling its
  *   `automaticFunctionCallingHistory` is the conversation), an AI SDK result (`text`, `toolCalls`), GenAI output
@@ -30,6 +30,7 @@ export const CONVERSATION_SCRIPT = String.raw`
       return v.map(function (b) { return b.text; }).join("");
     }
     if (isObj(v) && "value" in v && typeof v.type === "string") return v.value;
+    if (isObj(v) && v.type === "text" && typeof v.text === "string") return v.text;
     return parseArgs(v);
   }
   function summaryText(summary) {
@@ -48,13 +49,13 @@ export const CONVERSATION_SCRIPT = String.raw`
     }
     if (t === "tool_use" || t === "tool-call" || t === "tool_call" || t === "function_call" || t === "server_tool_use") {
       return {
-        kind: "tool_call", id: firstDefined(p.id, p.toolCallId, p.call_id), name: firstDefined(p.name, p.toolName),
+        kind: "tool_call", id: firstDefined(p.id, p.toolCallId, p.call_id, p.callId), name: firstDefined(p.name, p.toolName),
         args: parseArgs(firstDefined(p.input, p.arguments, p.args))
       };
     }
-    if (t === "tool_result" || t === "tool-result" || t === "tool_call_response" || t === "function_call_output") {
+    if (t === "tool_result" || t === "tool-result" || t === "tool_call_response" || t === "function_call_output" || t === "function_call_result") {
       return {
-        kind: "tool_result", id: firstDefined(p.tool_use_id, p.toolCallId, p.call_id, p.id), name: p.toolName,
+        kind: "tool_result", id: firstDefined(p.tool_use_id, p.toolCallId, p.call_id, p.callId, p.id), name: firstDefined(p.toolName, p.name),
         content: resultValue(firstDefined(p.content, p.output, p.result, p.response))
       };
     }
@@ -187,6 +188,9 @@ export const CONVERSATION_SCRIPT = String.raw`
 
   // The call as a conversation, or null for a call that is not an LLM call.
   function conversationOf(call) {
+    // An agent framework's chain, node or tool whose state holds messages is not an LLM call.
+    var kind = call.attributes && call.attributes.kind;
+    if (typeof kind === "string" && kind !== "llm") return null;
     var messages = requestMessages(call);
     if (!messages) return null;
     var tools = firstDefined(call.inputs.tools, isObj(call.inputs.config) ? call.inputs.config.tools : undefined);

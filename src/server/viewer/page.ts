@@ -3,6 +3,8 @@
  * dependencies). It holds no data; the script reads the service's own JSON endpoints.
  */
 import { VERSION } from "../../version.js";
+import { CALL_KIND_STYLE } from "./call-kind.js";
+import { EVALS_STYLE } from "./evals-style.js";
 import { VIEWER_SCRIPT } from "./script.js";
 import { STYLE } from "./style.js";
 
@@ -14,13 +16,13 @@ export function viewerPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>tracewire dev</title>
-<style>${STYLE}</style>
+<style>${STYLE}${EVALS_STYLE}${CALL_KIND_STYLE}</style>
 </head>
 <body>
 <header>
   <h1>tracewire dev</h1><span class="muted">${VERSION}</span>
   <label class="muted">project <select id="project"></select></label>
-  <nav><button type="button" id="tab-traces" class="active">Traces</button><button type="button" id="tab-threads">Threads</button></nav>
+  <nav><button type="button" id="tab-traces" class="active">Traces</button><button type="button" id="tab-threads">Threads</button><button type="button" id="tab-evals">Evaluations</button></nav>
   <span id="live">live</span>
 </header>
 <main data-view="traces">
@@ -40,6 +42,8 @@ export function viewerPage(): string {
   <section id="trace"><div id="tree"></div><div id="detail"><div class="empty">Select a trace.</div></div></section>
   <section id="threads"><div class="empty">Loading…</div></section>
   <section id="thread"><div class="empty">Select a thread to see its turns.</div></section>
+  <section id="evals"><div class="empty">Loading…</div></section>
+  <section id="eval"><div class="empty">Select an evaluation to see its rows.</div></section>
 </main>
 <div id="auth" hidden>
   <form id="auth-form"><strong>This service needs its API key</strong>

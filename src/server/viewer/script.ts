@@ -4,23 +4,29 @@
  * every 2 s, and builds the DOM with `textContent` only, so no traced value is ever interpreted as HTML.
  *
  * One script in parts that share its scope: this file (helpers, the URL hash, polling), `trace-list.ts`,
- * `trace-view.ts`, `conversation.ts`, `chat-view.ts` and `thread-view.ts`. The URL hash holds the whole selection
+ * `trace-view.ts`, `call-kind.ts`, `conversation.ts`, `chat-view.ts`, `thread-view.ts`, and the Evaluations view
+ * (`evals-view.ts`, `evals-compare.ts`; hash keys `eval`, `compare`, `rows`). The URL hash holds the whole selection
  * (`project`, `view`, the list filters `op`/`status`/`q`, `trace`, `call`, `thread`): choices push a history entry
  * and `hashchange` applies it, so back and forward move through them and a link reopens the same view.
  *
  * Kept as strings (no template literal syntax inside) so the bin bundles them without asset handling.
  */
+import { CALL_KIND_SCRIPT } from "./call-kind.js";
 import { CHAT_VIEW_SCRIPT } from "./chat-view.js";
 import { CONVERSATION_SCRIPT } from "./conversation.js";
+import { EVALS_COMPARE_SCRIPT } from "./evals-compare.js";
+import { EVALS_VIEW_SCRIPT } from "./evals-view.js";
 import { THREAD_VIEW_SCRIPT } from "./thread-view.js";
 import { TRACE_LIST_SCRIPT } from "./trace-list.js";
 import { TRACE_VIEW_SCRIPT } from "./trace-view.js";
 
 const CORE = String.raw`
   var POLL_MS = 2000;
-  var HASH_KEYS = { project: "project", view: "view", op: "op", status: "status", q: "q", traceId: "trace", callId: "call", threadId: "thread" };
+  var HASH_KEYS = { project: "project", view: "view", op: "op", status: "status", q: "q", traceId: "trace", callId: "call", threadId: "thread",
+    evalId: "eval", compareId: "compare", rowFilter: "rows" };
   var state = {
     project: null, view: "traces", op: null, status: null, q: null, traceId: null, callId: null, threadId: null,
+    evalId: null, compareId: null, rowFilter: null, evalsKey: "", evalKey: "",
     editing: null, ownHash: null, listKey: "", traceKey: "", threadsKey: "", turnsKey: "", key: localStorage.getItem("tracewire.dev.key")
   };
   var $ = function (id) { return document.getElementById(id); };
@@ -86,7 +92,7 @@ const CORE = String.raw`
     var params = new URLSearchParams(location.hash.slice(1));
     var out = {};
     Object.keys(HASH_KEYS).forEach(function (k) { out[k] = params.get(HASH_KEYS[k]) || null; });
-    out.view = out.view === "threads" ? "threads" : "traces";
+    out.view = out.view === "threads" || out.view === "evals" ? out.view : "traces";
     return out;
   }
   function hashOf(selection) {
@@ -124,6 +130,8 @@ const CORE = String.raw`
     state.traceKey = "";
     state.turnsKey = "";
     state.threadsKey = "";
+    state.evalsKey = "";
+    state.evalKey = "";
     showView();
     refresh();
   }
@@ -131,8 +139,9 @@ const CORE = String.raw`
   function showView() {
     var threads = state.view === "threads";
     document.querySelector("main").setAttribute("data-view", state.view);
-    $("tab-traces").className = threads ? "" : "active";
+    $("tab-traces").className = state.view === "traces" ? "active" : "";
     $("tab-threads").className = threads ? "active" : "";
+    $("tab-evals").className = state.view === "evals" ? "active" : "";
     syncFilterInputs();
     markSelectedRow();
     if (!state.traceId) clearTrace();
@@ -168,7 +177,7 @@ const CORE = String.raw`
 
   function refresh() {
     return loadProjects().then(function () {
-      return Promise.all([loadTraces(), loadTrace(), loadThreads(), loadTurns()]);
+      return Promise.all([loadTraces(), loadTrace(), loadThreads(), loadTurns(), loadEvals()]);
     }).then(function () {
       $("live").className = "on";
       $("live").textContent = "live · " + new Date().toLocaleTimeString();
@@ -181,10 +190,11 @@ const CORE = String.raw`
 
 const START = `
   $("project").addEventListener("change", function (e) {
-    navigate({ project: e.target.value, traceId: null, callId: null, threadId: null });
+    navigate({ project: e.target.value, traceId: null, callId: null, threadId: null, evalId: null, compareId: null });
   });
   $("tab-traces").addEventListener("click", function () { navigate({ view: "traces" }); });
   $("tab-threads").addEventListener("click", function () { navigate({ view: "threads" }); });
+  $("tab-evals").addEventListener("click", function () { navigate({ view: "evals" }); });
   $("auth-form").addEventListener("submit", function (e) {
     e.preventDefault();
     state.key = $("auth-key").value;
@@ -204,6 +214,6 @@ const START = `
 export const VIEWER_SCRIPT = `
 (function () {
   "use strict";
-${CORE}${TRACE_LIST_SCRIPT}${TRACE_VIEW_SCRIPT}${CONVERSATION_SCRIPT}${CHAT_VIEW_SCRIPT}${THREAD_VIEW_SCRIPT}${START}
+${CORE}${TRACE_LIST_SCRIPT}${TRACE_VIEW_SCRIPT}${CALL_KIND_SCRIPT}${CONVERSATION_SCRIPT}${CHAT_VIEW_SCRIPT}${THREAD_VIEW_SCRIPT}${EVALS_VIEW_SCRIPT}${EVALS_COMPARE_SCRIPT}${START}
 })();
 `;

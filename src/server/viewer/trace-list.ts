@@ -3,7 +3,8 @@
  * matches the root's name (`summary.weave.trace_name`, part of it, any case), the status filter the service's
  * derived `summary.weave.status`; both go to `/calls/stream_query` as a query. The text filter finds the traces in
  * which any call mentions the text (op name, inputs, output or exception, any case) with one query over all calls,
- * then lists those traces' roots. The filters live in the URL hash (`op`, `status`, `q`).
+ * then lists those traces' roots. The filters live in the URL hash (`op`, `status`, `q`). A trace's tokens and models
+ * are its root's `summary.usage` (which holds the whole trace's: usage is rolled up the call tree).
  */
 export const TRACE_LIST_SCRIPT = String.raw`
   var LIST_LIMIT = 100;
@@ -60,10 +61,26 @@ export const TRACE_LIST_SCRIPT = String.raw`
     });
   }
 
-  function usageTotals(calls) {
+  // A trace's tokens and models come from its root's summary.usage, which holds the usage of every call below it
+  // (tracewire, like the vendor's SDKs, rolls usage up the call tree). A root without usage (another
+  // instrumentation's span, a trace written without rollup) counts its topmost calls with usage instead: each holds
+  // its own subtree, so no request is counted twice. Models named only in call attributes show when none has usage.
+  function hasUsage(c) {
+    return Boolean(c.summary && c.summary.usage && Object.keys(c.summary.usage).length);
+  }
+  function usageTotals(root, calls) {
+    var byId = {};
+    calls.forEach(function (c) { byId[c.id] = c; });
+    function underUsage(c) {
+      for (var p = byId[c.parent_id], hops = 0; p && hops < 1000; p = byId[p.parent_id], hops++) {
+        if (hasUsage(p)) return true;
+      }
+      return false;
+    }
+    var tops = hasUsage(root) ? [root] : calls.filter(function (c) { return hasUsage(c) && !underUsage(c); });
     var tokens = 0, models = {};
-    calls.forEach(function (c) {
-      var usage = (c.summary && c.summary.usage) || {};
+    tops.forEach(function (c) {
+      var usage = c.summary.usage;
       Object.keys(usage).forEach(function (model) {
         var u = usage[model] || {};
         var total = u.total_tokens;
@@ -71,8 +88,12 @@ export const TRACE_LIST_SCRIPT = String.raw`
         tokens += total;
         models[model] = true;
       });
-      if (c.attributes && typeof c.attributes.model === "string") models[c.attributes.model] = true;
     });
+    if (!tops.length) {
+      calls.forEach(function (c) {
+        if (c.attributes && typeof c.attributes.model === "string") models[c.attributes.model] = true;
+      });
+    }
     return { tokens: tokens, models: Object.keys(models) };
   }
 
@@ -99,7 +120,7 @@ export const TRACE_LIST_SCRIPT = String.raw`
     var body = el("tbody");
     roots.forEach(function (root) {
       var inTrace = byTrace[root.trace_id] || [root];
-      var totals = usageTotals(inTrace);
+      var totals = usageTotals(root, inTrace);
       body.appendChild(el("tr", {
         "data-trace-id": root.trace_id, class: root.trace_id === state.traceId ? "selected" : "",
         onclick: function () { navigate({ traceId: root.trace_id, callId: null }); }

@@ -46,6 +46,7 @@ export const TRACE_VIEW_SCRIPT = String.raw`
         }, [
           el("span", { class: "status " + status, text: status === "error" ? "✗" : status === "running" ? "…" : status === "descendant_error" ? "!" : "✓" }),
           el("span", { class: "name", text: opLabel(c), title: c.op_name }),
+          kindBadge(c),
           conversationOf(c) ? el("span", { class: "badge chat-mark", title: "an LLM call: opens as a conversation", text: "LLM" }) : null,
           fb.length ? el("span", { text: fb.join("") }) : null,
           el("span", { class: "meta", text: fmtLatency(c) })

@@ -1,0 +1,12 @@
+/** Types of scripts/public-entries.mjs, for the TypeScript tests that use it. */
+
+export interface PublicEntry {
+  /** What users import: `tracewire`, `tracewire/otel`, … */
+  specifier: string;
+  /** The `exports` key: `.`, `./otel`, … */
+  subpath: string;
+  /** Absolute path of the source file the subpath is built from. */
+  source: string;
+}
+
+export function publicEntries(): PublicEntry[];

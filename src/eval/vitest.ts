@@ -1,0 +1,220 @@
+/**
+ * `tracewire/eval/vitest`: a test file is an evaluation. `describeEval(name, options, body)` is a vitest
+ * `describe` whose tests are its rows: `evalTest(name, inputs, fn)` one row, `evalTest.each(rows)(name, fn)` one row
+ * per item (names formatted as vitest's `test.for` does, `$field`). Each test runs inside its row's model call, so
+ * the LLM calls it makes are recorded under it; `logOutput` and `logScore` (from anywhere inside the test) record
+ * the row's output and scores; a test's pass or fail is the `passed` score. Thresholds are a last test that asserts
+ * them. `vitest run` records the evaluation in the service the environment names (`TRACEWIRE_*`); without one, the
+ * tests still run and the thresholds are still checked, with one warning.
+ *
+ * `vitest` is an optional peer of this entry only: nothing else in tracewire loads it.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import { afterAll, describe, expect, test } from "vitest";
+import type { JsonObject } from "../api/types/common.js";
+import { ConfigError, TracewireError, ValidationError } from "../errors.js";
+import { EvaluationLogger, type LivePrediction } from "./logger.js";
+import { headline, summarizeEvaluation } from "./summary.js";
+import type { Row, ScoreValue } from "./types.js";
+
+/** Options of {@link describeEval}. */
+export interface DescribeEvalOptions {
+  /** The model's name (or `{ name, …attributes }`) recorded on the Model object. Default `Model`. */
+  model?: string | ({ name: string } & Record<string, unknown>);
+  description?: string;
+  /** Minimum per score (`scorer` or `scorer.key`: its mean or true fraction), asserted by a last test. */
+  thresholds?: Record<string, number>;
+  /** Name of the score a test's pass or fail is recorded as; `false` to leave it out. Default `passed`. */
+  passScore?: string | false;
+}
+
+/** Helpers a test gets as its second argument (the same as the module's `logOutput` and `logScore`). */
+export interface EvalTestContext {
+  logOutput(output: unknown): void;
+  logScore(name: string, value: ScoreValue | null): void;
+}
+
+interface RowState {
+  output: unknown;
+  hasOutput: boolean;
+  scores: { name: string; value: ScoreValue | null }[];
+}
+
+interface Suite {
+  name: string;
+  options: DescribeEvalOptions;
+  rows: Row[];
+  logger: EvaluationLogger | undefined;
+  /** Every finished test's scores, for the thresholds (computed here whether or not the service records). */
+  finished: { output: unknown; scores: Record<string, ScoreValue | null>; latency: number | undefined }[];
+  scorerNames: string[];
+  summary: Promise<JsonObject> | undefined;
+}
+
+const current = new AsyncLocalStorage<RowState>();
+const suites = new AsyncLocalStorage<Suite>();
+let activeSuite: Suite | undefined;
+let warnedOffline = false;
+
+function rowState(what: string): RowState {
+  const state = current.getStore();
+  if (!state) throw new TracewireError(`${what}() runs inside an evalTest of a describeEval block.`);
+  return state;
+}
+
+/** Records the current test's output (default: what the test function returns). */
+export function logOutput(output: unknown): void {
+  const state = rowState("logOutput");
+  state.output = output;
+  state.hasOutput = true;
+}
+
+/** Records a score of the current test's row (a number, a boolean, an object of those, or null). */
+export function logScore(name: string, value: ScoreValue | null): void {
+  if (typeof name !== "string" || name.trim() === "")
+    throw new ValidationError("logScore(name, value): name must be a non-empty string.", "name");
+  rowState("logScore").scores.push({ name, value: value ?? null });
+}
+
+function openLogger(suite: Suite): EvaluationLogger | undefined {
+  try {
+    return new EvaluationLogger({
+      name: suite.name,
+      dataset: suite.rows,
+      ...(suite.options.model === undefined ? {} : { model: suite.options.model }),
+      ...(suite.options.description === undefined ? {} : { description: suite.options.description }),
+    });
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    if (!warnedOffline) {
+      warnedOffline = true;
+      console.warn(`[tracewire] describeEval: not recorded (${err.message}); the tests and thresholds still run.`);
+    }
+    return undefined;
+  }
+}
+
+/** Runs one row: inside its model call when recorded, collecting its output and scores. */
+async function runRow(suite: Suite, inputs: Row, fn: (context: EvalTestContext) => unknown): Promise<void> {
+  const state: RowState = { output: undefined, hasOutput: false, scores: [] };
+  suite.logger ??= openLogger(suite);
+  const live: LivePrediction | undefined = suite.logger ? await suite.logger.begin(inputs) : undefined;
+  const helpers: EvalTestContext = {
+    logOutput: (output) => current.run(state, () => logOutput(output)),
+    logScore: (name, value) => current.run(state, () => logScore(name, value)),
+  };
+  const started = performance.now();
+  let error: unknown;
+  let returned: unknown;
+  try {
+    returned = await current.run(state, () => (live ? live.run(() => fn(helpers)) : fn(helpers)));
+  } catch (err) {
+    error = err;
+  }
+  const latency = (performance.now() - started) / 1000;
+  const output = state.hasOutput ? state.output : returned;
+  const pass = suite.options.passScore ?? "passed";
+  if (pass !== false) state.scores.push({ name: pass, value: error === undefined });
+  if (live) {
+    for (const s of state.scores) live.prediction.logScore(s.name, s.value);
+    live.end(output, error);
+  }
+  for (const s of state.scores) if (!suite.scorerNames.includes(s.name)) suite.scorerNames.push(s.name);
+  suite.finished.push({
+    output: error === undefined ? output : null,
+    scores: Object.fromEntries(state.scores.map((s) => [s.name, s.value])),
+    latency: error === undefined ? latency : undefined,
+  });
+  if (error !== undefined) throw error;
+}
+
+function suiteOf(what: string): Suite {
+  const suite = suites.getStore() ?? activeSuite;
+  if (!suite) throw new TracewireError(`${what} belongs inside a describeEval(name, options, body) block.`);
+  return suite;
+}
+
+type TestBody<A> = (inputs: A, context: EvalTestContext) => unknown;
+
+/** One row: a test named `name` whose inputs (the dataset row) are `inputs`. */
+function evalTestOne<A extends Row>(name: string, inputs: A, fn: TestBody<A>, timeout?: number): void {
+  const suite = suiteOf("evalTest");
+  suite.rows.push(inputs);
+  test(name, timeout === undefined ? {} : { timeout }, () => runRow(suite, inputs, (ctx) => fn(inputs, ctx)));
+}
+
+/** One row per item of `rows`: `evalTest.each(rows)("capital of $country", async (row, { logScore }) => …)`. */
+function evalTestEach<A extends Row>(rows: readonly A[]) {
+  return (name: string, fn: TestBody<A>, timeout?: number): void => {
+    const suite = suiteOf("evalTest.each");
+    if (!Array.isArray(rows) || rows.some((r) => r === null || typeof r !== "object" || Array.isArray(r)))
+      throw new ValidationError("evalTest.each(rows): rows must be an array of objects (the dataset's rows).", "rows");
+    suite.rows.push(...rows);
+    test.for(rows)(name, timeout === undefined ? {} : { timeout }, (row) => runRow(suite, row, (ctx) => fn(row, ctx)));
+  };
+}
+
+/** A test that is a row of the enclosing `describeEval`'s evaluation. */
+export const evalTest: typeof evalTestOne & { each: typeof evalTestEach } = Object.assign(evalTestOne, {
+  each: evalTestEach,
+});
+
+/**
+ * A `describe` block that is one evaluation named `name`: its `evalTest`s are the rows. The evaluation is
+ * recorded when the block's tests have run; `thresholds` are asserted by a last test named `thresholds`.
+ */
+export function describeEval(name: string, options: DescribeEvalOptions, body: () => void): void;
+export function describeEval(name: string, body: () => void): void;
+export function describeEval(
+  name: string,
+  optionsOrBody: DescribeEvalOptions | (() => void),
+  maybeBody?: () => void,
+): void {
+  const options = typeof optionsOrBody === "function" ? {} : optionsOrBody;
+  const body = typeof optionsOrBody === "function" ? optionsOrBody : maybeBody;
+  if (typeof name !== "string" || name.trim() === "" || typeof body !== "function")
+    throw new ValidationError("describeEval(name, options?, body): a name and a body function are required.", "name");
+  const suite: Suite = {
+    name,
+    options,
+    rows: [],
+    logger: undefined,
+    finished: [],
+    scorerNames: [],
+    summary: undefined,
+  };
+  const finish = () => {
+    suite.summary ??= (async () => {
+      const local = summarizeEvaluation(
+        suite.finished,
+        suite.scorerNames.map((n) => ({ name: n })),
+      );
+      delete local.output;
+      if (!suite.logger) return local;
+      const logged = await suite.logger.logSummary();
+      return logged.summary;
+    })();
+    return suite.summary;
+  };
+  describe(name, () => {
+    activeSuite = suite;
+    try {
+      suites.run(suite, body);
+    } finally {
+      activeSuite = undefined;
+    }
+    const thresholds = Object.entries(options.thresholds ?? {});
+    if (thresholds.length > 0) {
+      test("thresholds", async () => {
+        const summary = await finish();
+        for (const [key, min] of thresholds) {
+          const value = headline(summary, key);
+          expect(value, `${name}: ${key} (mean or true fraction) is at least ${min}`).toBeGreaterThanOrEqual(min);
+        }
+      });
+    }
+    afterAll(async () => {
+      await finish();
+    });
+  });
+}

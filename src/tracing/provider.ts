@@ -1,0 +1,79 @@
+/**
+ * The tracer provider `init()` registers, configured from the settings tracewire reads — the `env` option when one
+ * is given, else the process environment — and from nowhere else. OpenTelemetry's `BasicTracerProvider` reads
+ * `process.env` for its sampler and limits whatever it is given, which throws on Deno without `--allow-env` (and
+ * ignores the `env` option); its base class, `TracerProvider` from `@opentelemetry/sdk-trace` (the package
+ * sdk-trace-base 2.x is a thin layer over), reads nothing, so that is the one built here, with the same OTEL_*
+ * variables read from the right place.
+ */
+import { TracerProvider } from "@opentelemetry/sdk-trace";
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  type Sampler,
+  type SpanProcessor,
+  TraceIdRatioBasedSampler,
+  type TracerConfig,
+} from "@opentelemetry/sdk-trace-base";
+import type { Env } from "../config.js";
+
+type Resource = NonNullable<TracerConfig["resource"]>;
+
+/** A number from `env[key]`, or undefined when unset, blank or not a number (OTel's rule). */
+function numberFrom(env: Env, key: string): number | undefined {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  const value = Number(raw);
+  return Number.isNaN(value) ? undefined : value;
+}
+
+/** The sampler `OTEL_TRACES_SAMPLER` (+ `OTEL_TRACES_SAMPLER_ARG`) names; parent-based always-on by default. */
+export function samplerFrom(env: Env): Sampler {
+  const ratio = () => {
+    const value = numberFrom(env, "OTEL_TRACES_SAMPLER_ARG");
+    return value === undefined || value < 0 || value > 1 ? 1 : value;
+  };
+  switch (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()) {
+    case "always_on":
+      return new AlwaysOnSampler();
+    case "always_off":
+      return new AlwaysOffSampler();
+    case "parentbased_always_off":
+      return new ParentBasedSampler({ root: new AlwaysOffSampler() });
+    case "traceidratio":
+      return new TraceIdRatioBasedSampler(ratio());
+    case "parentbased_traceidratio":
+      return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio()) });
+    default:
+      return new ParentBasedSampler({ root: new AlwaysOnSampler() });
+  }
+}
+
+/** The provider's whole configuration, every OTEL_* setting read from `env`. */
+export function providerConfig(env: Env, resource: Resource, processors: SpanProcessor[]): TracerConfig {
+  const count = (key: string) => numberFrom(env, key) ?? 128;
+  return {
+    resource,
+    spanProcessors: processors,
+    sampler: samplerFrom(env),
+    forceFlushTimeoutMillis: 30_000,
+    spanLimits: {
+      attributeCountLimit:
+        numberFrom(env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT") ?? numberFrom(env, "OTEL_ATTRIBUTE_COUNT_LIMIT") ?? 128,
+      attributeValueLengthLimit:
+        numberFrom(env, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") ??
+        numberFrom(env, "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT") ??
+        Number.POSITIVE_INFINITY,
+      linkCountLimit: count("OTEL_SPAN_LINK_COUNT_LIMIT"),
+      eventCountLimit: count("OTEL_SPAN_EVENT_COUNT_LIMIT"),
+      attributePerEventCountLimit: count("OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT"),
+      attributePerLinkCountLimit: count("OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT"),
+    },
+  };
+}
+
+/** A tracer provider that reads no environment of its own (see the module comment). */
+export function createProvider(env: Env, resource: Resource, processors: SpanProcessor[]): TracerProvider {
+  return new TracerProvider(providerConfig(env, resource, processors));
+}
