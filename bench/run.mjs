@@ -6,10 +6,12 @@
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
  * `tracewire/ai`, the OpenAI Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs, and LangChain's
- * callback handler on a LangGraph run), memory under outage, `evaluate()` against a hand-written promise pool
- * (bench/eval-overhead.mjs), cold import time, install footprint, the size of a minified Cloudflare Worker bundle, and
- * the local service (`tracewire dev`) at 10k, 100k and 1M stored calls (bench/dev-store.mjs).
- * `bench/ab.mjs` (not run here) compares two builds side by side.
+ * callback handler on a LangGraph run), the peer-style comparison (`wrapOpenAI` on both routes against a bare OTel
+ * span with a batch processor, bench/peer-overhead.mjs), memory under outage, `evaluate()` against a hand-written
+ * promise pool (bench/eval-overhead.mjs), cold import time, install footprint, the size of a minified Cloudflare
+ * Worker bundle, and the local service (`tracewire dev`) at 10k, 100k and 1M stored calls (bench/dev-store.mjs).
+ * `bench/ab.mjs` (not run here) compares two builds side by side; bench/cg-processor.mjs and bench/cg-wrapper.mjs
+ * (not run here) are the instruction-count harnesses for valgrind's callgrind (bench/NOTES.md).
  *
  * Absolute times on shared machines are noise; the ratios come from variants measured side by side, in interleaved
  * blocks, in the same process.
@@ -30,6 +32,7 @@ const benches = [
   { file: "anthropic-overhead.mjs", flags: ["--expose-gc"] },
   { file: "google-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
+  { file: "peer-overhead.mjs", flags: ["--expose-gc"] },
   { file: "eval-overhead.mjs", flags: [] },
   { file: "openai-agents-overhead.mjs", flags: ["--expose-gc"], node: 22 },
   { file: "langchain-overhead.mjs", flags: ["--expose-gc"] },

@@ -143,13 +143,18 @@ export function concatBytes(chunks: readonly Uint8Array[]): Uint8Array {
 
 let bufferClass: typeof Buffer | null | undefined;
 
-/** Where `needle` first occurs in `haystack`, or -1: Node's native search where there is a `Buffer`, else a scan. */
-export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array): number {
+/**
+ * Where `needle` first occurs in `haystack` at or after `from`, or -1: Node's native search where there is a
+ * `Buffer`, else a scan.
+ */
+export function indexOfBytes(haystack: Uint8Array, needle: Uint8Array, from = 0): number {
   bufferClass ??= nodeBuffer() ?? null;
-  if (bufferClass) return bufferClass.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle);
+  if (bufferClass) {
+    return bufferClass.from(haystack.buffer, haystack.byteOffset, haystack.byteLength).indexOf(needle, from);
+  }
   const first = needle[0];
   const last = haystack.length - needle.length;
-  outer: for (let i = haystack.indexOf(first!); i !== -1 && i <= last; i = haystack.indexOf(first!, i + 1)) {
+  outer: for (let i = haystack.indexOf(first!, from); i !== -1 && i <= last; i = haystack.indexOf(first!, i + 1)) {
     for (let j = 1; j < needle.length; j++) if (haystack[i + j] !== needle[j]) continue outer;
     return i;
   }

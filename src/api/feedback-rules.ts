@@ -47,12 +47,15 @@ export function runnableName(type: string): string | undefined {
 
 // One emoji: a fully qualified sequence (flags, skin tones, ZWJ families, keycaps) or a single pictograph (the
 // service also counts "❤" without its variation selector). Built at run time: the `v` flag is newer than our target.
+// Built on first use, not at import: building the emoji sets costs ~15 ms of CPU, which every process importing
+// `tracewire` would otherwise pay at start-up, whether it ever sends a reaction or not.
 const UNICODE_SETS: string = "gv";
-const EMOJI = new RegExp("\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?|\\p{Emoji_Presentation}", UNICODE_SETS);
+let emoji: RegExp | undefined;
 
 /** How many emoji `text` holds. */
 export function countEmoji(text: string): number {
-  return text.match(EMOJI)?.length ?? 0;
+  emoji ??= new RegExp("\\p{RGI_Emoji}|\\p{Extended_Pictographic}\\uFE0F?|\\p{Emoji_Presentation}", UNICODE_SETS);
+  return text.match(emoji)?.length ?? 0;
 }
 
 function fail(param: string, rule: string): never {

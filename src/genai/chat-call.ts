@@ -10,9 +10,10 @@
  *
  * Streams are observed by patching the iterator the stream hands out *in place* (stream-tap.ts), so the
  * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, what the server
- * adds for it is hidden: in the SSE body itself when the client hands us the HTTP response (sse-usage.ts, so raw
- * bodies are untouched too), otherwise chunk by chunk — either way the consumer sees exactly what an untraced
- * request would have produced. A consumer that stops right after every choice finished (`break` on
+ * adds for it is hidden: chunk by chunk when the caller takes only the parsed stream, and in the SSE body itself
+ * when the caller may read the HTTP response (`asResponse()`, `withResponse()`, or not yet said when it arrives:
+ * sse-usage.ts, so raw bodies are untouched too) — either way the consumer sees exactly what an untraced request
+ * would have produced. A consumer that stops right after every choice finished (`break` on
  * `finish_reason`) still gets the usage recorded: the chunk that follows is read, within
  * {@link USAGE_AFTER_FINISH_MS}, before the stream is closed. What is recorded at the start and the end is in
  * span-record.ts.

@@ -14,120 +14,183 @@
 import { indexOfBytes } from "../runtime.js";
 import { isObj, type Obj } from "./guards.js";
 
-const USAGE_KEY = new TextEncoder().encode('"usage"');
 const LF = 0x0a;
 const CR = 0x0d;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+/** `"usage"` and `"choices"` as bytes (with their quotes), and `data:`. */
+const ascii = new TextEncoder();
+const USAGE_KEY = ascii.encode('"usage"');
+const CHOICES_KEY = ascii.encode('"choices"');
+const DATA = ascii.encode("data:");
 
-/** A top-level member of a JSON object text: `"key"` at [keyStart, …), its value at [valueStart, valueEnd). */
-interface Member {
-  key: string;
-  keyStart: number;
-  valueStart: number;
-  valueEnd: number;
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x09 || c === LF || c === CR;
+
+/** Whether `buf` holds `bytes` at [at, at + bytes.length), within `end`. */
+function bytesAt(buf: Uint8Array, at: number, end: number, bytes: Uint8Array): boolean {
+  if (at + bytes.length > end) return false;
+  for (let k = 0; k < bytes.length; k++) if (buf[at + k] !== bytes[k]) return false;
+  return true;
 }
 
-/** The top-level members of a JSON object text, or undefined when it is not one (then nothing is changed). */
-export function jsonMembers(text: string): Member[] | undefined {
-  let i = 0;
-  const n = text.length;
-  const space = () => {
-    while (i < n && (text[i] === " " || text[i] === "\t" || text[i] === "\n" || text[i] === "\r")) i++;
-  };
-  const string = (): boolean => {
-    if (text[i] !== '"') return false;
-    for (i++; i < n; i++) {
-      if (text[i] === "\\") i++;
-      else if (text[i] === '"') {
-        i++;
-        return true;
-      }
-    }
-    return false;
-  };
-  /** Skips one value (any depth); false when the text ends first. */
-  const value = (): boolean => {
-    let depth = 0;
-    while (i < n) {
-      const c = text[i];
-      if (c === '"') {
-        if (!string()) return false;
-        if (depth === 0) return true;
-        continue;
-      }
-      if (c === "{" || c === "[") depth++;
-      else if (c === "}" || c === "]") {
-        if (depth === 0) return true; // the end of the enclosing object
-        depth--;
-        if (depth === 0) {
-          i++;
-          return true;
-        }
-      } else if (depth === 0 && (c === "," || c === " " || c === "\t" || c === "\n" || c === "\r")) return true;
-      i++;
-    }
-    return depth === 0;
-  };
-  const members: Member[] = [];
-  space();
-  if (text[i] !== "{") return undefined;
-  i++;
-  space();
-  if (text[i] === "}") return members;
-  while (i < n) {
-    const keyStart = i;
-    if (!string()) return undefined;
-    const key = text.slice(keyStart + 1, i - 1);
-    space();
-    if (text[i] !== ":") return undefined;
-    i++;
-    space();
-    const valueStart = i;
-    if (!value() || i === valueStart) return undefined;
-    members.push({ key, keyStart, valueStart, valueEnd: i });
-    space();
-    if (text[i] === ",") {
-      i++;
-      space();
+/** Past the string that opens at `i` (a `"`), or -1 when the text ends first. */
+function skipString(buf: Uint8Array, i: number, end: number): number {
+  for (i++; i < end; i++) {
+    const c = buf[i];
+    if (c === BACKSLASH) i++;
+    else if (c === QUOTE) return i + 1;
+  }
+  return -1;
+}
+
+/** Past the value that starts at `i` (any depth), or -1 when the text ends first. */
+function skipValue(buf: Uint8Array, i: number, end: number): number {
+  let depth = 0;
+  while (i < end) {
+    const c = buf[i];
+    if (c === QUOTE) {
+      i = skipString(buf, i, end);
+      if (i < 0) return -1;
+      if (depth === 0) return i;
       continue;
     }
-    if (text[i] === "}") return members;
-    return undefined;
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (depth === 0) return i; // the end of the enclosing object
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (depth === 0 && (c === 0x2c || isSpace(c))) return i;
+    i++;
   }
-  return undefined;
+  return depth === 0 ? i : -1;
 }
 
-/** What one event becomes: unchanged, dropped, or the JSON text with its `usage` member cut out. */
-type Rewrite = { kind: "keep" } | { kind: "drop"; usage: Obj } | { kind: "replace"; json: string; usage?: Obj };
+/** Past the white space at `i`. */
+function skipSpace(buf: Uint8Array, i: number, end: number): number {
+  while (i < end && isSpace(buf[i])) i++;
+  return i;
+}
 
-/** Rewrites the JSON of one `data:` event: see the module comment. */
-export function rewriteChunkJson(json: string): Rewrite {
-  const members = jsonMembers(json);
-  if (!members) return { kind: "keep" };
-  const at = members.findIndex((m) => m.key === "usage");
-  if (at < 0) return { kind: "keep" };
-  const usageMember = members[at] as Member;
-  const usageText = json.slice(usageMember.valueStart, usageMember.valueEnd);
-  let usage: Obj | undefined;
-  if (usageText !== "null") {
-    try {
-      const parsed: unknown = JSON.parse(usageText);
-      if (!isObj(parsed) || Array.isArray(parsed)) return { kind: "keep" };
-      usage = parsed;
-    } catch {
-      return { kind: "keep" };
+/** The length of one line ending (CR LF, CR or LF) at `i`, or 0. */
+function lineEnd(buf: Uint8Array, i: number, end: number): number {
+  const c = buf[i];
+  if (c === CR) return i + 1 < end && buf[i + 1] === LF ? 2 : 1;
+  return c === LF ? 1 : 0;
+}
+
+/** Whether [i, end) is exactly two line endings (a CR LF may be one of them or two, as a regular expression reads). */
+function twoLineEnds(buf: Uint8Array, i: number, end: number): boolean {
+  const first = lineEnd(buf, i, end);
+  if (first === 0) return false;
+  if (i + first < end && lineEnd(buf, i + first, end) === end - i - first) return true;
+  // CR LF alone is two endings too: CR, then LF.
+  return first === 2 && lineEnd(buf, i + 1, end) === end - i - 1;
+}
+
+/** What {@link decide} made of one event. */
+const KEEP = 0;
+const DROP = 1;
+const CUT = 2;
+/** The bytes {@link decide} cuts out of an event, when it answers {@link CUT}. */
+let cutStart = 0;
+let cutEnd = 0;
+
+const decoder = new TextDecoder();
+
+/**
+ * What to do with the event at [start, end) of `buf`, which holds `"usage"` somewhere: it is changed only when it is a
+ * single `data: {…}` line followed by a blank line, whose JSON object has a top-level `usage` member — then that
+ * member is cut out of the bytes (`,"usage":…`, or `"usage":…,` when it is the first member: {@link cutStart} and
+ * {@link cutEnd}), or the whole event dropped when it is a usage-only chunk; see the module comment. Reports the usage
+ * it found. Reads the bytes in place: no copy, no decoding but of the usage object itself.
+ */
+function decide(buf: Uint8Array, start: number, end: number, onUsage: (usage: Obj) => void): number {
+  if (!bytesAt(buf, start, end, DATA)) return KEEP;
+  const jsonStart = buf[start + DATA.length] === 0x20 ? start + DATA.length + 1 : start + DATA.length;
+  let jsonEnd = jsonStart;
+  while (jsonEnd < end && buf[jsonEnd] !== LF && buf[jsonEnd] !== CR) jsonEnd++;
+  if (!twoLineEnds(buf, jsonEnd, end)) return KEEP;
+  // The top-level members of the JSON object: where the first `usage` member is, its neighbours, and `choices`.
+  let i = skipSpace(buf, jsonStart, jsonEnd);
+  if (buf[i] !== 0x7b) return KEEP;
+  i = skipSpace(buf, i + 1, jsonEnd);
+  if (buf[i] === 0x7d) return KEEP;
+  let members = 0;
+  let usageAt = -1;
+  let usageKeyStart = -1;
+  let usageValueStart = -1;
+  let usageValueEnd = -1;
+  let previousValueEnd = -1;
+  let nextKeyStart = -1;
+  let choicesStart = -1;
+  let choicesEnd = -1;
+  let lastValueEnd = -1;
+  let closed = false;
+  while (i < jsonEnd) {
+    const keyStart = i;
+    if (buf[i] !== QUOTE) return KEEP;
+    i = skipString(buf, i, jsonEnd);
+    if (i < 0) return KEEP;
+    const keyEnd = i;
+    i = skipSpace(buf, i, jsonEnd);
+    if (buf[i] !== 0x3a) return KEEP;
+    i = skipSpace(buf, i + 1, jsonEnd);
+    const valueStart = i;
+    i = skipValue(buf, i, jsonEnd);
+    if (i < 0 || i === valueStart) return KEEP;
+    if (usageAt >= 0 && members === usageAt + 1) nextKeyStart = keyStart;
+    if (usageAt < 0 && keyEnd - keyStart === USAGE_KEY.length && bytesAt(buf, keyStart, keyEnd, USAGE_KEY)) {
+      usageAt = members;
+      usageKeyStart = keyStart;
+      usageValueStart = valueStart;
+      usageValueEnd = i;
+      previousValueEnd = lastValueEnd;
+    } else if (
+      choicesStart < 0 &&
+      keyEnd - keyStart === CHOICES_KEY.length &&
+      bytesAt(buf, keyStart, keyEnd, CHOICES_KEY)
+    ) {
+      choicesStart = valueStart;
+      choicesEnd = i;
     }
-    const choices = members.find((m) => m.key === "choices");
-    const empty = choices === undefined || /^\[\s*\]$/.test(json.slice(choices.valueStart, choices.valueEnd));
-    if (empty) return { kind: "drop", usage };
+    members++;
+    lastValueEnd = i;
+    i = skipSpace(buf, i, jsonEnd);
+    if (buf[i] === 0x2c) {
+      i = skipSpace(buf, i + 1, jsonEnd);
+      continue;
+    }
+    if (buf[i] === 0x7d) closed = true;
+    break;
   }
-  // Cut `,"usage":…` (or `"usage":…,` when it is the first member) out of the text.
-  const next = members[at + 1];
-  const previous = members[at - 1];
-  let cut: string;
-  if (previous) cut = json.slice(0, previous.valueEnd) + json.slice(usageMember.valueEnd);
-  else if (next) cut = json.slice(0, usageMember.keyStart) + json.slice(next.keyStart);
-  else cut = json.slice(0, usageMember.keyStart) + json.slice(usageMember.valueEnd);
-  return usage ? { kind: "replace", json: cut, usage } : { kind: "replace", json: cut };
+  if (!closed || usageAt < 0) return KEEP;
+  const isNull =
+    usageValueEnd - usageValueStart === 4 &&
+    buf[usageValueStart] === 0x6e &&
+    buf[usageValueStart + 1] === 0x75 &&
+    buf[usageValueStart + 2] === 0x6c &&
+    buf[usageValueStart + 3] === 0x6c;
+  if (!isNull) {
+    let usage: unknown;
+    try {
+      usage = JSON.parse(decoder.decode(buf.subarray(usageValueStart, usageValueEnd)));
+    } catch {
+      return KEEP;
+    }
+    if (!isObj(usage) || Array.isArray(usage)) return KEEP;
+    onUsage(usage);
+    if (choicesStart < 0 || isEmptyArray(buf, choicesStart, choicesEnd)) return DROP;
+  }
+  if (previousValueEnd >= 0) [cutStart, cutEnd] = [previousValueEnd, usageValueEnd];
+  else if (nextKeyStart >= 0) [cutStart, cutEnd] = [usageKeyStart, nextKeyStart];
+  else [cutStart, cutEnd] = [usageKeyStart, usageValueEnd];
+  return CUT;
+}
+
+/** Whether [start, end) is `[`, optional white space (as `\s` reads it), `]`. */
+function isEmptyArray(buf: Uint8Array, start: number, end: number): boolean {
+  if (end - start === 2) return buf[start] === 0x5b && buf[start + 1] === 0x5d;
+  return /^\[\s*\]$/.test(decoder.decode(buf.subarray(start, end)));
 }
 
 /** The end of the first event in `buf` (just past its blank line), or -1 when no whole event is there yet. */
@@ -144,23 +207,6 @@ function eventEnd(buf: Uint8Array, from: number): number {
     } else lineStart = false;
   }
   return -1;
-}
-
-const decoder = new TextDecoder();
-const encoder = new TextEncoder();
-
-/** One whole event's bytes → the bytes to pass on (possibly none), reporting any usage it carried. */
-function filterEvent(event: Uint8Array, onUsage: (usage: Obj) => void): Uint8Array {
-  if (indexOfBytes(event, USAGE_KEY) < 0) return event;
-  const text = decoder.decode(event);
-  const match = /^data: ?(.*?)(\r\n|\r|\n)(\r\n|\r|\n)$/s.exec(text);
-  if (!match || /[\r\n]/.test(match[1] as string)) return event;
-  const rewrite = rewriteChunkJson(match[1] as string);
-  if (rewrite.kind === "keep") return event;
-  if (rewrite.usage) onUsage(rewrite.usage);
-  if (rewrite.kind === "drop") return new Uint8Array(0);
-  const prefix = text.startsWith("data: ") ? "data: " : "data:";
-  return encoder.encode(`${prefix}${rewrite.json}${match[2]}${match[3]}`);
 }
 
 /**
@@ -184,6 +230,8 @@ export function hideInjectedUsage(
       // Recording the usage is tracewire's business; the caller's bytes flow on regardless.
     }
   };
+  /** Byte ranges [from, to) to leave out of the current read, flat. */
+  const cuts: number[] = [];
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
@@ -200,18 +248,21 @@ export function hideInjectedUsage(
             buf.set(pending);
             buf.set(value, pending.length);
           }
-          const parts: Uint8Array[] = [];
+          // Whole events only; each one that holds `"usage"` (a native search on Node) is looked at.
           let start = 0;
-          let unchanged = true;
+          let nextUsage = indexOfBytes(buf, USAGE_KEY);
+          cuts.length = 0;
           for (let end = eventEnd(buf, 0); end >= 0; end = eventEnd(buf, start)) {
-            const event = buf.subarray(start, end);
-            const out = filterEvent(event, report);
-            if (out !== event) unchanged = false;
-            if (out.length > 0) parts.push(out);
+            if (nextUsage >= 0 && nextUsage < start) nextUsage = indexOfBytes(buf, USAGE_KEY, start);
+            if (nextUsage >= 0 && nextUsage < end) {
+              const verdict = decide(buf, start, end, report);
+              if (verdict === DROP) cuts.push(start, end);
+              else if (verdict === CUT) cuts.push(cutStart, cutEnd);
+            }
             start = end;
           }
           pending = buf.slice(start);
-          const out = unchanged && start > 0 ? buf.subarray(0, start) : concat(parts);
+          const out = cuts.length === 0 ? buf.subarray(0, start) : without(buf, start, cuts);
           if (out.length > 0) {
             controller.enqueue(out);
             return;
@@ -226,15 +277,20 @@ export function hideInjectedUsage(
   );
 }
 
-function concat(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  let length = 0;
-  for (const part of parts) length += part.length;
-  const out = new Uint8Array(length);
+/** The first `length` bytes of `bytes` without the ranges in `cuts` (flat [from, to) pairs, in order), copied once. */
+function without(bytes: Uint8Array, length: number, cuts: number[]): Uint8Array {
+  let removed = 0;
+  for (let k = 0; k < cuts.length; k += 2) removed += (cuts[k + 1] as number) - (cuts[k] as number);
+  const out = new Uint8Array(length - removed);
   let at = 0;
-  for (const part of parts) {
-    out.set(part, at);
-    at += part.length;
+  let from = 0;
+  for (let k = 0; k <= cuts.length; k += 2) {
+    const to = k < cuts.length ? (cuts[k] as number) : length;
+    if (to > from) {
+      out.set(bytes.subarray(from, to), at);
+      at += to - from;
+    }
+    from = k < cuts.length ? (cuts[k + 1] as number) : length;
   }
   return out;
 }

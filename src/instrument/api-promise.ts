@@ -198,8 +198,10 @@ export function observeApiPromise(
     const arrived = (props: unknown) => {
       consumption.arrived = true;
       if (consumption.raw && !consumption.parse) call.raw();
-      // The body the SDK parses and a raw reader gets: without what the injected stream_options added.
-      if (call.injectsUsage && isObj(props)) {
+      // The body the SDK parses and a raw reader gets: without what the injected stream_options added. A caller who
+      // only takes the parsed stream (by now `then` has asked for it; `asResponse` has not) never sees the body:
+      // the usage is hidden from the chunks instead (ChatCall), which costs far less than a filtered copy of it.
+      if (call.injectsUsage && isObj(props) && !(consumption.parse && !consumption.raw)) {
         const response = call.hideUsage(props.response);
         if (response !== props.response) return { ...props, response };
       }

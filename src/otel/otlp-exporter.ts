@@ -4,13 +4,13 @@
  * retries only for 429/502/503/504 and connection failures with `Retry-After` honoured, and `partial_success`
  * surfaced (counted and logged) but never retried — the OTLP spec's rules (standards.md §1.3).
  */
-import { type ExportResult, ExportResultCode } from "@opentelemetry/core";
+import type { ExportResult } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
-import { describeAs } from "../secrets.js";
+import { describeAs, type KeyRedactor } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
@@ -21,6 +21,13 @@ import {
   resolveProcessorOptions,
   type TracewireProcessorOptions,
 } from "./options.js";
+
+/**
+ * `ExportResultCode.SUCCESS` and `FAILED` of `@opentelemetry/core` (a numeric enum of the OTel specification), spelt
+ * out: the exporter itself needs nothing of `core` at run time.
+ */
+const EXPORT_SUCCESS = 0 as ExportResult["code"];
+const EXPORT_FAILED = 1 as ExportResult["code"];
 
 export type { OtlpExporterConfig };
 
@@ -112,9 +119,12 @@ export class OtlpTraceExporter implements SpanExporter {
     return this.sendEncoded(encoded, signal);
   }
 
-  /** @internal For the processor, which encodes each span when it ends. May throw on a malformed span. */
-  encode(span: ReadableSpan): EncodedSpan {
-    return this.encoder.encode(span);
+  /**
+   * @internal For the processor, which encodes each span when it ends, its attributes checked for credentials with
+   * `redactor` (otel/span-redact.ts). May throw on a malformed span.
+   */
+  encode(span: ReadableSpan, redactor?: KeyRedactor): EncodedSpan {
+    return this.encoder.encode(span, redactor);
   }
 
   /** @internal {@link send} for spans already encoded with {@link encode}. */
@@ -215,16 +225,12 @@ export class OtlpTraceExporter implements SpanExporter {
         `OtlpTraceExporter.export expects an array of spans, got ${kindOf(spans)}.`,
         "spans",
       );
-      resultCallback({ code: ExportResultCode.FAILED, error });
+      resultCallback({ code: EXPORT_FAILED, error });
       return;
     }
     const promise = this.send(spans).then((outcome) => {
       const ok = !outcome.retry;
-      resultCallback(
-        ok
-          ? { code: ExportResultCode.SUCCESS }
-          : { code: ExportResultCode.FAILED, error: new Error("OTLP export failed") },
-      );
+      resultCallback(ok ? { code: EXPORT_SUCCESS } : { code: EXPORT_FAILED, error: new Error("OTLP export failed") });
     });
     this.pending.add(promise);
     void promise.finally(() => this.pending.delete(promise));

@@ -39,7 +39,7 @@ import { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
-import { redactedSpan } from "./span-redact.js";
+import { redactedSpan, redactedSpanButAttributes } from "./span-redact.js";
 import { type ActiveProcessor, type AfterExport, globalState, type ServiceOptions } from "./state.js";
 import { UsageRollup } from "./usage-rollup.js";
 
@@ -256,7 +256,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     if (!this.otlp.admit()) return false;
     let encoded: EncodedSpan;
     try {
-      encoded = this.otlpExporter.encode(this.redacted(span));
+      // The span's attributes are checked for credentials by the encoder as it writes them.
+      const redactor = this.payload.redactor;
+      encoded = this.otlpExporter.encode(redactedSpanButAttributes(span, redactor), redactor);
     } catch (err) {
       this.otlp.drop(`it could not be encoded (${describeError(err)})`);
       this.internalError("encode", err);

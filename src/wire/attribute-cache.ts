@@ -6,17 +6,28 @@
  * values that change every time (ids, token counts) only pay a comparison. Bounded: at most `MAX_KEYS` keys (later
  * keys are not cached) and no key or string value longer than the limits below is held (nor the string a kept value
  * was sliced from).
+ *
+ * It is also where a span's attributes get their exit check for credentials (otel/span-redact.ts says what is
+ * masked): a key's verdict (credential key or not) is kept with its entry, and a string value is checked for a URL
+ * password or credential query parameters only when it differs from the key's last value — a cached pair is the
+ * encoding of the value as it may leave the process.
  */
-import { describeAs } from "../secrets.js";
+import { describeAs, type KeyRedactor, REDACTED, scrubUrlString } from "../secrets.js";
 
 /** What is cached for one attribute key. */
 export interface KeyEntry {
+  /** The key itself. */
+  readonly name: string;
   /** The key, encoded (protobuf: the `KeyValue.key` field; JSON: `{"key":"…","value":`). */
   readonly key: Uint8Array;
   /** The value last seen for this key, or `NO_VALUE`. */
   value: unknown;
-  /** The whole encoded pair for `value`, once it has repeated. */
+  /** The whole encoded pair for `value` as it is written (masked when it must be), once it has repeated. */
   pair: Uint8Array | undefined;
+  /** The redactor `value`, `pair` and `secret` were decided with (undefined: values are written unchecked). */
+  redactor: KeyRedactor | undefined;
+  /** Whether `redactor` says this key holds a credential (every value written as `REDACTED`). */
+  secret: boolean;
 }
 
 const MAX_KEYS = 1024;
@@ -38,7 +49,14 @@ export class AttributeCache {
     let entry = this.entries.get(key);
     if (entry === undefined) {
       if (this.entries.size >= MAX_KEYS || key.length > MAX_KEY_LENGTH) return undefined;
-      entry = { key: this.encodeKey(key), value: NO_VALUE, pair: undefined };
+      entry = {
+        name: key,
+        key: this.encodeKey(key),
+        value: NO_VALUE,
+        pair: undefined,
+        redactor: undefined,
+        secret: false,
+      };
       this.entries.set(key, entry);
     }
     return entry;
@@ -46,17 +64,40 @@ export class AttributeCache {
 
   /**
    * The encoded pair when `value` is the entry's last value (encoded on its first repeat); otherwise remembers
-   * `value` as the last one and returns undefined (the caller encodes the pair itself).
+   * `value` as the last one and returns undefined (the caller writes {@link maskedValue} itself). With a
+   * `redactor`, the pair holds the masked value.
    */
-  pair(entry: KeyEntry, value: unknown): Uint8Array | undefined {
-    if (entry.value === value) {
-      entry.pair ??= this.encodePair(entry, value);
+  pair(entry: KeyEntry, value: unknown, redactor?: KeyRedactor): Uint8Array | undefined {
+    if (entry.redactor !== redactor) {
+      // Decided with another redactor (or none): decide again, and forget what was written under the old verdict.
+      entry.redactor = redactor;
+      entry.secret = redactor?.matches(entry.name) === true;
+      entry.value = NO_VALUE;
+      entry.pair = undefined;
+    }
+    // Every value of a credential key is written the same way: compare the masked value, not the secret.
+    const seen = entry.secret ? REDACTED : value;
+    if (entry.value === seen) {
+      entry.pair ??= this.encodePair(entry, maskedValue(entry, value));
       return entry.pair;
     }
-    entry.value = remembered(value);
+    entry.value = remembered(seen);
     entry.pair = undefined;
     return undefined;
   }
+}
+
+/** `value` as it is written under `entry`'s verdict (after {@link AttributeCache.pair} decided it). */
+export function maskedValue(entry: KeyEntry, value: unknown): unknown {
+  if (entry.secret) return REDACTED;
+  return entry.redactor !== undefined && typeof value === "string" ? scrubUrlString(value) : value;
+}
+
+/** `value` under `key` as it is written, for a key the cache does not hold. */
+export function maskedUncached(key: string, value: unknown, redactor: KeyRedactor | undefined): unknown {
+  if (redactor === undefined) return value;
+  if (redactor.matches(key)) return REDACTED;
+  return typeof value === "string" ? scrubUrlString(value) : value;
 }
 
 /**

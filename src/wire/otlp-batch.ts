@@ -12,7 +12,7 @@
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { describeAs } from "../secrets.js";
+import { describeAs, type KeyRedactor } from "../secrets.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import type { ByteWriter } from "./byte-writer.js";
 import { JsonWriter } from "./json-writer.js";
@@ -36,7 +36,8 @@ export interface EncodedSpan extends Slice {
 
 /** Encodes spans as they end, and assembles requests from them. One per exporter. */
 export interface SpanBatchEncoder {
-  encode(span: ReadableSpan): EncodedSpan;
+  /** Encodes one span; with a `redactor`, its attributes are written as they may leave the process. */
+  encode(span: ReadableSpan, redactor?: KeyRedactor): EncodedSpan;
   /**
    * The `ExportTraceServiceRequest` body. With `reuse`, a view of the encoder's own buffer, valid until the next
    * such call (no copy); without, a buffer of its own.
@@ -145,15 +146,15 @@ abstract class ArenaEncoder<W extends ByteWriter> implements SpanBatchEncoder {
     this.writer = newWriter();
   }
 
-  protected abstract writeSpan(w: W, span: ReadableSpan): void;
+  protected abstract writeSpan(w: W, span: ReadableSpan, redactor: KeyRedactor | undefined): void;
   protected abstract writeRequest(w: W, groups: ResourceGroup[]): void;
 
-  encode(span: ReadableSpan): EncodedSpan {
+  encode(span: ReadableSpan, redactor?: KeyRedactor): EncodedSpan {
     const origin = this.origins.of(span);
     const w = this.arenas.writer();
     const start = w.pos;
     try {
-      this.writeSpan(w, span);
+      this.writeSpan(w, span, redactor);
     } catch (err) {
       w.pos = start;
       throw err;
@@ -177,8 +178,8 @@ export class ProtoBatchEncoder extends ArenaEncoder<ProtobufWriter> {
     super((size) => new ProtobufWriter(size), maxAttributeValueLength);
   }
 
-  protected writeSpan(w: ProtobufWriter, span: ReadableSpan): void {
-    writeSpan(w, span, this.maxAttributeValueLength);
+  protected writeSpan(w: ProtobufWriter, span: ReadableSpan, redactor: KeyRedactor | undefined): void {
+    writeSpan(w, span, this.maxAttributeValueLength, redactor);
   }
 
   protected writeRequest(w: ProtobufWriter, groups: ResourceGroup[]): void {
@@ -211,9 +212,9 @@ export class JsonBatchEncoder extends ArenaEncoder<JsonWriter> {
   }
 
   /** `,` then the span: spans are stored with the separator that goes before them in the `spans` array. */
-  protected writeSpan(w: JsonWriter, span: ReadableSpan): void {
+  protected writeSpan(w: JsonWriter, span: ReadableSpan, redactor: KeyRedactor | undefined): void {
     w.ascii(",");
-    writeJsonSpan(w, span, this.maxAttributeValueLength);
+    writeJsonSpan(w, span, this.maxAttributeValueLength, redactor);
   }
 
   protected writeRequest(w: JsonWriter, groups: ResourceGroup[]): void {

@@ -17,7 +17,8 @@
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { AttributeCache } from "./attribute-cache.js";
+import type { KeyRedactor } from "../secrets.js";
+import { AttributeCache, maskedUncached, maskedValue } from "./attribute-cache.js";
 import {
   ProtobufReader,
   ProtobufWriter,
@@ -113,13 +114,28 @@ function writeValueField(w: ProtobufWriter, v: unknown): void {
   w.endMessage(value);
 }
 
-/** `repeated KeyValue` at `field`; KeyValue: key=1, value=2. */
-export function writeAttributes(w: ProtobufWriter, field: number, attributes: Attributes | undefined): void {
+/**
+ * `repeated KeyValue` at `field`; KeyValue: key=1, value=2. With a `redactor`, values are written as they may leave
+ * the process (credential keys and URL passwords masked; see attribute-cache.ts).
+ */
+export function writeAttributes(
+  w: ProtobufWriter,
+  field: number,
+  attributes: Attributes | undefined,
+  redactor?: KeyRedactor,
+): void {
   if (!attributes) return;
   for (const key in attributes) {
     const v = attributes[key];
     const entry = attributeCache.entry(key);
-    const pair = entry && attributeCache.pair(entry, v);
+    if (entry === undefined) {
+      const kv = w.startMessage(field);
+      w.stringField(1, key);
+      writeValueField(w, maskedUncached(key, v, redactor));
+      w.endMessage(kv);
+      continue;
+    }
+    const pair = attributeCache.pair(entry, v, redactor);
     if (pair) {
       w.tag(field, WIRE_LEN);
       w.varint(pair.length);
@@ -127,9 +143,8 @@ export function writeAttributes(w: ProtobufWriter, field: number, attributes: At
       continue;
     }
     const kv = w.startMessage(field);
-    if (entry) w.bytes(entry.key);
-    else w.stringField(1, key);
-    writeValueField(w, v);
+    w.bytes(entry.key);
+    writeValueField(w, maskedValue(entry, v));
     w.endMessage(kv);
   }
 }
@@ -161,16 +176,17 @@ export function writeSpan(
   w: ProtobufWriter,
   span: ReadableSpan,
   maxAttributeValueLength = Number.POSITIVE_INFINITY,
+  redactor?: KeyRedactor,
 ): void {
   maxValueLength = maxAttributeValueLength;
   try {
-    writeSpanMessage(w, span);
+    writeSpanMessage(w, span, redactor);
   } finally {
     maxValueLength = Number.POSITIVE_INFINITY;
   }
 }
 
-function writeSpanMessage(w: ProtobufWriter, span: ReadableSpan): void {
+function writeSpanMessage(w: ProtobufWriter, span: ReadableSpan, redactor: KeyRedactor | undefined): void {
   const ctx = span.spanContext();
   const start = w.startMessage(2);
   w.hexField(1, ctx.traceId); // trace_id
@@ -181,7 +197,7 @@ function writeSpanMessage(w: ProtobufWriter, span: ReadableSpan): void {
   w.uint32Field(6, span.kind + 1); // kind
   writeTime(w, 7, span.startTime); // start_time_unix_nano
   writeTime(w, 8, span.endTime); // end_time_unix_nano
-  writeAttributes(w, 9, span.attributes); // attributes
+  writeAttributes(w, 9, span.attributes, redactor); // attributes (checked for credentials with a redactor)
   w.uint32Field(10, span.droppedAttributesCount); // dropped_attributes_count
   for (const event of span.events) {
     const e = w.startMessage(11); // events → Event

@@ -7,7 +7,8 @@
 
 import type { Attributes, HrTime } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { AttributeCache } from "./attribute-cache.js";
+import type { KeyRedactor } from "../secrets.js";
+import { AttributeCache, maskedUncached, maskedValue } from "./attribute-cache.js";
 import { JsonWriter, literal } from "./json-writer.js";
 import { capString, isInt64, spanFlags } from "./otlp-encode.js";
 import { exportedSpanName } from "./span-to-call.js";
@@ -133,8 +134,11 @@ const attributeCache = new AttributeCache(
   },
 );
 
-/** `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. */
-export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | undefined): void {
+/**
+ * `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. With a `redactor`, values are written as they
+ * may leave the process (credential keys and URL passwords masked; see attribute-cache.ts).
+ */
+export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | undefined, redactor?: KeyRedactor): void {
   w.literal(L.open);
   let first = true;
   if (attributes) {
@@ -143,18 +147,21 @@ export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | unde
       first = false;
       const v = attributes[key];
       const entry = attributeCache.entry(key);
-      const pair = entry && attributeCache.pair(entry, v);
+      if (entry === undefined) {
+        w.literal(L.key);
+        w.string(key);
+        w.literal(L.value);
+        writeJsonAnyValue(w, maskedUncached(key, v, redactor));
+        w.literal(L.close);
+        continue;
+      }
+      const pair = attributeCache.pair(entry, v, redactor);
       if (pair) {
         w.bytes(pair);
         continue;
       }
-      if (entry) w.bytes(entry.key);
-      else {
-        w.literal(L.key);
-        w.string(key);
-        w.literal(L.value);
-      }
-      writeJsonAnyValue(w, v);
+      w.bytes(entry.key);
+      writeJsonAnyValue(w, maskedValue(entry, v));
       w.literal(L.close);
     }
   }
@@ -169,10 +176,11 @@ export function writeJsonSpan(
   w: JsonWriter,
   span: ReadableSpan,
   maxAttributeValueLength = Number.POSITIVE_INFINITY,
+  redactor?: KeyRedactor,
 ): void {
   maxValueLength = maxAttributeValueLength;
   try {
-    writeJsonSpanObject(w, span);
+    writeJsonSpanObject(w, span, redactor);
   } finally {
     maxValueLength = Number.POSITIVE_INFINITY;
   }
@@ -181,7 +189,7 @@ export function writeJsonSpan(
 /** Longest string attribute value written for the span being encoded (as in otlp-encode.ts); unlimited outside. */
 let maxValueLength = Number.POSITIVE_INFINITY;
 
-function writeJsonSpanObject(w: JsonWriter, span: ReadableSpan): void {
+function writeJsonSpanObject(w: JsonWriter, span: ReadableSpan, redactor: KeyRedactor | undefined): void {
   const ctx = span.spanContext();
   const parent = span.parentSpanContext;
   w.literal(L.traceId);
@@ -208,7 +216,7 @@ function writeJsonSpanObject(w: JsonWriter, span: ReadableSpan): void {
   w.literal(L.end_);
   writeJsonNanos(w, span.endTime);
   w.literal(L.attributes);
-  writeJsonAttributes(w, span.attributes);
+  writeJsonAttributes(w, span.attributes, redactor); // checked for credentials with a redactor
   w.literal(L.droppedAttributes);
   w.number(span.droppedAttributesCount);
   w.literal(L.events);

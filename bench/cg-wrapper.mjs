@@ -1,0 +1,135 @@
+/**
+ * Instruction-count harness for the wrappers (not part of `npm run bench`): N calls of the real `openai` client whose
+ * `fetch` answers from memory (the bytes bench/openai-server.mjs sent for the first request of each kind — the
+ * bench's harness, not a stand-in for tracewire), through one variant, each call's records flushed to the loopback
+ * sink (a child process, not counted). Run under `valgrind --tool=callgrind` with two values of N and take the
+ * difference per call: start-up, imports and JIT warm-up cancel out, and the count does not move with the machine's
+ * load.
+ *
+ *   valgrind --tool=callgrind --callgrind-out-file=/dev/null node bench/cg-wrapper.mjs [--dist=<dist>] \
+ *     --variant=unwrapped|context|floor|content|wrapped --path=plain|stream --calls=N [--api=chat|responses]
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { context, SpanKind, trace } from "@opentelemetry/api";
+import OpenAI from "openai";
+import { arg, startServer, startSink } from "./lib.mjs";
+
+const dist = arg("dist");
+const load = (entry) =>
+  dist
+    ? import(pathToFileURL(resolve(dist, `${entry}.js`)).href)
+    : import(`tracewire${entry === "index" ? "" : `/${entry}`}`);
+const { init } = await load("index");
+const { wrapOpenAI } = await load("openai");
+const N = Number(arg("calls", "100"));
+const variant = arg("variant", "wrapped");
+const path = arg("path", "plain");
+const api = arg("api", "chat");
+
+const server = await startServer("./openai-server.mjs");
+const sink = await startSink();
+const cache = new Map();
+const fetchFromMemory = async (url, init) => {
+  const key = `${url} ${String(init?.body).includes('"stream":true')}`;
+  let hit = cache.get(key);
+  if (!hit) {
+    const res = await globalThis.fetch(url, init);
+    hit = { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+    cache.set(key, hit);
+  }
+  return new Response(hit.body, { status: hit.status, headers: hit.headers });
+};
+const options = {
+  apiKey: "sk-bench",
+  baseURL: `http://127.0.0.1:${server.port}/v1`,
+  maxRetries: 0,
+  fetch: fetchFromMemory,
+};
+const handle = init({
+  baseUrl: `http://127.0.0.1:${sink.port}/cg`,
+  project: "bench/bench",
+  exitHooks: false,
+  env: {},
+  maxQueueSize: 8 * N + 2048,
+});
+if (variant === "unwrapped") context.disable();
+const client = variant === "wrapped" ? wrapOpenAI(new OpenAI(options)) : new OpenAI(options);
+const tracer = trace.getTracer("bench-app", "1.0.0");
+const MESSAGES = [
+  {
+    role: "system",
+    content:
+      "You are the support assistant of a travel company. Answer in one short paragraph, in the customer's language, and never invent prices, dates or booking references.",
+  },
+  {
+    role: "user",
+    content:
+      "Hi! I booked a train from Paris to Milan for next Friday and would like to take my bicycle with me. Is that possible, and do I need to reserve anything extra?",
+  },
+];
+const params =
+  api === "chat"
+    ? {
+        model: "gpt-4o-mini",
+        messages: MESSAGES,
+        temperature: 0.2,
+        max_tokens: 256,
+        ...(path === "stream" ? { stream: true } : {}),
+      }
+    : {
+        model: "gpt-4o-mini",
+        instructions: MESSAGES[0].content,
+        input: MESSAGES[1].content,
+        temperature: 0.2,
+        max_output_tokens: 256,
+        ...(path === "stream" ? { stream: true } : {}),
+      };
+const create = (c) => (api === "chat" ? c.chat.completions.create(params) : c.responses.create(params));
+
+async function one() {
+  if (path === "plain") return create(client);
+  const stream = await create(client);
+  let text = "";
+  let last;
+  for await (const chunk of stream) {
+    last = chunk;
+    const piece = api === "chat" ? chunk.choices[0]?.delta?.content : chunk.delta;
+    if (typeof piece === "string") text += piece;
+  }
+  return { id: last.id ?? last.response?.id, text };
+}
+const run =
+  variant === "floor" || variant === "content"
+    ? () =>
+        tracer.startActiveSpan(
+          "chat gpt-4o-mini",
+          {
+            kind: SpanKind.CLIENT,
+            attributes:
+              variant === "content"
+                ? {
+                    "gen_ai.operation.name": "chat",
+                    "gen_ai.request.model": "gpt-4o-mini",
+                    "input.value": JSON.stringify(params),
+                  }
+                : {},
+          },
+          async (span) => {
+            try {
+              const answer = await one();
+              if (variant === "content")
+                span.setAttributes({ "gen_ai.response.id": String(answer.id), "output.value": JSON.stringify(answer) });
+            } finally {
+              span.end();
+            }
+          },
+        )
+    : variant === "context"
+      ? () => context.with(context.active(), one)
+      : one;
+if (variant !== "unwrapped") context.with(context.active(), () => {});
+for (let i = 0; i < N; i += 4) await Promise.all([run(), run(), run(), run()]);
+await handle.flush();
+await handle.shutdown();
+await Promise.all([server.stop(), sink.stop()]);
