@@ -35,6 +35,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { publicEntries } from "./public-entries.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -439,7 +440,13 @@ main().catch((err) => fail("(unexpected)", err && err.stack ? err.stack : err));
 /** Every subpath through esbuild: for Node, for Workers (wrangler's conditions), for the edge (Next's). */
 function bundleConsumers(dir, expected) {
   const { buildSync } = createRequire(import.meta.url)(join(root, "node_modules", "esbuild"));
-  const contents = expected.map((s, i) => `export * as m${i} from "${specOf(s)}";`).join("\n");
+  const exportsOf = (list) => list.map((s, i) => `export * as m${i} from "${specOf(s)}";`).join("\n");
+  // Workers and the edge get the subpaths built for them; Node-only ones (no `workerd` condition) are left out.
+  const web = new Set(
+    publicEntries()
+      .filter((e) => e.web)
+      .map((e) => e.subpath),
+  );
   const peers = [
     "openai",
     "next",
@@ -470,7 +477,11 @@ function bundleConsumers(dir, expected) {
     let result;
     try {
       result = buildSync({
-        stdin: { contents, resolveDir: dir, loader: "js" },
+        stdin: {
+          contents: exportsOf(name === "Node" ? expected : expected.filter((s) => web.has(s))),
+          resolveDir: dir,
+          loader: "js",
+        },
         bundle: true,
         write: false,
         format: "esm",

@@ -7,6 +7,8 @@ export interface PublicEntry {
   subpath: string;
   /** Absolute path of the source file the subpath is built from. */
   source: string;
+  /** Whether the subpath is also built for Workers and the edge (it has a `workerd` export condition). */
+  web: boolean;
 }
 
 export function publicEntries(): PublicEntry[];

@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url";
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
 /**
- * `[{ specifier: "tracewire/otel", subpath: "./otel", source: "/abs/src/otel-entry.ts" }, …]`, in `exports`
- * order, the root (`tracewire`) first.
+ * `[{ specifier: "tracewire/otel", subpath: "./otel", source: "/abs/src/otel-entry.ts", web: true }, …]`, in
+ * `exports` order, the root (`tracewire`) first. `web`: the subpath has Workers/edge builds (export conditions).
  */
 export function publicEntries() {
   const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -45,6 +45,8 @@ export function publicEntries() {
       specifier: subpath === "." ? pkg.name : `${pkg.name}/${subpath.slice(2)}`,
       subpath,
       source: join(root, source),
+      // Built for Workers and the edge too (a `workerd` condition); the rest are Node-only (tracewire/eval, /langchain).
+      web: typeof target === "object" && target !== null && "workerd" in target,
     });
   }
   return entries;

@@ -7,8 +7,9 @@
  * `init()` + `op()` + `flush()` deliver to the local service through `fetch`, where `process.on` throws and timers
  * are numbers. The full matrix (workerd, Bun, Deno, the built package) is test/runtimes/runtimes.test.ts.
  */
-import { join } from "node:path";
+import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { publicEntries } from "../../scripts/public-entries.mjs";
 // @ts-expect-error: a plain .mjs build script without types.
 import { runtimeVariants } from "../../scripts/runtime-variants.mjs";
 import { TracingClient } from "../../src/api/index.js";
@@ -16,20 +17,15 @@ import { startService, type TestService } from "../server/helpers.js";
 import { collect } from "../support/collect.js";
 import { bundle, edgeSandbox, ROOT } from "./harness.js";
 
-const SUBPATHS = {
-  tracewire: "src/index.ts",
-  "tracewire/otel": "src/otel-entry.ts",
-  "tracewire/openai": "src/instrument/index.ts",
-  "tracewire/anthropic": "src/instrument/anthropic-entry.ts",
-  "tracewire/google": "src/instrument/google-entry.ts",
-  "tracewire/ai": "src/instrument/ai.ts",
-  "tracewire/openai-agents": "src/instrument/openai-agents.ts",
-  "tracewire/next": "src/next/index.ts",
-  "tracewire/api": "src/api/index.ts",
-};
+// Every subpath built for Workers and the edge (package.json's `workerd` conditions, via scripts/public-entries.mjs);
+// the Node-only ones (tracewire/eval, tracewire/langchain: files and @langchain/core through Node's module loader)
+// have no such build.
+const SUBPATHS = Object.fromEntries(
+  publicEntries()
+    .filter((e) => e.web)
+    .map((e) => [e.specifier, relative(ROOT, e.source)]),
+);
 // The optional peers are the app's own (never imported by evaluating a subpath).
-// tracewire/langchain and tracewire/eval are Node-only (they load @langchain/core and files through Node's module
-// loader): they have no Workers or edge build.
 const PEERS = [
   "openai",
   "next",
@@ -73,7 +69,7 @@ describe("every subpath in an edge sandbox like Next's", () => {
 
 describe("tracewire/next in an edge route, as Next runs it", () => {
   it("register() says once that edge is not traced; withTracing answers with the handler's own response", async () => {
-    const { code } = await edgeScript(SUBPATHS["tracewire/next"]);
+    const { code } = await edgeScript("src/next/index.ts");
     const runtime = edgeSandbox(code, { NEXT_RUNTIME: "edge" });
     const result = await runtime.evaluate(`(async () => {
       const warnings = [];
@@ -114,7 +110,7 @@ describe("tracing in the edge sandbox: init, op, flush through fetch", () => {
   });
 
   it("nested ops arrive with the right parents; process.on throwing and numeric timers cost nothing", async () => {
-    const { code } = await edgeScript(SUBPATHS.tracewire);
+    const { code } = await edgeScript("src/index.ts");
     const runtime = edgeSandbox(code, { TRACEWIRE_BASE_URL: service.url, TRACEWIRE_PROJECT: "acme/edge" });
     const stats = await runtime.evaluate(`(async () => {
       const { init, op } = globalThis.exported;
