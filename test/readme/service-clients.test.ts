@@ -73,7 +73,11 @@ it("the InferenceClient block gets a completion, streams one, and lists the mode
   const inference = await OpenAIServer.start();
   try {
     const env = { TRACEWIRE_INFERENCE_BASE_URL: `${inference.url}/v1`, TRACEWIRE_API_KEY: KEY };
-    const { written, declared } = await run(docBlock("docs/service-clients.md", "## InferenceClient"), env, "inference");
+    const { written, declared } = await run(
+      docBlock("docs/service-clients.md", "## InferenceClient"),
+      env,
+      "inference",
+    );
     expect(declared.completion).toMatchObject({ object: "chat.completion", choices: [{ message: { content: TEXT } }] });
     expect(written.join("")).toBe(TEXT);
     expect(declared.models).toEqual([expect.objectContaining({ id: "gpt-4o-mini", object: "model" })]);
