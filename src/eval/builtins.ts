@@ -4,7 +4,7 @@
  * and the output is compared as is; `field` and `select` change both.
  *
  * An LLM-as-judge is an ordinary scorer that calls a wrapped client: its call (and its tokens) lands under the
- * scorer's call. See the README's "LLM as a judge" example.
+ * scorer's call. See the LLM-as-judge scorer in docs/evaluations.md.
  */
 import type { Row, ScorerInput, ScorerObject } from "./types.js";
 

@@ -138,8 +138,8 @@ async function priorRun(
 export { DEFAULT_CONCURRENCY };
 
 /**
- * Runs an evaluation and records it in the tracing service (the one `init()` or the environment names). See the
- * README section "Evaluations" for the options and what is recorded.
+ * Runs an evaluation and records it in the tracing service (the one `init()` or the environment names). See
+ * docs/evaluations.md for the options and what is recorded.
  */
 export async function evaluate<R extends Row, O>(
   options: EvaluateOptions<R, O>,

@@ -1,7 +1,7 @@
 /**
  * `tracewire/eval`: evaluate an LLM app from TypeScript, recorded as the tracing service records evaluations (its
  * UI's evaluations list, comparison page and leaderboards show them), resumable, CI-ready, and browsable in
- * `tracewire dev`. See the README section "Evaluations".
+ * `tracewire dev`. See docs/evaluations.md.
  *
  * @module tracewire/eval
  */

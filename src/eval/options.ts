@@ -7,7 +7,7 @@ import { unwrapOp } from "../tracing/op.js";
 import { modelAttributes, safeName } from "./objects.js";
 import type { EvaluateOptions, Row, RunContext } from "./types.js";
 
-/** Default work in flight (README "Evaluations"). */
+/** Default work in flight (docs/evaluations.md). */
 export const DEFAULT_CONCURRENCY = { task: 8, scorers: 16 };
 
 export function positiveInt(value: unknown, name: string): number {

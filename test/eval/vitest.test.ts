@@ -112,7 +112,7 @@ describe("tracewire/eval/vitest", () => {
     expect(output.match(/describeEval: not recorded/g)).toHaveLength(1);
   }, 90_000);
 
-  it("runs the README's block verbatim (readme.eval.mjs) and records it as the README says", async () => {
+  it("runs the docs' vitest block verbatim (readme.eval.mjs) and records it as docs/evaluations.md says", async () => {
     const { code, output, status } = await vitestRun(service(), "readme", "readme.eval.mjs");
     expect(status, output).toEqual({ "capital of 'France'": "passed", thresholds: "passed" });
     expect(code, output).toBe(0);

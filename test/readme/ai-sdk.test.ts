@@ -1,5 +1,5 @@
 /**
- * The README's "Tracing the Vercel AI SDK" snippet, run verbatim with `ai` 7 (Node ≥ 22) and the example's kind of
+ * The "Tracing the Vercel AI SDK" snippet of docs/ai-sdk.md, run verbatim with `ai` 7 (Node ≥ 22) and the example's kind of
  * model (`@ai-sdk/openai-compatible` at the loopback stand-in) and tools: the `generateText` it makes is the tree the
  * section describes — the operation named by `functionId`, its step, the step's model call with usage, a tool call
  * per tool.
@@ -10,7 +10,7 @@ import { named, recorded, TIME, TIME_SCHEMA, usageOf, WEATHER, WEATHER_SCHEMA } 
 import { setupOpenAIServer, summaryOf } from "../instrument/support.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import { setupSession } from "../support/tracing-session.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 const HAS_AI7 = Number(process.versions.node.split(".")[0]) >= 22;
 const ctx = setupOpenAIServer();
@@ -29,7 +29,7 @@ it.skipIf(!HAS_AI7)("the snippet registers the integration and traces generateTe
   };
   // The stand-in asks for both tools; generateText's default is one step, so the operation ends after running them.
   const scope = { model: provider("gpt-4o-mini"), prompt: "Weather in Paris?", tools };
-  await runBlock(readmeBlock("## Tracing the Vercel AI SDK (`tracewire/ai`)"), scope, {
+  await runBlock(docBlock("docs/ai-sdk.md", "# Tracing the Vercel AI SDK (`tracewire/ai`)"), scope, {
     ai,
     "tracewire/ai": tracewireAi,
   });

@@ -1,5 +1,5 @@
 /**
- * The README's "Tracing Anthropic clients" snippet, run verbatim against the example's offline stand-in
+ * The "Tracing Anthropic clients" snippet of docs/anthropic.md, run verbatim against the example's offline stand-in
  * (examples/anthropic/stand-in.mjs) with the real `@anthropic-ai/sdk`, its `new Anthropic()` configured from
  * `ANTHROPIC_BASE_URL` and `ANTHROPIC_API_KEY` as users configure it: a traced Message and a traced
  * `messages.stream()`, each one call with its provider, cache usage and reassembled output; `callOf` finds them from
@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { callOf } from "../../src/index.js";
 import { setupSession } from "../support/tracing-session.js";
-import { readmeBlock, runBlock, withEnv } from "./snippets.js";
+import { docBlock, runBlock, withEnv } from "./snippets.js";
 
 const { startStandIn } = (await import(new URL("../../examples/anthropic/stand-in.mjs", import.meta.url).href)) as {
   startStandIn(): Promise<{ url: string; close(): Promise<void> }>;
@@ -30,7 +30,7 @@ it("the snippet traces a Message and a messages.stream() as one call each", asyn
     process: { stdout: { write: (text: string) => written.push(text) } },
   };
   const env = { ANTHROPIC_BASE_URL: standIn.url, ANTHROPIC_API_KEY: "sk-ant-readme" };
-  const block = readmeBlock("## Tracing Anthropic clients (`tracewire/anthropic`)");
+  const block = docBlock("docs/anthropic.md", "# Tracing Anthropic clients (`tracewire/anthropic`)");
   const { message, stream, final } = await withEnv(env, () => runBlock(block, scope));
 
   const created = await session.only("anthropic.messages.create");

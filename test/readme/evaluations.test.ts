@@ -1,5 +1,5 @@
 /**
- * The README's "Evaluations" snippet runs verbatim against the local service and a wrapped `openai` client whose
+ * The "Evaluations" snippet of docs/evaluations.md runs verbatim against the local service and a wrapped `openai` client whose
  * model knows capitals (a loopback stand-in), and records what the section says: the summary it prints, one
  * evaluation with a row × trial per dataset row.
  */
@@ -12,7 +12,7 @@ import * as evalModule from "../../src/eval/index.js";
 import { init, type TracewireHandle } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import { PROJECT, startService, type TestService } from "../server/helpers.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 const CAPITALS: Record<string, string> = { France: "Paris", Japan: "Tokyo" };
 let service: TestService;
@@ -55,7 +55,7 @@ it("the Evaluations snippet runs verbatim and records one evaluation", async () 
   const printed: unknown[][] = [];
   const stderr: string[] = [];
   await runBlock(
-    readmeBlock("## Evaluations (`tracewire/eval`)"),
+    docBlock("docs/evaluations.md", "# Evaluations (`tracewire/eval`)"),
     {
       client,
       console: { log: (...args: unknown[]) => printed.push(args) },

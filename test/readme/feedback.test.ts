@@ -1,5 +1,5 @@
 /**
- * README "Feedback and scores": the block runs verbatim against the local service (`tracewire dev`, in-process),
+ * docs/reliability.md "Feedback and scores": the block runs verbatim against the local service (`tracewire dev`, in-process),
  * on both routes, and every `await` in it settles once the service has answered — not one batch timer later (the
  * schedule delay here is 3 s; the whole block must take well under one).
  */
@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { getCurrentCall, init, op, type TracewireHandle } from "../../src/index.js";
 import { PROJECT, startService, type TestService } from "../server/helpers.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 let service: TestService | undefined;
 let tracing: TracewireHandle | undefined;
@@ -20,7 +20,7 @@ afterEach(async () => {
   tracing = client = service = undefined;
 });
 
-// The README's own `answer` op ("Tracing a Node service"), which the feedback block uses.
+// The README's own `answer` op ("Trace your own app"), which the feedback block uses.
 const retrieve = op(async function retrieve(_query: string) {
   return ["doc-1", "doc-2"];
 });
@@ -33,11 +33,11 @@ const answer = op(
   { parameterNames: ["question"] },
 );
 
-describe.each(["auto", "otlp"] as const)("README feedback block, export %s", (route) => {
+describe.each(["auto", "otlp"] as const)("docs feedback block, export %s", (route) => {
   it("runs verbatim against the local service, each await settling without the batch timer", async () => {
     service = await startService({ storage: "memory" });
     tracing = init({ baseUrl: service.url, project: PROJECT, env: {}, scheduledDelayMillis: 60_000, export: route });
-    const block = readmeBlock("### Feedback and scores");
+    const block = docBlock("docs/reliability.md", "## Feedback and scores");
     expect(block).toContain('await call?.score("correctness", 0.9);');
 
     // The block's `call`: captured by wrapping `answer.invoke` for this run only.

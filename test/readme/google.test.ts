@@ -1,5 +1,5 @@
 /**
- * The README's "Tracing Google's Gen AI SDK" snippet, run verbatim with the real `@google/genai` 3 (Node ≥ 22), its
+ * The "Tracing Google's Gen AI SDK" snippet of docs/google.md, run verbatim with the real `@google/genai` 3 (Node ≥ 22), its
  * `GoogleGenAI` pointed at the loopback Gemini stand-in: a response, a stream and a chat message, each one call named
  * as the section says, with provider, usage keyed by `modelVersion` and the reassembled stream; `callOf` finds them
  * and the reaction lands on the first.
@@ -10,11 +10,11 @@ import { genai, HAS_GOOGLE, setupGeminiServer } from "../instrument/google-suppo
 import { summaryOf } from "../instrument/support.js";
 import { MODEL_SUFFIX, TEXT, USAGE } from "../support/google-server.js";
 import { setupSession } from "../support/tracing-session.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 const ctx = setupGeminiServer();
 
-describe.skipIf(!HAS_GOOGLE)("README: Tracing Google's Gen AI SDK", () => {
+describe.skipIf(!HAS_GOOGLE)("docs/google.md: Tracing Google's Gen AI SDK", () => {
   const session = setupSession();
 
   it("the snippet traces a response, a stream and a chat message as one call each", async () => {
@@ -29,7 +29,7 @@ describe.skipIf(!HAS_GOOGLE)("README: Tracing Google's Gen AI SDK", () => {
     }
     const written: string[] = [];
     await runBlock(
-      readmeBlock("## Tracing Google's Gen AI SDK (`tracewire/google`)"),
+      docBlock("docs/google.md", "# Tracing Google's Gen AI SDK (`tracewire/google`)"),
       { process: { env: { GEMINI_API_KEY: "readme-key" }, stdout: { write: (t: string) => written.push(t) } } },
       { "@google/genai": { GoogleGenAI }, "tracewire/google": tracewireGoogle },
     );

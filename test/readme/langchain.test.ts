@@ -1,5 +1,5 @@
 /**
- * The README's "Tracing LangChain.js and LangGraph.js" snippets, run verbatim with the real `@langchain/core` and
+ * The "Tracing LangChain.js and LangGraph.js" snippets of docs/agent-frameworks.md, run verbatim with the real `@langchain/core` and
  * `@langchain/langgraph`: `graph` is the tests' LangGraph agent (a real chat model subclass at the loopback stand-in).
  * `instrumentLangChain()` records the graph, its nodes, the model and tool calls in the thread of `thread_id`; the
  * per-call handler records the same tree.
@@ -10,7 +10,7 @@ import * as tracewireLangChain from "../../src/instrument/langchain.js";
 import { agentGraph, StandInChatModel } from "../langchain/support.js";
 import { OpenAIServer } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 const session = setupSessionPerTest();
 const TREE = [
@@ -26,7 +26,7 @@ const TREE = [
   "tools",
 ];
 
-describe("README: Tracing LangChain.js and LangGraph.js", () => {
+describe("docs/agent-frameworks.md: Tracing LangChain.js and LangGraph.js", () => {
   let server: OpenAIServer;
   beforeAll(async () => {
     server = await OpenAIServer.start();
@@ -49,7 +49,7 @@ describe("README: Tracing LangChain.js and LangGraph.js", () => {
 
   it("the per-call handler records the graph's tree", async () => {
     await runBlock(
-      readmeBlock("### Per call: `TracewireCallbackHandler`"),
+      docBlock("docs/agent-frameworks.md", "### Per call: `TracewireCallbackHandler`"),
       { graph: graph() },
       {
         "tracewire/langchain": tracewireLangChain,
@@ -60,7 +60,7 @@ describe("README: Tracing LangChain.js and LangGraph.js", () => {
 
   it("instrumentLangChain() records every run, in the thread of thread_id", async () => {
     await runBlock(
-      readmeBlock("## Tracing LangChain.js and LangGraph.js (`tracewire/langchain`)"),
+      docBlock("docs/agent-frameworks.md", "## Tracing LangChain.js and LangGraph.js (`tracewire/langchain`)"),
       { graph: graph() },
       {
         "tracewire/langchain": tracewireLangChain,

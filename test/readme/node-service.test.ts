@@ -1,13 +1,13 @@
 /**
- * README "Tracing a Node service". Its first block runs verbatim with its settings from the environment (as its
- * comment says), against a stand-in tracing service: `answer` is recorded with its display name and output, and
- * `retrieve` nested under it; `tracing.shutdown()` has sent everything. Its second block (the context helpers) runs
- * with that `answer` and puts the attributes on one call and the thread, as a turn, on the other.
+ * README "Trace your own app" and the context helpers of docs/concepts.md. The README block runs verbatim with its
+ * settings from the environment (as its comment says), against a stand-in tracing service: `answer` is recorded with
+ * its display name and output, and `retrieve` nested under it; `tracing.shutdown()` has sent everything. The context
+ * helpers block runs with that `answer` and puts the attributes on one call and the thread, as a turn, on the other.
  */
 import { afterAll, expect, it } from "vitest";
 import { init } from "../../src/index.js";
 import { TracingDouble } from "../support/tracing-double.js";
-import { readmeBlock, runBlock, withEnv } from "./snippets.js";
+import { docBlock, readmeBlock, runBlock, withEnv } from "./snippets.js";
 
 /** The block's settings, from the environment: the stand-in's URL and a project; no API key (none is needed). */
 const tracingEnv = (url: string) => ({
@@ -21,7 +21,7 @@ afterAll(() => double?.close());
 
 it("the first block traces answer and the retrieve nested in it, and shutdown sends them", async () => {
   double = await TracingDouble.start();
-  const declared = await withEnv(tracingEnv(double.url), () => runBlock(readmeBlock("## Tracing a Node service")));
+  const declared = await withEnv(tracingEnv(double.url), () => runBlock(readmeBlock("## Trace your own app")));
   // No flush here: the block's own `await tracing.shutdown()` must have delivered everything.
   const [answer] = double.callsNamed("answer");
   const [retrieve] = double.callsNamed("retrieve");
@@ -36,10 +36,10 @@ it("the first block traces answer and the retrieve nested in it, and shutdown se
 });
 
 it("the context helpers block puts its attributes on one call and its thread, as a turn, on the other", async () => {
-  const { answer } = await withEnv(tracingEnv(double!.url), () => runBlock(readmeBlock("## Tracing a Node service")));
+  const { answer } = await withEnv(tracingEnv(double!.url), () => runBlock(readmeBlock("## Trace your own app")));
   const tracing = init({ baseUrl: double!.url, project: "acme/context", env: {}, scheduledDelayMillis: 10 });
   try {
-    await runBlock(readmeBlock("## Tracing a Node service", 2), { answer });
+    await runBlock(docBlock("docs/concepts.md", "## Threads, turns and call attributes"), { answer });
     await tracing.flush();
   } finally {
     await tracing.shutdown();

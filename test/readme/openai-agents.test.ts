@@ -1,5 +1,5 @@
 /**
- * The README's "Tracing the OpenAI Agents SDK" snippets, run verbatim with the real `@openai/agents` (Node ≥ 22): the
+ * The "Tracing the OpenAI Agents SDK" snippets of docs/agent-frameworks.md, run verbatim with the real `@openai/agents` (Node ≥ 22): the
  * SDK's default client points at the loopback stand-in (what `OPENAI_API_KEY` would choose in an app), `tools` are
  * the two the stand-in asks for. `addTraceProcessor(tracewireTraceProcessor())` records the tree the section
  * describes; `setTraceProcessors([tracewireTraceProcessor()])` records it as the only processor.
@@ -11,12 +11,12 @@ import { startAgentsServer } from "../support/agents-server.js";
 import { RESPONSE_TEXT } from "../support/openai-responses-server.js";
 import type { OpenAIServer } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 const HAS_AGENTS = Number(process.versions.node.split(".")[0]) >= 22;
 const session = setupSessionPerTest();
 
-describe.skipIf(!HAS_AGENTS)("README: Tracing the OpenAI Agents SDK", () => {
+describe.skipIf(!HAS_AGENTS)("docs/agent-frameworks.md: Tracing the OpenAI Agents SDK", () => {
   let agents: typeof import("@openai/agents");
   let stand: OpenAIServer;
 
@@ -59,7 +59,7 @@ describe.skipIf(!HAS_AGENTS)("README: Tracing the OpenAI Agents SDK", () => {
   it("addTraceProcessor(tracewireTraceProcessor()): the run as workflow, task, agent, turns, model and tool calls", async () => {
     agents.setTraceProcessors([]);
     await runBlock(
-      readmeBlock("## Tracing the OpenAI Agents SDK (`tracewire/openai-agents`)"),
+      docBlock("docs/agent-frameworks.md", "## Tracing the OpenAI Agents SDK (`tracewire/openai-agents`)"),
       { tools: tools() },
       {
         "@openai/agents": agents,
@@ -83,7 +83,7 @@ describe.skipIf(!HAS_AGENTS)("README: Tracing the OpenAI Agents SDK", () => {
 
   it("setTraceProcessors([tracewireTraceProcessor()]): tracewire as the only processor", async () => {
     await runBlock(
-      readmeBlock("### Keeping traces away from OpenAI's dashboard"),
+      docBlock("docs/agent-frameworks.md", "### Keeping traces away from OpenAI's dashboard"),
       {},
       {
         "@openai/agents": agents,

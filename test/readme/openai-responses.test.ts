@@ -1,5 +1,5 @@
 /**
- * The README's "The Responses API and embeddings" snippet runs verbatim against a wrapped `openai` client and the
+ * The "The Responses API and embeddings" snippet of docs/openai.md runs verbatim against a wrapped `openai` client and the
  * loopback server, and records the calls the section describes: a response, a streamed response and an embeddings
  * call, each with the op name, output and usage it says.
  */
@@ -8,7 +8,7 @@ import { wrapOpenAI } from "../../src/instrument/index.js";
 import { makeClient, setupOpenAIServer, summaryOf, VERSIONS } from "../instrument/support.js";
 import { RESPONSE_TEXT } from "../support/openai-responses-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 const ctx = setupOpenAIServer();
 const session = setupSessionPerTest();
@@ -17,7 +17,7 @@ it("the Responses API and embeddings snippet records a response, a stream and an
   const client = wrapOpenAI(makeClient(VERSIONS[0]!, ctx.server));
   const printed: string[] = [];
   const written: string[] = [];
-  await runBlock(readmeBlock("### The Responses API and embeddings"), {
+  await runBlock(docBlock("docs/openai.md", "## The Responses API and embeddings"), {
     client,
     console: { log: (text: string) => printed.push(text) },
     process: { stdout: { write: (text: string) => written.push(text) } },

@@ -1,5 +1,5 @@
 /**
- * README "Tracing OpenAI clients": the block runs verbatim, its `new OpenAI()` configured as users configure it —
+ * docs/openai.md "Tracing OpenAI clients": the block runs verbatim, its `new OpenAI()` configured as users configure it —
  * from `OPENAI_BASE_URL` and `OPENAI_API_KEY`, here the loopback stand-in — and records what the section says: one
  * call per request (a completion and a stream, usage keyed by the model that answered), the streamed text written
  * as it arrives, and the 👍 on the exact completion through `callOf`.
@@ -9,7 +9,7 @@ import { callOf } from "../../src/index.js";
 import { MESSAGES, setupOpenAIServer, summaryOf, usageOfOneRequest } from "../instrument/support.js";
 import { MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
 import { setupSession } from "../support/tracing-session.js";
-import { readmeBlock, runBlock, withEnv } from "./snippets.js";
+import { docBlock, runBlock, withEnv } from "./snippets.js";
 
 const ctx = setupOpenAIServer();
 const session = setupSession();
@@ -19,7 +19,7 @@ it("the snippet traces a completion and a stream, and reacts to the completion",
   const scope = { messages: MESSAGES, process: { stdout: { write: (text: string) => written.push(text) } } };
   const env = { OPENAI_BASE_URL: ctx.server.baseURL, OPENAI_API_KEY: "sk-readme" };
   const declared = await withEnv(env, () =>
-    runBlock(readmeBlock("## Tracing OpenAI clients (`tracewire/openai`)"), scope),
+    runBlock(docBlock("docs/openai.md", "# Tracing OpenAI clients (`tracewire/openai`)"), scope),
   );
   expect(written.join("")).toBe(TEXT);
 

@@ -1,12 +1,12 @@
 /**
- * README "Service clients": the TracingClient, InferenceClient and TrainingClient blocks run verbatim, each client
+ * docs/service-clients.md: the TracingClient, InferenceClient and TrainingClient blocks run verbatim, each client
  * configured from the environment variables its comment names, against loopback servers that answer as the services
  * do; each request the block makes arrives as the section describes, and what it prints is what came back.
  */
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { OpenAIServer, TEXT } from "../support/openai-server.js";
 import { ndjsonReply, type RecordedRequest, TestServer } from "../support/server.js";
-import { readmeBlock, runBlock, withEnv } from "./snippets.js";
+import { docBlock, runBlock, withEnv } from "./snippets.js";
 
 const KEY = "tw-readme-key";
 let server: TestServer;
@@ -16,7 +16,7 @@ beforeAll(async () => {
 afterEach(() => server.reset());
 afterAll(() => server.close());
 
-/** Runs a README block with `console.log` and `process.stdout.write` captured; closes the client it made. */
+/** Runs a docs block with `console.log` and `process.stdout.write` captured; closes the client it made. */
 async function run(block: string, env: Record<string, string | undefined>, client: string) {
   const printed: unknown[][] = [];
   const written: string[] = [];
@@ -44,7 +44,7 @@ it("the TracingClient block reads a call, streams calls, sends feedback and a sc
   server.on("POST", "/v2/acme/demo/scores", { json: { score_id: "s-1" } });
 
   const env = { TRACEWIRE_BASE_URL: server.url, TRACEWIRE_API_KEY: KEY };
-  const { printed, declared } = await run(readmeBlock("### TracingClient"), env, "client");
+  const { printed, declared } = await run(docBlock("docs/service-clients.md", "## TracingClient"), env, "client");
   expect(declared.call).toEqual(call);
   expect(printed).toEqual(roots.map((c) => [c.op_name, c.summary]));
   expect(server.requests.map(sent)).toEqual([
@@ -73,7 +73,11 @@ it("the InferenceClient block gets a completion, streams one, and lists the mode
   const inference = await OpenAIServer.start();
   try {
     const env = { TRACEWIRE_INFERENCE_BASE_URL: `${inference.url}/v1`, TRACEWIRE_API_KEY: KEY };
-    const { written, declared } = await run(readmeBlock("### InferenceClient"), env, "inference");
+    const { written, declared } = await run(
+      docBlock("docs/service-clients.md", "## InferenceClient"),
+      env,
+      "inference",
+    );
     expect(declared.completion).toMatchObject({ object: "chat.completion", choices: [{ message: { content: TEXT } }] });
     expect(written.join("")).toBe(TEXT);
     expect(declared.models).toEqual([expect.objectContaining({ id: "gpt-4o-mini", object: "model" })]);
@@ -125,7 +129,7 @@ it("the TrainingClient block creates a model and a job, follows its events, list
   server.on("GET", "/v1/system-check", { status: 503, json: health });
 
   const env = { TRACEWIRE_TRAINING_BASE_URL: `${server.url}/v1`, TRACEWIRE_API_KEY: KEY };
-  const { printed, declared } = await run(readmeBlock("### TrainingClient"), env, "training");
+  const { printed, declared } = await run(docBlock("docs/service-clients.md", "## TrainingClient"), env, "training");
   expect(printed).toEqual([...events.map((e) => [e.type, e.data]), [10], [20]]);
   expect(declared.health).toEqual({ ok: false, status: 503, body: health });
   expect(server.requests.map(sent)).toEqual([

@@ -1,11 +1,11 @@
 /**
- * README "What is recorded, and what never is": its snippet, run verbatim against a stand-in tracing service, records
+ * docs/concepts.md "What is recorded, and what never is": its snippet, run verbatim against a stand-in tracing service, records
  * exactly what its comments say.
  */
 import { afterAll, expect, it } from "vitest";
 import { init } from "../../src/index.js";
 import { TracingDouble } from "../support/tracing-double.js";
-import { readmeBlock, runBlock } from "./snippets.js";
+import { docBlock, runBlock } from "./snippets.js";
 
 let double: TracingDouble | undefined;
 afterAll(async () => {
@@ -15,7 +15,7 @@ afterAll(async () => {
 
 it("the redactKeys snippet records the inputs and output its comments show", async () => {
   double = await TracingDouble.start();
-  const snippet = readmeBlock("### What is recorded, and what never is");
+  const snippet = docBlock("docs/concepts.md", "## What is recorded, and what never is");
   process.env.TRACEWIRE_BASE_URL = double.url;
   process.env.TRACEWIRE_PROJECT = "acme/readme";
   try {

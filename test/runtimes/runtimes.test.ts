@@ -21,7 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startStandIn } from "../../examples/openai/stand-in.mjs";
 import { TracingClient } from "../../src/api/index.js";
 import type { CallSchema } from "../../src/api/types/calls.js";
-import { readmeBlock } from "../readme/snippets.js";
+import { docBlock } from "../readme/snippets.js";
 import { startService, type TestService } from "../server/helpers.js";
 import { collect } from "../support/collect.js";
 import { APP_DIR, bundle, edgeSandbox, expectAppTrace, ROOT } from "./harness.js";
@@ -160,8 +160,8 @@ describe.skipIf(!enabled)("runtimes beyond Node (workerd, Vercel edge, Bun, Deno
     expect(served.output()).not.toMatch(/Uncaught|Disallowed operation|error/i);
   }, 60_000);
 
-  it("workerd: the README's worker, verbatim", async () => {
-    const source = readmeBlock("## Runtimes: Cloudflare Workers, Vercel's edge, Bun, Deno");
+  it("workerd: the worker of docs/runtimes-and-deployment.md, verbatim", async () => {
+    const source = docBlock("docs/runtimes-and-deployment.md", "## Cloudflare Workers");
     const worker = await bundle({ contents: source, resolveDir: APP_DIR }, "workerd");
     expect(worker.warnings).toEqual([]);
     const served = await serveWorker(worker.code, {

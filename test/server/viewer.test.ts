@@ -2,12 +2,14 @@
  * The viewer page in real headless Chromium (Debian's `chromium`, driven by playwright-core, which downloads no
  * browser): traces traced by the library show up in the list (op, status, latency, tokens, model), a trace opens
  * as a call tree with children under their parent, and a call shows inputs, output, usage, exception and feedback.
- * New traces appear without a reload. A screenshot is saved and its path annotated on the test.
+ * New traces appear without a reload. A screenshot is saved and its path annotated on the test; with
+ * TRACEWIRE_SCREENSHOTS=1 the test also writes docs/viewer.png, the picture the README shows.
  * (Without Chromium: see browser.ts.)
  */
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { trace } from "@opentelemetry/api";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -111,6 +113,12 @@ describe.skipIf(!chromiumWanted("viewer.test"))("viewer in Chromium", () => {
     await page.screenshot({ path: shot, fullPage: true });
     console.log(`[viewer.test] screenshot: ${shot}`);
     await annotate(`screenshot: ${shot}`, "screenshot");
+    if (process.env.TRACEWIRE_SCREENSHOTS === "1") {
+      // The README's and docs/local-service.md's picture of the viewer, regenerated on request only (a normal run
+      // must not dirty the tree): TRACEWIRE_SCREENSHOTS=1 npx vitest run test/server/viewer.test.ts
+      await page.setViewportSize({ width: 1280, height: 720 });
+      await page.screenshot({ path: fileURLToPath(new URL("../../docs/viewer.png", import.meta.url)) });
+    }
     expect(browser.errors).toEqual([]);
   }, 60_000);
 
