@@ -113,6 +113,9 @@ function hookPromise(promise: Obj, observed: Observed): void {
   const withResponse = Object.hasOwn(promise, "withResponse") ? promise.withResponse : undefined;
   if (typeof withResponse === "function") {
     defineOwn(promise, "withResponse", function (this: unknown, ...args: unknown[]) {
+      // The caller takes the HTTP response too: its body must be the filtered one (see `arrived`), whatever order
+      // the SDK asks for the parsed data and the response in.
+      consumption.raw = true;
       const viaObserved = () =>
         Promise.all([promise as unknown as PromiseLike<unknown>, observed.responsePromise]).then(([data, props]) => {
           const response = (props as { response: Response }).response;

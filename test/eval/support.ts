@@ -74,11 +74,13 @@ const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 /**
  * tracewire as a user's project gets it, without waiting for tsup: the bin and the entries a user's evaluation
  * files import (`tracewire`, `tracewire/eval`, `tracewire/openai`), bundled from the sources with esbuild into a
- * package in `node_modules/.cache/…/node_modules/tracewire`, next to a copy of `fixtures` (so their imports of
- * `tracewire/…` resolve to it, and `openai` to this repository's). Returns the bin and the fixtures' folder.
+ * package in `.test-tmp/…/node_modules/tracewire`, next to a copy of `fixtures` (so their imports of `tracewire/…`
+ * resolve to it, and `openai` to this repository's). Not under `node_modules/`: Node refuses to strip the types of a
+ * `.ts` file there, as `tracewire eval` does for a user's `.ts` evaluation file. Returns the bin and the fixtures'
+ * folder.
  */
 export function packageForCli(fixtures: string): { bin: string; dir: string; root: string } {
-  const cache = join(ROOT, "node_modules", ".cache");
+  const cache = join(ROOT, ".test-tmp");
   mkdirSync(cache, { recursive: true });
   const root = mkdtempSync(join(cache, "tracewire-pkg-"));
   const pkg = join(root, "node_modules", "tracewire");
