@@ -34,6 +34,12 @@ export interface Compiled {
   sql: string;
   params: SqlValue[];
   exact: boolean;
+  /**
+   * A SELECT of the `seq`s every matching row is among (a text index's candidates), when there is one: an `$or`
+   * whose every branch has one reads the union of those rows only, where SQLite would otherwise test each branch's
+   * subquery on every call of the project.
+   */
+  candidates?: { sql: string; params: SqlValue[] };
 }
 
 export interface CompileContext {
@@ -119,14 +125,15 @@ function contains(args: unknown, ctx: CompileContext): Compiled | undefined {
   const needle = literal.value;
   const caseless = Boolean(args.case_insensitive);
   const parts: Compiled[] = [];
+  let candidates: Compiled["candidates"];
   if (field.fts && ctx.fts && indexable(needle)) {
     const match = ctx.fts.match(field.fts, fold(needle));
     if (match) {
-      parts.push({
-        sql: `seq IN (SELECT rowid FROM ${field.fts} WHERE ${field.fts} MATCH ? UNION ALL ${ctx.fts.pending})`,
+      candidates = {
+        sql: `SELECT rowid FROM ${field.fts} WHERE ${field.fts} MATCH ? UNION ALL ${ctx.fts.pending}`,
         params: [match],
-        exact: false,
-      });
+      };
+      parts.push({ sql: `seq IN (${candidates.sql})`, params: candidates.params, exact: false });
     }
   }
   if (!caseless && indexable(needle)) {
@@ -145,6 +152,7 @@ function contains(args: unknown, ctx: CompileContext): Compiled | undefined {
     sql: parts.map((p) => p.sql).join(" AND "),
     params: parts.flatMap((p) => p.params),
     exact: parts.some((p) => p.exact),
+    ...(candidates ? { candidates } : {}),
   };
 }
 
@@ -193,11 +201,23 @@ export function compileExpr(expr: unknown, ctx: CompileContext): Compiled | unde
       if (!Array.isArray(args) || args.length === 0) return undefined;
       const parts = args.map((a) => compileExpr(a, ctx));
       if (parts.some((p) => p === undefined)) return undefined;
-      return combine(
-        parts as Compiled[],
+      const branches = parts as Compiled[];
+      const either = combine(
+        branches,
         " OR ",
-        parts.every((p) => p!.exact),
+        branches.every((p) => p.exact),
       );
+      if (!branches.every((p) => p.candidates)) return either;
+      const candidates = {
+        sql: branches.map((p) => p.candidates!.sql).join(" UNION ALL "),
+        params: branches.flatMap((p) => p.candidates!.params),
+      };
+      return {
+        sql: `seq IN (${candidates.sql}) AND ${either.sql}`,
+        params: [...candidates.params, ...either.params],
+        exact: either.exact,
+        candidates,
+      };
     }
     case "$not": {
       if (!Array.isArray(args) || args.length !== 1) return undefined;
