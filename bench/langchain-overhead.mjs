@@ -3,15 +3,26 @@
  * (a one-node graph whose node asks a chat model — a minimal `BaseChatModel` subclass over the real `openai`
  * package — one question) against the loopback server of bench/openai-server.mjs (a child process), on two paths:
  * `graph.invoke`, and `graph.stream` in `messages` mode read to the end (the model streams 50 tokens) — in the five
- * variants of bench/wrapper-harness.mjs. "Unwrapped" is the run without callbacks; "wrapped" the same run with
- * `callbacks: [new TracewireCallbackHandler()]`: 3 calls on the calls route (the graph, the node, the chat model).
+ * variants of bench/wrapper-harness.mjs and one of its own (below). "Unwrapped" is the run without callbacks;
+ * "wrapped" the same run with `callbacks: [new TracewireCallbackHandler()]`: 3 calls on the calls route (the graph,
+ * the node, the chat model).
  * The content reference is three nested hand-made spans carrying what those calls record (the graph's and the node's
  * inputs and outputs as JSON, the node's LangGraph facts; the model call's GenAI attributes, usage, the messages and
  * the answer as JSON). Both variants run with the run scope tracewire wraps around the model's request method
  * installed (it is installed process-wide when the first handler is created).
  *
+ * A sixth row, "LangChain with a no-op handler", is the same run with `callbacks: [new NoopHandler()]`: a
+ * `BaseCallbackHandler` subclass with no handler methods, attached the same way and with the same flags LangChain
+ * reads on tracewire's (`awaitHandlers: true`, so its calls are awaited in the foreground, not queued), under the same
+ * context manager. That is what LangChain itself spends once *any* handler is attached — callback managers for every
+ * runnable (LangGraph's hidden ones included), run ids, the serialised runnables and the start/end fan-out — and
+ * what the hand-made spans never pay. The fair measure of tracewire's own handler code is its cost over that row
+ * (printed under each table as "Over LangChain with a no-op handler"); the target lines still compare against the
+ * unwrapped run.
+ *
  * Run: node --expose-gc bench/langchain-overhead.mjs [flags of bench/wrapper-harness.mjs]
  */
+import { BaseCallbackHandler } from "@langchain/core/callbacks/base";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { AIMessage, AIMessageChunk } from "@langchain/core/messages";
 import { ChatGenerationChunk } from "@langchain/core/outputs";
@@ -81,13 +92,20 @@ const graph = new StateGraph(MessagesAnnotation)
   .addEdge("answer", END)
   .compile();
 const handler = new TracewireCallbackHandler();
+
+/** A handler that records nothing, with the flags LangChain reads on tracewire's handler. */
+class NoopHandler extends BaseCallbackHandler {
+  name = "noop_handler";
+  awaitHandlers = true;
+}
+const noop = new NoopHandler();
 const input = () => ({ messages: [{ role: "user", content: QUESTION }] });
 
 let checksum = 0;
 
-/** `graph.invoke`; returns the answer message. */
+/** `graph.invoke` (with `traced`, the callback handler, when given); returns the answer message. */
 async function nonStreaming(traced) {
-  const state = await graph.invoke(input(), traced ? { callbacks: [handler] } : {});
+  const state = await graph.invoke(input(), traced ? { callbacks: [traced] } : {});
   const answer = state.messages.at(-1);
   checksum += String(answer.content).length;
   return answer;
@@ -95,7 +113,7 @@ async function nonStreaming(traced) {
 
 /** `graph.stream` in `messages` mode, read to the end; returns the answer message. */
 async function streaming(traced) {
-  const stream = await graph.stream(input(), { streamMode: "messages", ...(traced ? { callbacks: [handler] } : {}) });
+  const stream = await graph.stream(input(), { streamMode: "messages", ...(traced ? { callbacks: [traced] } : {}) });
   let tokens = 0;
   let text = "";
   for await (const [chunk] of stream) {
@@ -156,7 +174,15 @@ await runWrapperBench({
   name: "`TracewireCallbackHandler` (LangGraph)",
   server,
   unwrapped: false,
-  wrapped: true,
+  wrapped: handler,
+  extra: {
+    noop: {
+      arg: noop,
+      label:
+        "LangChain with a no-op handler: `callbacks: [new NoopHandler()]` (a `BaseCallbackHandler` with no methods)",
+      note: "LangChain with a no-op handler",
+    },
+  },
   wrappedItems: { calls: 6 },
   paths: [
     {
@@ -187,7 +213,10 @@ await runWrapperBench({
 OpenAI server in a child process; \`graph.invoke\`, and \`graph.stream\` in \`messages\` mode read to the end (the model
 streams ${STREAM_EVENTS} tokens). Untraced = no callbacks; traced = tracewire's handler, recording 3 calls (the graph, the
 node, the chat model; LangGraph's hidden runs are not recorded). The reference is three nested hand-made spans
-carrying the same data. Both variants have the run scope tracewire wraps around the model's request installed.`,
+carrying the same data. Both variants have the run scope tracewire wraps around the model's request installed.
+The no-op row attaches a \`BaseCallbackHandler\` with no methods the same way (awaited, like tracewire's): what
+LangChain spends once any handler is attached, which the hand-made spans do not pay; what the handler adds over it
+is tracewire's own share.`,
   footer: ({ served }) =>
     `Server: ${served.requests.toLocaleString("en-US")} requests, ${served.streams.toLocaleString("en-US")} streamed.${checksum === -1 ? " " : ""}`,
 });

@@ -18,6 +18,10 @@
  *                  wrapping; each bench says what its spans carry;
  *   - `wrapped`    the wrapper under the same `init()`, its calls on the calls route (start + end items).
  *
+ * A bench may add variants of its own (`spec.extra`, e.g. the framework with a no-op callback handler attached:
+ * what the framework itself spends once any handler is there). Each runs with the context manager on, sends nothing,
+ * gets its own row, and the section says what the wrapper adds over it (per-round differences, like the rest).
+ *
  * One `init()` (pointed at the sink) serves the whole run, so every block exports over the same warm connection.
  * The context manager is registered before `context`, `floor`, `content` and `wrapped` blocks and removed
  * (`context.disable()`, which also switches AsyncLocalStorage's promise hooks off) before `unwrapped` ones, outside
@@ -162,6 +166,9 @@ function bootstrapRatio(num, den, draws = 2000) {
  * - `paths`: `[{ tag: "plain" | "stream", title, calls, run(client) → answer, content() → promise, contentSpans }]`
  *   — `content` makes the call on the unwrapped client inside `contentSpans` hand-made spans carrying the data;
  * - `wrappedItems`: `{ calls, otlp }` items one wrapped call sends;
+ * - `extra` (optional): `{ [tag]: { label, arg, note } }` variants of the bench's own, run like `wrapped` with
+ *   `arg` passed to a path's `run` (context manager on, no items sent); `label` is the row, `note` names the row in
+ *   the sentence "the wrapper adds X µs over <note>";
  * - `labels`: `{ unwrapped, content, wrapped }` row labels;
  * - `heading`, `intro(rounds)` and `footer({ served, elapsed, logger })`: the markdown around the tables.
  */
@@ -215,6 +222,9 @@ export async function runWrapperBench(spec) {
       items: () => (settings.init.export === "otlp" ? { otlp: spec.wrappedItems.calls / 2 } : spec.wrappedItems),
     },
   };
+  const extra = spec.extra ?? {};
+  for (const [tag, x] of Object.entries(extra))
+    variants[tag] = { before: contextOn, call: (path) => () => path.run(x.arg), items: {} };
   const tags = Object.keys(variants).filter((t) => !settings.only || settings.only.includes(t));
   const itemsOf = (v, path) => (typeof v.items === "function" ? v.items(path) : v.items);
 
@@ -304,6 +314,7 @@ export async function runWrapperBench(spec) {
     floor: "bare-span floor: unwrapped + one `startActiveSpan`/`end`, OTLP route to the sink",
     content: spec.labels.content,
     wrapped: spec.labels.wrapped,
+    ...Object.fromEntries(Object.entries(extra).map(([tag, x]) => [tag, x.label])),
   };
 
   const sections = [];
@@ -320,6 +331,14 @@ export async function runWrapperBench(spec) {
       return w && w.wireBytes > 0 ? `${fmt.int(w.wireBytes / w.calls)} (${fmt.int(w.bodyBytes / w.calls)})` : "—";
     };
     const spanRow = (tag) => ["floor", "content", "wrapped"].includes(tag);
+    const extraLines = Object.entries(extra)
+      .filter(([tag]) => tags.includes(tag))
+      .map(([tag, x]) => {
+        const d = diffs(p, "wrapped", tag);
+        const [lo, hi] = bootstrapRatio(d, diffs(p, "content", "unwrapped"));
+        return `\nOver ${x.note}: the wrapper adds **${fmt.num(median(d), 1)} µs** (${fmt.ratio(paired(p, "wrapped", tag))} of its CPU), ${fmt.ratio(median(d) / contentOver)} the content spans' overhead (90% interval ${fmt.num(lo)}–${fmt.num(hi)}); ${x.note} itself adds ${fmt.num(over(tag), 1)} µs over unwrapped.`;
+      })
+      .join("");
     const rows = tags.map((tag) => [
       labels[tag],
       tag === "unwrapped" ? "1.00×" : fmt.ratio(paired(p, tag, "unwrapped")),
@@ -327,7 +346,7 @@ export async function runWrapperBench(spec) {
       tag === "unwrapped" ? "—" : fmt.num(over(tag), 1),
       spanRow(tag) ? fmt.ratio(over(tag) / floorOver) : "—",
       tag === "wrapped" ? `**${fmt.ratio(ratio)}**` : tag === "content" ? "1.00×" : "—",
-      spanRow(tag) ? fmt.num(overCtx(tag), 1) : "—",
+      spanRow(tag) || tag in extra ? fmt.num(overCtx(tag), 1) : "—",
       wireOf(tag),
     ]);
     sections.push(`**${path.title}** (${fmt.int(path.calls)} calls per block)
@@ -348,7 +367,7 @@ ${table(
 
 Wrapper overhead ÷ content-span overhead: **${fmt.ratio(ratio)}** (90% bootstrap interval over rounds ${fmt.num(low)}–${fmt.num(high)}); ÷ bare-span floor overhead ${fmt.ratio(wrappedOver / floorOver)}.
 Without the context manager's share (which all pay): the wrapper adds ${fmt.num(overCtx("wrapped"), 1)} µs, the content span(s)
-${fmt.num(overCtx("content"), 1)} µs (${fmt.ratio(overCtx("wrapped") / overCtx("content"))}), a bare span with its export ${fmt.num(overCtx("floor"), 1)} µs.`);
+${fmt.num(overCtx("content"), 1)} µs (${fmt.ratio(overCtx("wrapped") / overCtx("content"))}), a bare span with its export ${fmt.num(overCtx("floor"), 1)} µs.${extraLines}`);
     const borderline =
       contentOver <= 0
         ? "; the content span's overhead is lost in the noise: inconclusive"
