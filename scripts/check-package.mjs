@@ -35,7 +35,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { publicEntries } from "./public-entries.mjs";
+import { appPackages, publicEntries } from "./public-entries.mjs";
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -447,17 +447,7 @@ function bundleConsumers(dir, expected) {
       .filter((e) => e.web)
       .map((e) => e.subpath),
   );
-  const peers = [
-    "openai",
-    "next",
-    "next/*",
-    "ai",
-    "@anthropic-ai/sdk",
-    "@google/genai",
-    "@openai/agents",
-    "@langchain/*",
-    "vitest",
-  ];
+  const peers = appPackages();
   const setups = [
     ["Node", { platform: "node", external: peers }],
     [

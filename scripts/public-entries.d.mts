@@ -12,3 +12,6 @@ export interface PublicEntry {
 }
 
 export function publicEntries(): PublicEntry[];
+
+/** Package names (and `name/*` subpath patterns) a bundle of tracewire leaves to the app: optional peers and next. */
+export function appPackages(): string[];

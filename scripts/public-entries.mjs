@@ -51,3 +51,16 @@ export function publicEntries() {
   }
   return entries;
 }
+
+/**
+ * What a bundle of the package leaves to the app: every optional peer of package.json (the LLM SDKs, vitest) and
+ * `next` (tracewire/next loads the app's own), each with its subpaths (`openai/*`). One list for every check that
+ * bundles tracewire (scripts/check-package.mjs, test/runtimes/edge-subpaths.test.ts).
+ */
+export function appPackages() {
+  const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+  const optional = Object.entries(pkg.peerDependenciesMeta ?? {})
+    .filter(([, meta]) => meta?.optional)
+    .map(([name]) => name);
+  return [...optional, "next"].flatMap((name) => [name, `${name}/*`]);
+}

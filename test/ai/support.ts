@@ -6,8 +6,9 @@
 import type { JSONSchema7 } from "ai6";
 import { afterEach, expect } from "vitest";
 import { setupOpenAIServer } from "../instrument/support.js";
+import { endedOnce } from "../support/call-tree.js";
 import { MODEL_SUFFIX, USAGE } from "../support/openai-server.js";
-import type { StoredCall, TracingDouble } from "../support/tracing-double.js";
+import type { TracingDouble } from "../support/tracing-double.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 
 export const MODEL = "gpt-4o-mini";
@@ -43,27 +44,10 @@ export function usageOf(responseModel: string, requests = 1) {
   };
 }
 
-export type Recorded = StoredCall & { start: Record<string, unknown>; end: Record<string, unknown> };
+export { named, type Recorded } from "../support/call-tree.js";
 
 /** Every call of the trace, by op name, ended exactly once (fails otherwise). */
-export function recorded(double: TracingDouble): Recorded[] {
-  const calls = [...double.calls.values()];
-  for (const call of calls) {
-    expect(call.starts, `starts of ${String(call.start?.op_name)}`).toBe(1);
-    expect(call.ends, `ends of ${String(call.start?.op_name)}`).toBe(1);
-  }
-  return calls as Recorded[];
-}
-
-/** The calls named `opName`, in start order; with `parent`, only its children. */
-export function named(calls: Recorded[], opName: string, parent?: Recorded): Recorded[] {
-  return calls
-    .filter((c) => c.start.op_name === opName && (!parent || c.start.parent_id === parent.start.id))
-    .sort(
-      (a, b) =>
-        String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
-    );
-}
+export const recorded = (double: TracingDouble) => endedOnce(double);
 
 /** The model the stand-in answers as (the requested one plus its dated suffix). */
 export const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;

@@ -5,59 +5,20 @@
  * the graph in the example's thread, its nodes, two ChatOpenAI calls with usage, and the tool call with the
  * `forecast` op under it.
  */
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { type CallSchema, TracingClient } from "../../src/api/index.js";
-import { type DevServer, startDevServer } from "../../src/server/index.js";
-import { TRACING_KEY } from "./support.js";
+import { describe, expect, it } from "vitest";
+import { runExampleAsWritten } from "./support.js";
 
 const HAS_NODE22 = Number(process.versions.node.split(".")[0]) >= 22;
-const PROJECT = "demo/langchain";
-const ENV_KEYS = ["TRACEWIRE_BASE_URL", "TRACEWIRE_API_KEY", "TRACEWIRE_PROJECT", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
 
 describe.skipIf(!HAS_NODE22)("examples/langchain", () => {
-  let service: DevServer;
-  const saved: Record<string, string | undefined> = {};
-
-  beforeAll(async () => {
-    service = await startDevServer({
-      port: 0,
-      storage: "memory",
-      apiKey: TRACING_KEY,
-      logger: { warn() {}, error() {} },
-    });
-    for (const key of ENV_KEYS) saved[key] = process.env[key];
-    process.env.TRACEWIRE_BASE_URL = service.url;
-    process.env.TRACEWIRE_API_KEY = TRACING_KEY;
-    process.env.TRACEWIRE_PROJECT = PROJECT;
-    delete process.env.OPENAI_API_KEY;
-    delete process.env.OPENAI_BASE_URL;
-  });
-  afterAll(async () => {
-    for (const key of ENV_KEYS) {
-      if (saved[key] === undefined) delete process.env[key];
-      else process.env[key] = saved[key];
-    }
-    await service?.close();
-  });
+  const example = runExampleAsWritten("langchain/index.mjs", "demo/langchain");
 
   // The example's first import loads the SDK cold: slow on a loaded machine.
   it("answers and records the graph as a tree under the desk op", { timeout: 60_000 }, async () => {
-    const printed: string[] = [];
-    const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
-      printed.push(args.join(" "));
-    });
-    try {
-      await import(new URL("../../examples/langchain/index.mjs", import.meta.url).href);
-    } finally {
-      log.mockRestore();
-    }
+    const { printed, calls } = await example.run();
     expect(printed[0]).toBe('Right now: {"city":"Lisbon","celsius":21,"sky":"clear"}. Enjoy your day!');
     expect(JSON.parse(printed[1]!.replace(/^stats: /, ""))).toMatchObject({ internalErrors: 0 });
 
-    const reader = new TracingClient({ baseUrl: service.url, apiKey: TRACING_KEY, project: PROJECT, env: {} });
-    const calls: CallSchema[] = [];
-    for await (const call of reader.calls.streamQuery({})) calls.push(call);
-    await reader.close();
     const desk = calls.find((c) => c.op_name === "desk")!;
     const tree = calls.filter((c) => c.trace_id === desk.trace_id);
     expect(tree.map((c) => c.op_name).sort()).toEqual(

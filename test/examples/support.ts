@@ -3,7 +3,7 @@
  * `init()` pointed at the service, started before and stopped after a file's tests; and reading a trace back the way
  * any client would. The examples are plain JavaScript, loaded by URL (`loadExample`).
  */
-import { afterAll, beforeAll } from "vitest";
+import { afterAll, beforeAll, vi } from "vitest";
 import { type CallSchema, TracingClient } from "../../src/api/index.js";
 import { init, type TracewireHandle } from "../../src/index.js";
 import { type DevServer, startDevServer } from "../../src/server/index.js";
@@ -49,4 +49,56 @@ export function setupExample(project: string, standIn = "openai/stand-in.mjs"): 
     return calls;
   };
   return setup;
+}
+
+/** What {@link runExampleAsWritten} gives back: the lines the example printed, and every call it recorded. */
+export interface ExampleRun {
+  printed: string[];
+  calls: CallSchema[];
+}
+
+/**
+ * For an example that sets tracing up from the environment itself (`init()` with no options): before the file's
+ * tests, starts the service and points `TRACEWIRE_*` at it (with no `OPENAI_*`, so the example starts its own
+ * stand-in); after them, restores the environment. `run()` imports the example (relative to examples/), keeps what
+ * it printed with `console.log`, and reads back every call of `project`.
+ */
+export function runExampleAsWritten(path: string, project: string): { run(): Promise<ExampleRun> } {
+  const keys = ["TRACEWIRE_BASE_URL", "TRACEWIRE_API_KEY", "TRACEWIRE_PROJECT", "OPENAI_API_KEY", "OPENAI_BASE_URL"];
+  const saved: Record<string, string | undefined> = {};
+  let service: DevServer | undefined;
+  beforeAll(async () => {
+    service = await startDevServer({ port: 0, storage: "memory", apiKey: TRACING_KEY, logger: quiet });
+    for (const key of keys) saved[key] = process.env[key];
+    process.env.TRACEWIRE_BASE_URL = service.url;
+    process.env.TRACEWIRE_API_KEY = TRACING_KEY;
+    process.env.TRACEWIRE_PROJECT = project;
+    delete process.env.OPENAI_API_KEY;
+    delete process.env.OPENAI_BASE_URL;
+  });
+  afterAll(async () => {
+    for (const key of keys) {
+      if (saved[key] === undefined) delete process.env[key];
+      else process.env[key] = saved[key];
+    }
+    await service?.close();
+  });
+  return {
+    async run() {
+      const printed: string[] = [];
+      const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => {
+        printed.push(args.join(" "));
+      });
+      try {
+        await loadExample(path);
+      } finally {
+        log.mockRestore();
+      }
+      const reader = new TracingClient({ baseUrl: service!.url, apiKey: TRACING_KEY, project, env: {} });
+      const calls: CallSchema[] = [];
+      for await (const call of reader.calls.streamQuery({})) calls.push(call);
+      await reader.close();
+      return { printed, calls };
+    },
+  };
 }

@@ -16,7 +16,6 @@ import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
 import type OpenAI from "openai";
 import { expect } from "vitest";
 import { z } from "zod";
-import type { StoredCall } from "../support/tracing-double.js";
 
 export const WEATHER = { city: "Paris", celsius: 21 };
 export const TIME = "12:00";
@@ -181,47 +180,4 @@ export function agentGraph(model: StandInChatModel, tools = weatherTools()) {
     .compile();
 }
 
-export type Recorded = StoredCall & { start: Record<string, unknown>; end: Record<string, unknown> };
-
-/** Every call recorded, each started and ended exactly once (fails otherwise). */
-export async function recorded(session: {
-  tracing: { flush(): Promise<void> };
-  double: { calls: Map<string, StoredCall> };
-}): Promise<Recorded[]> {
-  await session.tracing.flush();
-  const calls = [...session.double.calls.values()];
-  for (const call of calls) {
-    expect(call.starts, `starts of ${String(call.start?.op_name)}`).toBe(1);
-    expect(call.ends, `ends of ${String(call.start?.op_name)}`).toBe(1);
-  }
-  return calls as Recorded[];
-}
-
-/** The calls named `opName` (under `parent` when given), in start order. */
-export function named(calls: Recorded[], opName: string, parent?: Recorded): Recorded[] {
-  return calls
-    .filter((c) => c.start.op_name === opName && (!parent || c.start.parent_id === parent.start.id))
-    .sort(
-      (a, b) =>
-        String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
-    );
-}
-
-export function one(calls: Recorded[], opName: string, parent?: Recorded): Recorded {
-  const found = named(calls, opName, parent);
-  expect(found, `calls named ${opName}`).toHaveLength(1);
-  return found[0] as Recorded;
-}
-
-export function childrenOf(calls: Recorded[], parent: Recorded): Recorded[] {
-  return calls
-    .filter((c) => c.start.parent_id === parent.start.id)
-    .sort(
-      (a, b) =>
-        String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
-    );
-}
-
-export function summaryOf(call: Recorded): Record<string, unknown> {
-  return (call.end.summary ?? {}) as Record<string, unknown>;
-}
+export { childrenOf, named, one, type Recorded, recorded, summaryOf } from "../support/call-tree.js";

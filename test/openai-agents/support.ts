@@ -6,15 +6,16 @@
 import { afterAll, afterEach, beforeAll, expect } from "vitest";
 import type { TracewireTraceProcessor } from "../../src/instrument/openai-agents.js";
 import { startAgentsServer } from "../support/agents-server.js";
+import { type Recorded, summaryOf } from "../support/call-tree.js";
 import type { OpenAIServer } from "../support/openai-server.js";
-import type { StoredCall } from "../support/tracing-double.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 
 /** The SDK needs openai 7, which needs Node ≥ 22. */
+export { childrenOf, named, one, type Recorded, recorded, summaryOf } from "../support/call-tree.js";
+
 export const HAS_AGENTS = Number(process.versions.node.split(".")[0]) >= 22;
 
 export type Agents = typeof import("@openai/agents");
-export type Recorded = StoredCall & { start: Record<string, unknown>; end: Record<string, unknown> };
 
 export const WEATHER = { city: "Lyon", celsius: 19 };
 export const WEATHER_SCHEMA = {
@@ -100,52 +101,6 @@ export function setupAgents() {
   };
 }
 
-/** Every call recorded, each started and ended exactly once (fails otherwise). */
-export async function recorded(session: {
-  tracing: { flush(): Promise<void> };
-  double: { calls: Map<string, StoredCall> };
-}) {
-  await session.tracing.flush();
-  const calls = [...session.double.calls.values()];
-  for (const call of calls) {
-    expect(call.starts, `starts of ${String(call.start?.op_name)}`).toBe(1);
-    expect(call.ends, `ends of ${String(call.start?.op_name)}`).toBe(1);
-  }
-  return calls as Recorded[];
-}
-
-/** The calls named `opName` (under `parent` when given), in start order. */
-export function named(calls: Recorded[], opName: string, parent?: Recorded): Recorded[] {
-  return calls
-    .filter((c) => c.start.op_name === opName && (!parent || c.start.parent_id === parent.start.id))
-    .sort(
-      (a, b) =>
-        String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
-    );
-}
-
-/** The children of `parent`, in start order. */
-export function childrenOf(calls: Recorded[], parent: Recorded): Recorded[] {
-  return calls
-    .filter((c) => c.start.parent_id === parent.start.id)
-    .sort(
-      (a, b) =>
-        String(a.start.started_at).localeCompare(String(b.start.started_at)) || (a.startSeq ?? 0) - (b.startSeq ?? 0),
-    );
-}
-
-/** The only call named `opName` (under `parent`); fails when there are none or several. */
-export function one(calls: Recorded[], opName: string, parent?: Recorded): Recorded {
-  const found = named(calls, opName, parent);
-  expect(found, `calls named ${opName}`).toHaveLength(1);
-  return found[0] as Recorded;
-}
-
-export function summaryOf(call: Recorded): Record<string, unknown> {
-  return (call.end.summary ?? {}) as Record<string, unknown>;
-}
-
-/** `summary.usage`: usage keyed by model, numeric fields. */
 export type UsageByModel = Record<string, Record<string, number>>;
 
 /** `usages` summed field by field, keyed by model (undefined when none has usage). */

@@ -9,7 +9,7 @@
  */
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { publicEntries } from "../../scripts/public-entries.mjs";
+import { appPackages, publicEntries } from "../../scripts/public-entries.mjs";
 // @ts-expect-error: a plain .mjs build script without types.
 import { runtimeVariants } from "../../scripts/runtime-variants.mjs";
 import { TracingClient } from "../../src/api/index.js";
@@ -26,16 +26,7 @@ const SUBPATHS = Object.fromEntries(
     .map((e) => [e.specifier, relative(ROOT, e.source)]),
 );
 // The optional peers are the app's own (never imported by evaluating a subpath).
-const PEERS = [
-  "openai",
-  "next",
-  "next/*",
-  "ai",
-  "@anthropic-ai/sdk",
-  "@google/genai",
-  "@openai/agents",
-  "@langchain/*",
-];
+const PEERS = appPackages();
 
 /** The subpath's source as one edge script that leaves its exports on `globalThis.exported`. */
 async function edgeScript(source: string, platform: "edge" | "workerd" = "edge") {
