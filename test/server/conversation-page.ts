@@ -7,11 +7,19 @@ import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { PROJECT } from "./helpers.js";
 
-export async function openConversation(page: Page, serviceUrl: string, root: string, opName: string, index = 0) {
+/** Opens the project's trace list and the trace whose root is `root`; waits for more than `minCalls` calls in its tree. */
+export async function openTrace(page: Page, serviceUrl: string, root: string, minCalls = 0) {
   await page.goto(`${serviceUrl}/?project=${encodeURIComponent(PROJECT)}`);
   const row = page.locator("#trace-list tbody tr").filter({ hasText: root });
   await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
   await row.click();
+  if (minCalls > 0)
+    await expect.poll(() => page.locator("#tree li").count(), { timeout: 10_000 }).toBeGreaterThan(minCalls);
+}
+
+/** {@link openTrace}, then the `index`-th call named `opName` and its conversation (see the file comment). */
+export async function openConversation(page: Page, serviceUrl: string, root: string, opName: string, index = 0) {
+  await openTrace(page, serviceUrl, root);
   const node = page.locator(`#tree li[data-op="${opName}"] > .node`).nth(index);
   await expect.poll(() => node.count(), { timeout: 10_000 }).toBe(1);
   await node.click();

@@ -133,3 +133,14 @@ export async function runWeaveApp(app: string, serviceUrl: string, project: stri
     rmSync(home, { recursive: true, force: true });
   }
 }
+
+/** Closes (or, for tracing, shuts down) each of `things` in order, skipping what a failed setup left undefined. */
+export async function closeAll(
+  ...things: ({ close(): Promise<unknown> } | { shutdown(): Promise<unknown> } | undefined)[]
+): Promise<void> {
+  for (const thing of things) {
+    if (!thing) continue;
+    if ("shutdown" in thing) await thing.shutdown();
+    else await thing.close();
+  }
+}

@@ -12,7 +12,8 @@ import { HANDOFF_MODEL, startAgentsServer } from "../support/agents-server.js";
 import { RESPONSE_TEXT } from "../support/openai-responses-server.js";
 import type { OpenAIServer } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { PROJECT, startService, type TestService } from "./helpers.js";
+import { openTrace as openTraceOf } from "./conversation-page.js";
+import { closeAll, PROJECT, startService, type TestService } from "./helpers.js";
 
 const HAS_AGENTS = Number(process.versions.node.split(".")[0]) >= 22;
 const SCHEMA = (key: string) => ({
@@ -83,20 +84,9 @@ describe.skipIf(!HAS_AGENTS || !chromiumWanted("viewer-agents.test"))("viewer: a
     page = browser.page;
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-    await stand?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service, stand));
 
-  async function openTrace(root: string) {
-    await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
-    const row = page.locator("#trace-list tbody tr").filter({ hasText: root });
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
-    await row.click();
-    await expect.poll(() => page.locator("#tree li").count(), { timeout: 10_000 }).toBeGreaterThan(5);
-  }
+  const openTrace = (root: string) => openTraceOf(page, service.url, root, 5);
 
   /** Each tree node as `label [badge…]`, indented by depth. */
   function outline(): Promise<string[]> {

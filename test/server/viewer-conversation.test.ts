@@ -24,7 +24,7 @@ import { RESPONSE_TEXT } from "../support/openai-responses-server.js";
 import { OpenAIServer, TEXT, TOOL_CALLS } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
 import { openConversation } from "./conversation-page.js";
-import { PROJECT, startService, type TestService } from "./helpers.js";
+import { closeAll, PROJECT, startService, type TestService } from "./helpers.js";
 
 const MODEL = "gpt-4o-mini";
 
@@ -142,13 +142,7 @@ describe.skipIf(!chromiumWanted("viewer-conversation.test"))("viewer: LLM calls 
     page = browser.page;
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-    await openaiServer?.close();
-    await anthropicServer?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service, openaiServer, anthropicServer));
 
   /** Opens the trace of `root` and selects its `index`-th call named `opName`; returns the detail pane's facts. */
   const openCall = (root: string, opName: string, index = 0) =>

@@ -23,7 +23,7 @@ import {
 import { GeminiServer, TEXT, THOUGHT, TOOL_ANSWER } from "../support/google-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
 import { openConversation } from "./conversation-page.js";
-import { PROJECT, startService, type TestService } from "./helpers.js";
+import { closeAll, PROJECT, startService, type TestService } from "./helpers.js";
 
 describe.skipIf(!HAS_GOOGLE || !chromiumWanted("viewer-gemini.test"))("viewer: Gemini calls as a conversation", () => {
   let service: TestService;
@@ -69,12 +69,7 @@ describe.skipIf(!HAS_GOOGLE || !chromiumWanted("viewer-gemini.test"))("viewer: G
     page = browser.page;
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-    await gemini?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service, gemini));
 
   /** Opens the trace of `root` and selects its `index`-th call named `opName`; returns the detail pane's facts. */
   const openCall = (root: string, opName: string, index = 0) =>

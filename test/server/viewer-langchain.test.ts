@@ -13,7 +13,8 @@ import { TracewireCallbackHandler } from "../../src/instrument/langchain.js";
 import { agentGraph, StandInChatModel } from "../langchain/support.js";
 import { OpenAIServer, TEXT } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { PROJECT, startService, type TestService } from "./helpers.js";
+import { openTrace as openTraceOf } from "./conversation-page.js";
+import { closeAll, PROJECT, startService, type TestService } from "./helpers.js";
 
 describe.skipIf(!chromiumWanted("viewer-langchain.test"))("viewer: a LangGraph run as a tree", () => {
   let service: TestService;
@@ -42,20 +43,9 @@ describe.skipIf(!chromiumWanted("viewer-langchain.test"))("viewer: a LangGraph r
     page = browser.page;
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-    await stand?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service, stand));
 
-  async function openTrace(root: string) {
-    await page.goto(`${service.url}/?project=${encodeURIComponent(PROJECT)}`);
-    const row = page.locator("#trace-list tbody tr").filter({ hasText: root });
-    await expect.poll(() => row.count(), { timeout: 10_000 }).toBe(1);
-    await row.click();
-    await expect.poll(() => page.locator("#tree li").count(), { timeout: 10_000 }).toBeGreaterThan(5);
-  }
+  const openTrace = (root: string) => openTraceOf(page, service.url, root, 5);
 
   it("graph, node and tool calls labelled; chat model calls marked LLM", async () => {
     await openTrace("graph_run");

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { init, op, type TracewireHandle, withThread } from "../../src/index.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { llm, PROJECT, startService, type TestService } from "./helpers.js";
+import { closeAll, llm, PROJECT, startService, type TestService } from "./helpers.js";
 
 const turn = op(
   async function turn(question: string) {
@@ -40,11 +40,7 @@ describe.skipIf(!chromiumWanted("viewer-navigation.test"))("viewer: filters, URL
     browser = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service));
 
   it("filters by op name, status and text; the hash holds them through back, forward and reload", async () => {
     const { page } = browser;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { init, op, type TracewireHandle } from "../../src/index.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { llm, PROJECT, send, startService, type TestService } from "./helpers.js";
+import { closeAll, llm, PROJECT, send, startService, type TestService } from "./helpers.js";
 
 type Usage = Record<string, Record<string, number>>;
 
@@ -80,11 +80,7 @@ describe.skipIf(!chromiumWanted("viewer-usage.test"))("viewer: a trace's tokens 
     browser = await launchChromium();
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service));
 
   it("Tokens and Model: the root's usage, or its topmost calls' when the root has none", async () => {
     const { page } = browser;

@@ -15,7 +15,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { callOf, init, op, type TracewireHandle } from "../../src/index.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { llm, PROJECT, startService, type TestService } from "./helpers.js";
+import { closeAll, llm, PROJECT, startService, type TestService } from "./helpers.js";
 
 const agent = op(
   async function agent(question: string) {
@@ -57,11 +57,7 @@ describe.skipIf(!chromiumWanted("viewer.test"))("viewer in Chromium", () => {
     page = browser.page;
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await tracing?.shutdown();
-    await service?.close();
-  });
+  afterAll(() => closeAll(browser, tracing, service));
 
   it("lists traces, shows the call tree, payloads, usage, exceptions and feedback, and refreshes live", async ({
     annotate,
