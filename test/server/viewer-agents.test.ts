@@ -12,7 +12,7 @@ import { HANDOFF_MODEL, startAgentsServer } from "../support/agents-server.js";
 import { RESPONSE_TEXT } from "../support/openai-responses-server.js";
 import type { OpenAIServer } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { openTrace as openTraceOf } from "./conversation-page.js";
+import { openConversation, openTrace as openTraceOf } from "./conversation-page.js";
 import { closeAll, PROJECT, startService, type TestService } from "./helpers.js";
 
 const HAS_AGENTS = Number(process.versions.node.split(".")[0]) >= 22;
@@ -127,14 +127,8 @@ describe.skipIf(!HAS_AGENTS || !chromiumWanted("viewer-agents.test"))("viewer: a
 
   it("a model call opens as a conversation: instructions, the user, the tool round, the answer", async () => {
     await openTrace("weather_run");
-    const models = page.locator('#tree li[data-op="openai_agents.response"] > .node');
-    await expect.poll(() => models.count()).toBe(2);
-    await models.nth(1).click();
-    const detail = page.locator("#detail");
-    await expect.poll(() => detail.locator(".conversation").count(), { timeout: 10_000 }).toBe(1);
-    const roles = await detail
-      .locator(".conversation > .msg")
-      .evaluateAll((els) => els.map((e) => e.getAttribute("data-role")));
+    expect(await page.locator('#tree li[data-op="openai_agents.response"] > .node').count()).toBe(2);
+    const { detail, roles } = await openConversation(page, service.url, "weather_run", "openai_agents.response", 1);
     expect(roles[0]).toBe("system");
     expect(roles).toContain("user");
     expect(roles).toContain("tool");

@@ -13,7 +13,7 @@ import { TracewireCallbackHandler } from "../../src/instrument/langchain.js";
 import { agentGraph, StandInChatModel } from "../langchain/support.js";
 import { OpenAIServer, TEXT } from "../support/openai-server.js";
 import { type Browser, chromiumWanted, launchChromium } from "./browser.js";
-import { openTrace as openTraceOf } from "./conversation-page.js";
+import { openConversation, openTrace as openTraceOf } from "./conversation-page.js";
 import { closeAll, PROJECT, startService, type TestService } from "./helpers.js";
 
 describe.skipIf(!chromiumWanted("viewer-langchain.test"))("viewer: a LangGraph run as a tree", () => {
@@ -75,14 +75,8 @@ describe.skipIf(!chromiumWanted("viewer-langchain.test"))("viewer: a LangGraph r
 
   it("a chat model call opens as a conversation; a node keeps its JSON view", async () => {
     await openTrace("graph_run");
-    const chats = page.locator('#tree li[data-op="StandInChatModel"] > .node');
-    await expect.poll(() => chats.count()).toBe(2);
-    await chats.nth(1).click();
-    const detail = page.locator("#detail");
-    await expect.poll(() => detail.locator(".conversation").count(), { timeout: 10_000 }).toBe(1);
-    const roles = await detail
-      .locator(".conversation > .msg")
-      .evaluateAll((els) => els.map((e) => e.getAttribute("data-role")));
+    expect(await page.locator('#tree li[data-op="StandInChatModel"] > .node').count()).toBe(2);
+    const { detail, roles } = await openConversation(page, service.url, "graph_run", "StandInChatModel", 1);
     expect(roles).toEqual(["user", "assistant", "tool", "tool"]);
     expect(await detail.locator(".conversation .msg[data-role=assistant] .tool-call").count()).toBe(2);
     expect(await detail.locator(".answer").textContent()).toContain(TEXT);
