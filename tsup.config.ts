@@ -3,6 +3,8 @@ import { defineConfig, type Options } from "tsup";
 import { runtimeVariants } from "./scripts/runtime-variants.mjs";
 // @ts-expect-error: plain .mjs build scripts without types.
 import { stripChunkImports } from "./scripts/strip-chunk-imports.mjs";
+// @ts-expect-error: plain .mjs build scripts without types.
+import { writeNotices } from "./scripts/third-party-notices.mjs";
 
 /** Drops the redundant bare chunk imports of an ESM output directory (see scripts/strip-chunk-imports.mjs). */
 const stripImports = (dir: string) => async () => {
@@ -23,6 +25,26 @@ const entry = {
 };
 // tracewire/next loads `after` from the app's own Next.js at run time; never bundle Next itself, nor an LLM SDK.
 const external = ["next", "@anthropic-ai/sdk", "@google/genai", "openai", "ai", "@openai/agents", /^@langchain\//];
+
+/**
+ * The OpenTelemetry SDK packages `init()` builds its provider from, bundled into the Node build (#28). Node pays
+ * ~0.5 ms per ESM file it loads on a cold start, and these five packages are ~250 files (the whole of
+ * `@opentelemetry/semantic-conventions` among them, for four constants): ~60 ms of a cold import, more than all of
+ * tracewire's own code. Bundled and tree-shaken from their ESM builds they are ~55 KB in one chunk that loads in
+ * ~6 ms (bench/NOTES.md). (`@opentelemetry/context-async-hooks` stays external: it has no ESM build, and its
+ * few CommonJS files load in ~5 ms.) They cannot be loaded on first use instead: `init()` is synchronous, and a
+ * `createRequire` at run time breaks apps bundled whole. They stay `dependencies` (the declarations name their
+ * types) and nothing relies on their identity: tracewire's provider is its own, and the context keys they share
+ * with the app's copies are `Symbol.for` keys of `@opentelemetry/api`, which stays external (a peer: it holds the
+ * app's global registrations). dist/THIRD_PARTY_NOTICES.md names what is bundled.
+ */
+const bundledOtel = [
+  "@opentelemetry/core",
+  "@opentelemetry/resources",
+  "@opentelemetry/sdk-trace",
+  "@opentelemetry/sdk-trace-base",
+  "@opentelemetry/semantic-conventions",
+];
 
 /** A build for runtimes without Node (ESM only; types come from the Node build's declarations). */
 function webBuild(outDir: string, suffixes: string[], extraExternal: string[] = []): Options {
@@ -69,7 +91,16 @@ export default defineConfig([
     treeshake: true,
     // vitest is an optional peer of tracewire/eval/vitest only.
     external: [...external, "vitest"],
-    onSuccess: stripImports("dist"),
+    noExternal: bundledOtel,
+    // The bundled OTel packages from their ESM builds, in both formats: their CommonJS builds `require` the
+    // external `@opentelemetry/api`, which an ESM output cannot do.
+    esbuildOptions(options) {
+      options.mainFields = ["module", "main"];
+    },
+    onSuccess: async () => {
+      stripChunkImports("dist");
+      writeNotices("dist", bundledOtel);
+    },
   },
   webBuild("dist/workerd", ["workerd", "edge"], ["cloudflare:workers"]),
   webBuild("dist/edge", ["edge"]),

@@ -135,9 +135,10 @@ A process that imports nothing: ${fmt.num(median(samples.get(NOTHING).map((s) =>
 ${fmt.num(median(samples.get(NOTHING).map((s) => s.wallMs)), 0)} ms wall. Over \`openai\` alone, \`tracewire\` +
 \`tracewire/openai\` add ${fmt.num(twOverOpenai, 1)} ms of CPU (${fmt.num(twWall, 1)} ms wall); LangSmith's
 \`langsmith/wrappers/openai\` adds ${fmt.num(lsOverOpenai, 1)} ms (${fmt.num(lsWall, 1)} ms wall); paired per round,
-tracewire − LangSmith = ${fmt.num(paired, 1)} ms. \`tracewire\` imports the OpenTelemetry SDK packages \`init()\`
-builds its provider from (a bundled app must find them: bench/NOTES.md, #28); undici is loaded by the first
-request.
+tracewire − LangSmith = ${fmt.num(paired, 1)} ms. The OpenTelemetry SDK packages \`init()\` builds
+its provider from are bundled into tracewire's Node build (one tree-shaken chunk instead of ~250 files; only
+\`@opentelemetry/api\` and \`@opentelemetry/context-async-hooks\` are loaded as packages: bench/NOTES.md, #28);
+undici is loaded by the first request.
 
 Package size: ${size}.`;
 

@@ -248,6 +248,16 @@ function checkDist() {
       fail(`dist/${file} calls require(), which throws in the ESM build`, "use an import instead.");
     }
   }
+  // The Node build bundles the OTel SDK packages init() builds from (tsup.config.ts `bundledOtel`, #28): a package
+  // it loads at run time instead costs a cold start ~0.5 ms per file of it.
+  const loadsAtRunTime =
+    /(?:from\s*|require\(|import\()["'](@opentelemetry\/(?!api["']|context-async-hooks["'])[^"']+)["']/;
+  for (const file of files.filter((f) => /^[^/]+\.c?js$/.test(f) && f !== "cli.js")) {
+    const found = readFileSync(join(dist, file), "utf8").match(loadsAtRunTime);
+    if (found) fail(`dist/${file} loads ${found[1]} at run time`, "add it to `bundledOtel` in tsup.config.ts.");
+  }
+  if (!existsSync(join(dist, "THIRD_PARTY_NOTICES.md")))
+    fail("dist/THIRD_PARTY_NOTICES.md is missing", "run `npm run build`.");
   for (const file of files.filter((f) => f.endsWith(".map"))) {
     const map = JSON.parse(readFileSync(join(dist, file), "utf8"));
     const sources = map.sources ?? [];
@@ -256,7 +266,9 @@ function checkDist() {
       fail(`dist/${file} points at sources without embedding them`, "src/ is not published: keep sourcesContent.");
     }
   }
-  ok(`dist/ complete (${files.length} files; CJS without import.meta, ESM without require, maps self-contained)`);
+  ok(
+    `dist/ complete (${files.length} files; CJS without import.meta, ESM without require, the OTel SDK bundled with its notices, maps self-contained)`,
+  );
 }
 
 // 2. npm pack ----------------------------------------------------------------------------------------------------
