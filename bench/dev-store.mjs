@@ -6,7 +6,7 @@
  * each, and the ratio to the 10k row), and the database size per call.
  *
  * Sizes: `--sizes=10000,100000,1000000` (default). Seeding the larger sizes goes through the same route, in
- * requests of 2,500 calls, without being timed.
+ * requests of 2,500 calls, without being timed. `--keep` leaves the database behind.
  */
 import { fork } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
@@ -17,6 +17,8 @@ import Database from "better-sqlite3";
 import { arg, fmt, median, report, table } from "./lib.mjs";
 
 const SIZES = arg("sizes", "10000,100000,1000000").split(",").map(Number);
+/** `--keep`: leave the database behind (its folder is printed) to try query plans on it. */
+const KEEP = process.argv.includes("--keep");
 const CALLS_PER_TRACE = 10;
 const INSERTED = 10_000;
 const INSERT_BATCH = 500;
@@ -336,7 +338,8 @@ try {
 } finally {
   child.send({ cmd: "exit" });
   await new Promise((resolve) => child.once("exit", resolve));
-  rmSync(dataDir, { recursive: true, force: true });
+  if (KEEP) console.error(`dev-store: the database is kept in ${dataDir}`);
+  else rmSync(dataDir, { recursive: true, force: true });
 }
 
 // ---- report ----

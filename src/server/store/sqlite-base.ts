@@ -74,8 +74,14 @@ export class SqliteBase {
     return statement;
   }
 
-  transaction<T>(fn: () => T): T {
+  /**
+   * Runs `fn` in one transaction. `durable: false` commits without waiting for the disk (`synchronous = NORMAL` for
+   * this commit): for work that can be redone from what is stored, such as the text index (a crash loses at most
+   * that last slice, whose calls are still pending). The next durable commit syncs the log, that slice with it.
+   */
+  transaction<T>(fn: () => T, durable = true): T {
     if (this.depth > 0) return fn();
+    if (!durable) this.db.exec("PRAGMA synchronous = NORMAL");
     this.db.exec("BEGIN IMMEDIATE");
     this.depth++;
     try {
@@ -87,6 +93,7 @@ export class SqliteBase {
       throw err;
     } finally {
       this.depth--;
+      if (!durable) this.db.exec("PRAGMA synchronous = FULL");
     }
   }
 

@@ -92,8 +92,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_in USING fts5(body,
   tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1, detail = none);
 CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_out USING fts5(body,
   tokenize = 'trigram case_sensitive 1', content = '', contentless_delete = 1, detail = none);
-CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_in_terms USING fts5vocab(calls_text_in, 'row');
-CREATE VIRTUAL TABLE IF NOT EXISTS calls_text_out_terms USING fts5vocab(calls_text_out, 'row');
+DROP TABLE IF EXISTS calls_text_in_terms;
+DROP TABLE IF EXISTS calls_text_out_terms;
 CREATE TABLE IF NOT EXISTS text_pending (seq INTEGER PRIMARY KEY);
 CREATE TRIGGER IF NOT EXISTS calls_unindexed AFTER DELETE ON calls BEGIN
   DELETE FROM calls_text_in WHERE rowid = old.seq;

@@ -1,7 +1,7 @@
 /**
  * The trigram text index of the SQLite store (text-index.ts): filled in the background, in slices of one
  * transaction between requests, from `text_pending` (the calls written since); and the lookup that narrows a text
- * search to the calls holding the needle's rarest trigrams.
+ * search to the calls holding the needle's trigrams when they are few enough.
  */
 import { text } from "./sqlite-base.js";
 import type { SqlStatement } from "./sqlite-driver.js";
@@ -11,17 +11,34 @@ import { endText, matchAll, startText, trigrams } from "./text-index.js";
 const INDEX_SLICE_MS = 20;
 /** Calls indexed per slice at most (one transaction: larger ones leave FTS5 less merging to do). */
 const INDEX_SLICE_ROWS = 512;
-/** A text search reads the index only when its rarest trigrams are in at most this share of the calls. */
-const SELECTIVE = 0.1;
-/** Trigrams of a needle required in the index lookup: the rarest ones. */
+/**
+ * A text search reads the index's candidates only when there are at most this many (and at least
+ * {@link MIN_PROBE}): past that, reading the calls in order finds a page of matches sooner. With a page of ~50 and
+ * `n` calls, reading in order checks about 50·n/m calls when `m` match, and the candidates cost about `m`: the two
+ * meet near √(50·n). The probe that counts them stops one past the bound, so it costs no more than that either.
+ */
+const probeBound = (calls: number): number => Math.max(MIN_PROBE, Math.ceil(Math.sqrt(64 * calls)));
+const MIN_PROBE = 2_000;
+/** Trigrams of a needle weighed at most, spread over it; and how many of the rarest the lookup requires. */
+const WEIGHED_TRIGRAMS = 16;
 const LOOKUP_TRIGRAMS = 4;
+/** Trigrams are counted up to this many times the probe bound: enough to tell rare from common from everywhere. */
+const WEIGH_UP_TO = 8;
+/** Counts kept between searches at most (see `docsOf`). */
+const KNOWN_COUNTS = 4_096;
+/** A kept count is counted again once the store has grown or shrunk by this factor since. */
+const RECOUNT_AFTER = 1.25;
+
+const probeSql = (table: string) => `SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`;
 
 export class TextIndex {
   private indexing: NodeJS.Immediate | undefined;
   private closed = false;
+  /** Bounded counts by table and FTS5 query, oldest first (`docsOf`). */
+  private readonly known = new Map<string, { docs: number; calls: number }>();
 
   constructor(
-    private readonly sql: { stmt(sql: string): SqlStatement; transaction<T>(fn: () => T): T },
+    private readonly sql: { stmt(sql: string): SqlStatement; transaction<T>(fn: () => T, durable?: boolean): T },
     private readonly callCount: () => number,
     private readonly background: boolean,
   ) {}
@@ -32,16 +49,40 @@ export class TextIndex {
 
   /**
    * The FTS5 query that narrows a search for `folded` in `table` to the calls holding its rarest trigrams, or
-   * undefined when even those are common (reading the calls in order is then as good, and stops early).
+   * undefined when too many calls hold them (more than {@link probeBound}: reading the calls in order is then as
+   * good). Trigrams are weighed by bounded counts (`docsOf`), and a needle made only of common trigrams is probed
+   * whole: its trigrams together may still be rare.
    */
   match(table: string, folded: string): string | undefined {
-    const terms = trigrams(folded);
+    const terms = spread(trigrams(folded), WEIGHED_TRIGRAMS);
     if (terms.length === 0) return undefined;
-    const count = this.stmt(`SELECT doc FROM ${table}_terms WHERE term = ?`);
-    const docs = terms.map((term) => ({ term, docs: Number(count.get(term)?.doc ?? 0) }));
-    docs.sort((a, b) => a.docs - b.docs);
-    if (docs[0]!.docs > Math.max(1_000, this.callCount() * SELECTIVE)) return undefined;
-    return matchAll(docs.slice(0, LOOKUP_TRIGRAMS).map((d) => d.term));
+    const calls = this.callCount();
+    const bound = probeBound(calls);
+    const weighed = terms
+      .map((term, at) => ({ term, at, docs: this.docsOf(table, matchAll([term]), WEIGH_UP_TO * bound, calls) }))
+      .sort((a, b) => a.docs - b.docs || a.at - b.at);
+    const rarest = matchAll(weighed.slice(0, LOOKUP_TRIGRAMS).map((w) => w.term));
+    // Together they are in no more calls than the rarest alone.
+    if (weighed[0]!.docs <= bound || this.docsOf(table, rarest, bound, calls) <= bound) return rarest;
+    if (terms.length <= LOOKUP_TRIGRAMS) return undefined;
+    const all = matchAll(terms);
+    return this.docsOf(table, all, bound, calls) <= bound ? all : undefined;
+  }
+
+  /**
+   * How many calls `query` (an FTS5 query: a trigram, or several) finds in `table`, counted up to `most + 1` (FTS5's
+   * own term statistics read a term's whole doclist: 136 ms for a needle's trigrams at a million calls,
+   * bench/NOTES.md #27). Counts are kept between searches until the store has changed size by a quarter: they only
+   * choose between the index and reading in order, and a stale one can make a search slower, never miss a call.
+   */
+  private docsOf(table: string, query: string, most: number, calls: number): number {
+    const key = `${table}\n${query}`;
+    const known = this.known.get(key);
+    if (known && calls <= known.calls * RECOUNT_AFTER && calls * RECOUNT_AFTER >= known.calls) return known.docs;
+    const docs = Number(this.stmt(probeSql(table)).get(query, most + 1)?.n ?? 0);
+    if (this.known.size >= KNOWN_COUNTS) this.known.delete(this.known.keys().next().value!);
+    this.known.set(key, { docs, calls });
+    return docs;
   }
 
   /** Indexes the text of calls written since the last slice, for about `budgetMs`; true when some are left. */
@@ -74,7 +115,7 @@ export class TextIndex {
         done.run(seq);
         if (++indexed % 32 === 0 && performance.now() > deadline) break;
       }
-    });
+    }, false);
     return true;
   }
 
@@ -98,4 +139,10 @@ export class TextIndex {
     if (this.indexing) clearImmediate(this.indexing);
     this.indexing = undefined;
   }
+}
+
+/** At most `most` of `terms`, evenly spread from the first to the last (a needle's trigrams, in order). */
+export function spread<T>(terms: T[], most: number): T[] {
+  if (terms.length <= most) return terms;
+  return Array.from({ length: most }, (_, i) => terms[Math.round((i * (terms.length - 1)) / (most - 1))]!);
 }
