@@ -149,7 +149,7 @@ export class SqliteStore extends SqliteBase implements Store {
       }
       this.count(newlyStarted);
     });
-    this.text?.schedule();
+    this.text?.wrote();
   }
 
   /** Adds to the projects' counts of started calls (negative to subtract). */
@@ -303,7 +303,7 @@ export class SqliteStore extends SqliteBase implements Store {
         );
       }
     });
-    this.text?.schedule();
+    this.text?.wrote();
   }
 
   deleteCalls(project: string, ids: string[]): number {

@@ -9,6 +9,13 @@ import { endText, matchAll, startText, trigrams } from "./text-index.js";
 
 /** A slice of background text indexing lasts about this long before it yields to requests. */
 const INDEX_SLICE_MS = 20;
+/**
+ * Background indexing starts once no write has come for this long: writes go first (an SDK's export, and its
+ * `shutdown()`, wait for them; a search reads the calls not indexed yet directly, so it misses nothing meanwhile)...
+ */
+const QUIET_MS = 25;
+/** ...and while writes keep coming, one slice runs at least this often, so that the pending calls stay few. */
+const SLICE_EVERY_MS = 200;
 /** Calls indexed per slice at most (one transaction: larger ones leave FTS5 less merging to do). */
 const INDEX_SLICE_ROWS = 512;
 /**
@@ -32,7 +39,9 @@ const RECOUNT_AFTER = 1.25;
 const probeSql = (table: string) => `SELECT count(*) AS n FROM (SELECT 1 FROM ${table} WHERE ${table} MATCH ? LIMIT ?)`;
 
 export class TextIndex {
-  private indexing: NodeJS.Immediate | undefined;
+  private indexing: ReturnType<typeof setTimeout> | undefined;
+  private lastWrite = Number.NEGATIVE_INFINITY;
+  private lastSlice = Number.NEGATIVE_INFINITY;
   private closed = false;
   /** Bounded counts by table and FTS5 query, oldest first (`docsOf`). */
   private readonly known = new Map<string, { docs: number; calls: number }>();
@@ -126,17 +135,30 @@ export class TextIndex {
     }
   }
 
+  /** A write has just stored calls whose text is pending: indexing waits until writes pause (see {@link QUIET_MS}). */
+  wrote(): void {
+    this.lastWrite = performance.now();
+    this.schedule();
+  }
+
+  /** Indexes in the background: slices once writes pause, and one every {@link SLICE_EVERY_MS} while they do not. */
   schedule(): void {
     if (!this.background || this.indexing || this.closed) return;
-    this.indexing = setImmediate(() => {
-      this.indexing = undefined;
-      if (this.indexText()) this.schedule();
-    });
+    const due = () => Math.min(this.lastWrite + QUIET_MS, this.lastSlice + SLICE_EVERY_MS);
+    this.indexing = setTimeout(
+      () => {
+        this.indexing = undefined;
+        if (performance.now() < due()) return this.schedule(); // a write came meanwhile
+        this.lastSlice = performance.now();
+        if (this.indexText()) this.schedule();
+      },
+      Math.max(0, due() - performance.now()),
+    );
   }
 
   close(): void {
     this.closed = true;
-    if (this.indexing) clearImmediate(this.indexing);
+    if (this.indexing) clearTimeout(this.indexing);
     this.indexing = undefined;
   }
 }
