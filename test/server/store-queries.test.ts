@@ -113,6 +113,18 @@ const QUERIES: [string, unknown][] = [
     "viewer text filter",
     { $or: ["op_name", "display_name", "inputs", "output", "exception"].map((f) => contains(f, "PARIS", true)) },
   ],
+  // Branches SQLite decides only in part (non-ASCII, any case) beside exact ones, over both trigram tables.
+  [
+    "text filter with inexact branches",
+    {
+      $or: [
+        contains("inputs", "İSTANBUL", true),
+        contains("output", "STRASSE", true),
+        contains("exception", "ΟΔΥΣΣΕΥΣ", true),
+        contains("inputs", "weather"),
+      ],
+    },
+  ],
   ...["success", "error", "running", "descendant_error"].map((s): [string, unknown] => [
     `status ${s}`,
     eq("summary.weave.status", s),

@@ -40,6 +40,12 @@ export interface Compiled {
    * subquery on every call of the project.
    */
   candidates?: { sql: string; params: SqlValue[] };
+  /**
+   * With `candidates`: the expression's test of a row that is among them (`sql` is both), so that an `$or` that reads
+   * the union of its branches' candidates tests each row without looking each branch's candidates up again. Its
+   * `exact` is the expression's.
+   */
+  within?: { sql: string; params: SqlValue[] };
 }
 
 export interface CompileContext {
@@ -148,11 +154,19 @@ function contains(args: unknown, ctx: CompileContext): Compiled | undefined {
     });
   }
   if (parts.length === 0) return undefined;
+  const tests = parts.slice(candidates ? 1 : 0);
   return {
     sql: parts.map((p) => p.sql).join(" AND "),
     params: parts.flatMap((p) => p.params),
     exact: parts.some((p) => p.exact),
-    ...(candidates ? { candidates } : {}),
+    ...(candidates
+      ? {
+          candidates,
+          within: tests.length
+            ? { sql: tests.map((p) => p.sql).join(" AND "), params: tests.flatMap((p) => p.params) }
+            : TRUE,
+        }
+      : {}),
   };
 }
 
@@ -208,15 +222,24 @@ export function compileExpr(expr: unknown, ctx: CompileContext): Compiled | unde
         branches.every((p) => p.exact),
       );
       if (!branches.every((p) => p.candidates)) return either;
+      // The union of the branches' candidates, each distinct lookup once (the viewer's filter searches one needle
+      // in five fields, three of them through the same trigram table), then each branch's test within them.
+      const lookups = new Map(branches.map((p) => [JSON.stringify(p.candidates), p.candidates!]));
       const candidates = {
-        sql: branches.map((p) => p.candidates!.sql).join(" UNION ALL "),
-        params: branches.flatMap((p) => p.candidates!.params),
+        sql: [...lookups.values()].map((c) => c.sql).join(" UNION ALL "),
+        params: [...lookups.values()].flatMap((c) => c.params),
       };
+      const within = combine(
+        branches.map((p) => ({ ...p.within!, exact: p.exact })),
+        " OR ",
+        either.exact,
+      );
       return {
-        sql: `seq IN (${candidates.sql}) AND ${either.sql}`,
-        params: [...candidates.params, ...either.params],
+        sql: `seq IN (${candidates.sql}) AND ${within.sql}`,
+        params: [...candidates.params, ...within.params],
         exact: either.exact,
         candidates,
+        within,
       };
     }
     case "$not": {
