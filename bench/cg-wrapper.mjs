@@ -8,9 +8,14 @@
  *
  *   valgrind --tool=callgrind --callgrind-out-file=/dev/null node bench/cg-wrapper.mjs [--dist=<dist>] \
  *     --variant=unwrapped|context|floor|content|wrapped --path=plain|stream --calls=N [--api=chat|responses]
+ *     [--sdk=openai|anthropic] [--init='<JSON>' (extra init() options, e.g. {"captureContent":false})]
+ *
+ * `--sdk=anthropic`: the same for `@anthropic-ai/sdk`'s `messages.create` against bench/anthropic-server.mjs's bytes
+ * (the request and the app's stream loop of bench/anthropic-overhead.mjs; the SDK's own OTel spans off).
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import Anthropic from "@anthropic-ai/sdk";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import OpenAI from "openai";
 import { arg, startServer, startSink } from "./lib.mjs";
@@ -21,13 +26,15 @@ const load = (entry) =>
     ? import(pathToFileURL(resolve(dist, `${entry}.js`)).href)
     : import(`tracewire${entry === "index" ? "" : `/${entry}`}`);
 const { init } = await load("index");
+const sdk = arg("sdk", "openai");
 const { wrapOpenAI } = await load("openai");
+const { wrapAnthropic } = await load("anthropic");
 const N = Number(arg("calls", "100"));
 const variant = arg("variant", "wrapped");
 const path = arg("path", "plain");
 const api = arg("api", "chat");
 
-const server = await startServer("./openai-server.mjs");
+const server = await startServer(sdk === "anthropic" ? "./anthropic-server.mjs" : "./openai-server.mjs");
 const sink = await startSink();
 const cache = new Map();
 const fetchFromMemory = async (url, init) => {
@@ -40,21 +47,27 @@ const fetchFromMemory = async (url, init) => {
   }
   return new Response(hit.body, { status: hit.status, headers: hit.headers });
 };
-const options = {
-  apiKey: "sk-bench",
-  baseURL: `http://127.0.0.1:${server.port}/v1`,
-  maxRetries: 0,
-  fetch: fetchFromMemory,
-};
+const options =
+  sdk === "anthropic"
+    ? {
+        apiKey: "sk-ant-bench",
+        baseURL: `http://127.0.0.1:${server.port}`,
+        maxRetries: 0,
+        openTelemetry: false,
+        fetch: fetchFromMemory,
+      }
+    : { apiKey: "sk-bench", baseURL: `http://127.0.0.1:${server.port}/v1`, maxRetries: 0, fetch: fetchFromMemory };
 const handle = init({
   baseUrl: `http://127.0.0.1:${sink.port}/cg`,
   project: "bench/bench",
   exitHooks: false,
   env: {},
   maxQueueSize: 8 * N + 2048,
+  ...JSON.parse(arg("init", "{}")),
 });
 if (variant === "unwrapped") context.disable();
-const client = variant === "wrapped" ? wrapOpenAI(new OpenAI(options)) : new OpenAI(options);
+const make = () => (sdk === "anthropic" ? new Anthropic(options) : new OpenAI(options));
+const client = variant !== "wrapped" ? make() : sdk === "anthropic" ? wrapAnthropic(make()) : wrapOpenAI(make());
 const tracer = trace.getTracer("bench-app", "1.0.0");
 const MESSAGES = [
   {
@@ -69,29 +82,53 @@ const MESSAGES = [
   },
 ];
 const params =
-  api === "chat"
+  sdk === "anthropic"
     ? {
-        model: "gpt-4o-mini",
-        messages: MESSAGES,
+        model: "claude-haiku-4-5",
+        system: MESSAGES[0].content,
+        messages: [MESSAGES[1]],
         temperature: 0.2,
         max_tokens: 256,
         ...(path === "stream" ? { stream: true } : {}),
       }
-    : {
-        model: "gpt-4o-mini",
-        instructions: MESSAGES[0].content,
-        input: MESSAGES[1].content,
-        temperature: 0.2,
-        max_output_tokens: 256,
-        ...(path === "stream" ? { stream: true } : {}),
-      };
-const create = (c) => (api === "chat" ? c.chat.completions.create(params) : c.responses.create(params));
+    : api === "chat"
+      ? {
+          model: "gpt-4o-mini",
+          messages: MESSAGES,
+          temperature: 0.2,
+          max_tokens: 256,
+          ...(path === "stream" ? { stream: true } : {}),
+        }
+      : {
+          model: "gpt-4o-mini",
+          instructions: MESSAGES[0].content,
+          input: MESSAGES[1].content,
+          temperature: 0.2,
+          max_output_tokens: 256,
+          ...(path === "stream" ? { stream: true } : {}),
+        };
+const create = (c) =>
+  sdk === "anthropic"
+    ? c.messages.create(params)
+    : api === "chat"
+      ? c.chat.completions.create(params)
+      : c.responses.create(params);
 
 async function one() {
   if (path === "plain") return create(client);
   const stream = await create(client);
   let text = "";
   let last;
+  if (sdk === "anthropic") {
+    let message;
+    for await (const event of stream) {
+      if (event.type === "content_block_delta") text += event.delta.text;
+      else if (event.type === "message_start") message = event.message;
+      else if (event.type === "message_delta")
+        message = { ...message, ...event.delta, usage: { ...message.usage, ...event.usage } };
+    }
+    return { ...message, content: [{ type: "text", text }] };
+  }
   for await (const chunk of stream) {
     last = chunk;
     const piece = api === "chat" ? chunk.choices[0]?.delta?.content : chunk.delta;

@@ -49,6 +49,22 @@ const L = {
   emptyObject: literal("{}"),
 };
 
+/**
+ * `value` as the JSON `JSON.stringify` makes of it: written straight into the arena when it is a plain tree (the
+ * serializer's payloads, the records' own objects), else through `JSON.stringify` (which may throw: the record is
+ * then refused, as before).
+ */
+function writeJson(w: JsonWriter, value: unknown): void {
+  if (!w.plain(value)) w.json(JSON.stringify(value));
+}
+
+/** A call's start attributes: its GenAI request facts, then its own (which win); no merged copy when it has none. */
+function startAttributes(spanAttributes: ReadableSpan["attributes"], own: CallStartData["attributes"]): object {
+  const genAi = genAiStartAttributes(spanAttributes);
+  for (const key in own) if (Object.hasOwn(own, key)) return { ...genAi, ...own };
+  return genAi;
+}
+
 export class CallRecordEncoder {
   private readonly arenas = new ArenaPool((size) => new JsonWriter(size));
   private readonly projectJson: string;
@@ -77,9 +93,9 @@ export class CallRecordEncoder {
       w.string(isoTime(span.startTime));
       w.literal(L.attributes);
       // A GenAI call's request facts as the service would promote them; the call's own attributes win.
-      w.json(JSON.stringify(data ? { ...genAiStartAttributes(span.attributes), ...data.attributes } : span.attributes));
+      writeJson(w, data ? startAttributes(span.attributes, data.attributes) : span.attributes);
       w.literal(L.inputs);
-      if (data) w.json(JSON.stringify(data.inputs));
+      if (data) writeJson(w, data.inputs);
       else w.literal(L.emptyObject);
       const parent = span.parentSpanContext?.spanId;
       if (parent) {
@@ -123,13 +139,15 @@ export class CallRecordEncoder {
       w.literal(L.summary);
       const summary: CallSummary = outcomeSummary(span.attributes);
       if (usage) summary.usage = usage;
-      if (Object.keys(summary).length > 0) w.json(JSON.stringify(summary));
+      if (Object.keys(summary).length > 0) writeJson(w, summary);
       else w.literal(L.emptyObject);
       if (data && "output" in data) {
-        const output = JSON.stringify(data.output);
-        if (output !== undefined) {
-          w.literal(L.output);
-          w.json(output);
+        const before = w.pos;
+        w.literal(L.output);
+        if (!w.plain(data.output)) {
+          const output = JSON.stringify(data.output);
+          if (output === undefined) w.pos = before;
+          else w.json(output);
         }
       }
       const exception = exceptionOf(span);

@@ -11,6 +11,8 @@ const encoder = new TextEncoder();
 const HEX_DIGITS = "0123456789abcdef";
 /** Strings longer than this go through `JSON.stringify` + `encodeInto` (native, faster for long text). */
 const HAND_LOOP_MAX = 64;
+/** Deeper than this, {@link JsonWriter.plain} leaves the value to `JSON.stringify` (and its own limits). */
+const PLAIN_MAX_DEPTH = 1000;
 
 /**
  * Fixed JSON text (punctuation and keys), encoded once. Writing these bytes is far cheaper than reading the
@@ -132,6 +134,76 @@ export class JsonWriter extends ByteWriter {
     text = wellFormedJson(text);
     this.ensure(utf8Bound(text));
     this.pos += encoder.encodeInto(text, this.buf.subarray(this.pos)).written;
+  }
+
+  /**
+   * A plain JSON tree (what the serializer builds: plain objects, arrays, strings, finite or not numbers, booleans,
+   * null; `undefined`, functions and symbols dropped from objects and `null` in arrays), written exactly as
+   * {@link json} would write `JSON.stringify(value)` — the same bytes, without the intermediate string. Returns false,
+   * having written nothing, for anything else (a `toJSON`, a class instance, a BigInt, a Date, nesting past
+   * {@link PLAIN_MAX_DEPTH}): the caller then goes through `JSON.stringify`, which decides what those become.
+   */
+  plain(value: unknown): boolean {
+    const start = this.pos;
+    if (this.plainValue(value, 0)) return true;
+    this.pos = start;
+    return false;
+  }
+
+  private plainValue(v: unknown, depth: number): boolean {
+    switch (typeof v) {
+      case "string":
+        this.string(v);
+        return true;
+      case "number":
+        this.number(v);
+        return true;
+      case "boolean":
+        this.ascii(v ? "true" : "false");
+        return true;
+      case "object":
+        break;
+      default:
+        return false; // undefined, a function or a symbol at the top (JSON.stringify: nothing), a BigInt
+    }
+    if (v === null) {
+      this.ascii("null");
+      return true;
+    }
+    if (depth >= PLAIN_MAX_DEPTH || typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
+    if (Array.isArray(v)) {
+      this.byte(0x5b);
+      for (let i = 0; i < v.length; i++) {
+        if (i > 0) this.byte(0x2c);
+        const item: unknown = v[i];
+        const t = typeof item;
+        if (t === "undefined" || t === "function" || t === "symbol") this.ascii("null");
+        else if (!this.plainValue(item, depth + 1)) return false;
+      }
+      this.byte(0x5d);
+      return true;
+    }
+    const proto: unknown = Object.getPrototypeOf(v);
+    if (proto !== Object.prototype && proto !== null) return false;
+    this.byte(0x7b);
+    let first = true;
+    for (const key of Object.keys(v)) {
+      const item: unknown = (v as Record<string, unknown>)[key];
+      const t = typeof item;
+      if (t === "undefined" || t === "function" || t === "symbol") continue;
+      if (!first) this.byte(0x2c);
+      first = false;
+      this.string(key);
+      this.byte(0x3a);
+      if (!this.plainValue(item, depth + 1)) return false;
+    }
+    this.byte(0x7d);
+    return true;
+  }
+
+  private byte(b: number): void {
+    this.ensure(1);
+    this.buf[this.pos++] = b;
   }
 
   /** A trace or span id as a quoted lower-case hex string (anything but a hex digit is written as `0`). */

@@ -111,6 +111,8 @@ export function usageFromAttributes(attributes: Attributes): Record<string, LlmU
   return { [typeof model === "string" && model ? model : "unknown"]: usage };
 }
 
+const REQUEST_PREFIX = "gen_ai.request.";
+
 /**
  * The request-side facts of a GenAI span as call attributes, under the keys the service's OTLP ingestion promotes
  * GenAI attributes to (`operation`, `provider`, `model`, `model_parameters`: the `gen_ai.request.*` values), plus
@@ -125,13 +127,22 @@ export function genAiStartAttributes(attributes: Attributes): JsonObject {
   if (typeof provider === "string") out.provider = provider;
   const model = attributes[ATTR_GEN_AI_REQUEST_MODEL];
   if (typeof model === "string") out.model = model;
-  const parameters: JsonObject = {};
-  for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith("gen_ai.request.") || value === undefined) continue;
+  let parameters: JsonObject | undefined;
+  // Runs for every call start: no entry arrays, and a key without a further dot (nearly all) is not split.
+  for (const key of Object.keys(attributes)) {
+    if (!key.startsWith(REQUEST_PREFIX)) continue;
+    const value = attributes[key];
+    if (value === undefined) continue;
+    parameters ??= {};
+    if (key.indexOf(".", REQUEST_PREFIX.length) === -1) {
+      parameters[key.slice(REQUEST_PREFIX.length)] = value as JsonObject[string];
+      continue;
+    }
     // `choice.count` → `choice: {count}`, as the service splits keys on dots.
-    const path = key.slice("gen_ai.request.".length).split(".");
+    const path = key.slice(REQUEST_PREFIX.length).split(".");
     let node = parameters;
-    for (const part of path.slice(0, -1)) {
+    for (let i = 0; i < path.length - 1; i++) {
+      const part = path[i] as string;
       let next = node[part];
       if (typeof next !== "object" || next === null || Array.isArray(next)) {
         next = {};
@@ -141,7 +152,7 @@ export function genAiStartAttributes(attributes: Attributes): JsonObject {
     }
     node[path[path.length - 1] as string] = value as JsonObject[string];
   }
-  if (Object.keys(parameters).length > 0) out.model_parameters = parameters;
+  if (parameters !== undefined && Object.keys(parameters).length > 0) out.model_parameters = parameters;
   const address = attributes[ATTR_SERVER_ADDRESS];
   if (typeof address === "string") {
     const server: JsonObject = { address };
@@ -152,6 +163,15 @@ export function genAiStartAttributes(attributes: Attributes): JsonObject {
   return out;
 }
 
+/** `summary.gen_ai` fields and the span attributes they come from. */
+const OUTCOME_FACTS: readonly (readonly [string, string])[] = [
+  ["response_id", ATTR_GEN_AI_RESPONSE_ID],
+  ["response_model", ATTR_GEN_AI_RESPONSE_MODEL],
+  ["finish_reasons", ATTR_GEN_AI_RESPONSE_FINISH_REASONS],
+  ["time_to_first_chunk", ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK],
+  ["error_type", ATTR_ERROR_TYPE],
+];
+
 /**
  * The outcome facts of a span for its call's summary, beside `usage`: `gen_ai` (`response_id`, `response_model`,
  * `finish_reasons`, `time_to_first_chunk` in seconds, `error_type`) and `tracewire` (`status: "cancelled"` with
@@ -160,14 +180,7 @@ export function genAiStartAttributes(attributes: Attributes): JsonObject {
 export function outcomeSummary(attributes: Attributes): JsonObject {
   const summary: JsonObject = {};
   const genAi: JsonObject = {};
-  const facts: [string, string][] = [
-    ["response_id", ATTR_GEN_AI_RESPONSE_ID],
-    ["response_model", ATTR_GEN_AI_RESPONSE_MODEL],
-    ["finish_reasons", ATTR_GEN_AI_RESPONSE_FINISH_REASONS],
-    ["time_to_first_chunk", ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK],
-    ["error_type", ATTR_ERROR_TYPE],
-  ];
-  for (const [field, key] of facts) {
+  for (const [field, key] of OUTCOME_FACTS) {
     const value = attributes[key];
     if (value !== undefined && value !== null) genAi[field] = value as JsonObject[string];
   }
