@@ -60,7 +60,11 @@ describe.each(drivers)("SQLite (%s) text search plans", (driver) => {
     // Records each statement the store prepares; the driver's own objects do the work.
     const recording: SqlDatabase = new Proxy(raw, {
       get(target, key) {
-        if (key !== "prepare") return Reflect.get(target, key, target);
+        if (key !== "prepare") {
+          // node:sqlite's methods check their receiver: call them on the database itself.
+          const value = Reflect.get(target, key, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        }
         return (sql: string) => {
           if (/^SELECT (\*|seq) FROM calls WHERE/.test(sql)) selects.push(sql);
           return target.prepare(sql);
