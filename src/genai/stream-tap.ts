@@ -20,12 +20,18 @@ export function defineOwn(target: object, key: PropertyKey, value: unknown): voi
 }
 
 /**
- * Replaces `target[key]` on that one object: assigned in place when it is an own data property (an iterator built
- * by tslib's `__asyncGenerator` carries `next`, `throw` and `return` as own enumerable ones, and its keys must stay
- * the same), else shadowed by {@link defineOwn}.
+ * Replaces `target[key]` on that one object with `value`. An own writable data property (the openai Stream's
+ * `iterator`, an APIPromise's `parseResponse`, the `next`, `throw` and `return` that tslib's `__asyncGenerator` puts on
+ * its iterators) is redefined in place, so it keeps its attributes and the object its keys; anything else is shadowed
+ * by {@link defineOwn}.
+ *
+ * Never by assignment: V8 (Node 20 to 24) kept every closure assigned into such a field alive, with all it reaches,
+ * across young-generation GCs, while the same value redefined is not. For `parseResponse` that promoted ~8 KB per call
+ * and cost a third of `wrapOpenAI`'s CPU (bench/NOTES.md, "#28 — the closure stored by assignment").
  */
-function shadow(target: Obj, key: string, value: Method): void {
-  if (Object.hasOwn(target, key)) target[key] = value;
+export function replaceOwn(target: object, key: PropertyKey, value: unknown): void {
+  const own = Object.getOwnPropertyDescriptor(target, key);
+  if (own !== undefined && own.writable === true) Object.defineProperty(target, key, { value });
   else defineOwn(target, key, value);
 }
 
@@ -52,9 +58,7 @@ export function tapFirstIterator(
     }
     return iterator;
   };
-  // An own data property (the openai Stream's `iterator`) is replaced as is, so the object's keys stay the same.
-  if (Object.hasOwn(target, key)) target[key] = observed;
-  else defineOwn(target, key, observed);
+  replaceOwn(target, key, observed);
 }
 
 /** What {@link tapIterator} reports. The consumer gets every result and error unchanged, after the hook ran. */
@@ -104,7 +108,7 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
     }
     return step;
   };
-  shadow(iterator, "next", function (this: unknown, ...args: unknown[]) {
+  replaceOwn(iterator, "next", function (this: unknown, ...args: unknown[]) {
     hooks.pulling();
     let result: Promise<IteratorResult<unknown>>;
     try {
@@ -116,7 +120,7 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
   });
   const ret = iterator.return;
   if (typeof ret === "function") {
-    shadow(iterator, "return", function (this: unknown, ...args: unknown[]) {
+    replaceOwn(iterator, "return", function (this: unknown, ...args: unknown[]) {
       let before: Promise<void> | undefined;
       try {
         before = hooks.returning();
@@ -148,7 +152,7 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
   }
   const thrower = iterator.throw;
   if (typeof thrower === "function") {
-    shadow(iterator, "throw", function (this: unknown, ...args: unknown[]) {
+    replaceOwn(iterator, "throw", function (this: unknown, ...args: unknown[]) {
       let result: unknown;
       try {
         result = Reflect.apply(thrower, this, args);

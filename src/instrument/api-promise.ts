@@ -6,7 +6,7 @@
  * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
  */
 import type { ChatCall } from "../genai/chat-call.js";
-import { controllerSignal, defineOwn } from "../genai/stream-tap.js";
+import { controllerSignal, defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
 
@@ -86,10 +86,12 @@ interface Observed {
  */
 function hookPromise(promise: Obj, observed: Observed): void {
   const { call, consumption, wrapper } = observed;
-  if (promise.responsePromise !== observed.responsePromise) promise.responsePromise = observed.responsePromise;
+  // Redefined, never assigned: see replaceOwn.
+  if (promise.responsePromise !== observed.responsePromise)
+    replaceOwn(promise, "responsePromise", observed.responsePromise);
   const parseResponse = promise.parseResponse;
   if (typeof parseResponse === "function") {
-    promise.parseResponse = function (this: unknown, ...args: unknown[]) {
+    replaceOwn(promise, "parseResponse", function (this: unknown, ...args: unknown[]) {
       const result = Reflect.apply(parseResponse as AnyFunction, this, args);
       return Promise.resolve(result).then(
         (value) => {
@@ -107,7 +109,7 @@ function hookPromise(promise: Obj, observed: Observed): void {
           throw err;
         },
       );
-    };
+    });
   }
   // openai 7: withResponse() reads the raw request's response; hand out the one the SDK parsed instead.
   const withResponse = Object.hasOwn(promise, "withResponse") ? promise.withResponse : undefined;

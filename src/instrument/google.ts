@@ -32,7 +32,7 @@ import { GEMINI_GENERATE_CONTENT, GOOGLE_PROVIDER, geminiRecordedParams } from "
 import { addUsage, setTotalUsage } from "../genai/google-usage.js";
 import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
-import { defineOwn } from "../genai/stream-tap.js";
+import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
 import {
@@ -82,12 +82,6 @@ interface Requests {
   usage: Obj | undefined;
 }
 const REQUESTS_KEY = createContextKey("tracewire.google.requests");
-
-/** Replaces `target[key]` with `value`: in place when it is an own data property (its key stays enumerable). */
-function replace(target: Obj, key: string, value: AnyFunction): void {
-  if (Object.hasOwn(target, key)) target[key] = value;
-  else defineOwn(target, key, value);
-}
 
 /** The abort signal of a request (`config.abortSignal`), if any. */
 function signalOf(params: Obj): AbortSignal | undefined {
@@ -253,9 +247,9 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   };
 
   try {
-    replace(models, "generateContent", generateContent);
-    if (typeof originalStream === "function") replace(models, "generateContentStream", generateContentStream);
-    if (typeof originalInternal === "function") replace(models, "generateContentInternal", generateContentInternal);
+    replaceOwn(models, "generateContent", generateContent);
+    if (typeof originalStream === "function") replaceOwn(models, "generateContentStream", generateContentStream);
+    if (typeof originalInternal === "function") replaceOwn(models, "generateContentInternal", generateContentInternal);
     defineOwn(models, WRAPPED, true);
   } catch (err) {
     globalState().active?.diagnostics.warn(
@@ -276,7 +270,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
 function instrumentChats(chats: unknown): void {
   if (!isObj(chats) || typeof chats.create !== "function") return;
   const original = chats.create as AnyFunction;
-  replace(chats, "create", function create(this: unknown, ...args: unknown[]) {
+  replaceOwn(chats, "create", function create(this: unknown, ...args: unknown[]) {
     const chat: unknown = Reflect.apply(original, this, args);
     try {
       if (isObj(chat)) {

@@ -146,6 +146,28 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(call.end!.exception).toBeUndefined();
   });
 
+  it("the APIPromise and the Stream keep their own keys, in order, with their attributes", async () => {
+    /** Own keys with their attributes (not their values, which hold the request's own objects). */
+    const shape = (target: object) =>
+      Reflect.ownKeys(target).map((key) => {
+        const d = Object.getOwnPropertyDescriptor(target, key)!;
+        return [String(key), d.enumerable, d.configurable, "value" in d ? d.writable : "accessor"];
+      });
+    const enumerable = (target: object) => shape(target).filter(([, isEnumerable]) => isEnumerable);
+    const params = { model: MODEL, messages: MESSAGES };
+    const promise = wrapped.chat.completions.create(params);
+    const reference = plain.chat.completions.create(params);
+    // Observing the promise redefines its `responsePromise` and `parseResponse` fields in place (never by assignment:
+    // see replaceOwn) and shadows methods with non-enumerable own properties.
+    expect(enumerable(promise)).toEqual(enumerable(reference));
+    expect(shape(promise).filter(([key]) => shape(reference).some(([k]) => k === key))).toEqual(shape(reference));
+    await Promise.all([promise, reference]);
+    const stream = await wrapped.chat.completions.create({ ...params, stream: true });
+    const plainStream = await plain.chat.completions.create({ ...params, stream: true });
+    expect(enumerable(stream)).toEqual(enumerable(plainStream));
+    await Promise.all([collect(stream), collect(plainStream)]);
+  });
+
   it("the client keeps its class, private fields, other endpoints and own keys", async () => {
     const reference = makeClient(version, ctx.server);
     expect(wrapped).toBeInstanceOf(version.OpenAI);
