@@ -6,7 +6,7 @@
  * on the calls route (start + end items, request and completion as JSON, usage; a stream's chunks are reassembled,
  * and `stream_options.include_usage` is added and its chunk hidden — the defaults). The content span carries the
  * GenAI request attributes and the request as JSON at the start, the response attributes, usage and the answer as
- * JSON at the end.
+ * JSON at the end (for a stream, it asks for the usage chunk itself, as the wrapper does).
  *
  * Run: node --expose-gc bench/openai-overhead.mjs [flags of bench/wrapper-harness.mjs]
  */
@@ -35,6 +35,12 @@ const MESSAGES = [
 ];
 const PARAMS = { model: "gpt-4o-mini", messages: MESSAGES, temperature: 0.2, max_tokens: 256 };
 const STREAM_PARAMS = { ...PARAMS, stream: true };
+/**
+ * The content span's stream asks for the usage itself, as the wrapper does: the span carries the usage the wrapper
+ * records, so the app pays what the wrapper pays for it (the server's `"usage": null` on every chunk and one more
+ * chunk to parse).
+ */
+const STREAM_PARAMS_WITH_USAGE = { ...STREAM_PARAMS, stream_options: { include_usage: true } };
 
 const clientOptions = {
   apiKey: "sk-bench",
@@ -53,27 +59,35 @@ async function nonStreaming(client) {
   return completion;
 }
 
-/** A streamed call read to the end; returns what the app saw (id, model, text, finish reason). */
-async function streaming(client) {
-  const stream = await client.chat.completions.create(STREAM_PARAMS);
+/**
+ * A streamed call read to the end; returns what the app saw (id, model, text, finish reason, and the usage when
+ * `params` asks for it).
+ */
+async function streaming(client, params = STREAM_PARAMS) {
+  const stream = await client.chat.completions.create(params);
   let chunks = 0;
   let text = "";
   let last;
+  let usage;
   for await (const chunk of stream) {
     chunks++;
+    if (chunk.usage) usage = chunk.usage;
+    if (chunk.choices.length === 0) continue;
     last = chunk;
-    const piece = chunk.choices[0]?.delta?.content;
+    const piece = chunk.choices[0].delta?.content;
     if (piece) text += piece;
   }
   checksum += text.length;
-  // 50 content chunks + the finish chunk; the wrapper must hide the usage chunk it asked for.
-  if (chunks !== STREAM_EVENTS + 1) throw new Error(`stream: ${chunks} chunks seen, expected ${STREAM_EVENTS + 1}`);
+  // 50 content chunks + the finish chunk (+ the usage chunk when asked for); the wrapper hides the one it asked for.
+  const expected = STREAM_EVENTS + (params.stream_options ? 2 : 1);
+  if (chunks !== expected) throw new Error(`stream: ${chunks} chunks seen, expected ${expected}`);
   return {
     id: last.id,
     model: last.model,
     choices: [
       { index: 0, message: { role: "assistant", content: text }, finish_reason: last.choices[0].finish_reason },
     ],
+    ...(usage ? { usage } : {}),
   };
 }
 
@@ -129,7 +143,7 @@ await runWrapperBench({
       title: `${STREAM_EVENTS}-chunk stream`,
       calls: settings.streamCalls,
       run: streaming,
-      content: content(STREAM_PARAMS, streaming),
+      content: content(STREAM_PARAMS_WITH_USAGE, (client) => streaming(client, STREAM_PARAMS_WITH_USAGE)),
       contentSpans: 1,
     },
   ],
@@ -145,7 +159,8 @@ call, and a stream of ${STREAM_EVENTS} content chunks + 1 finish chunk read to t
 chunk only when \`stream_options.include_usage\` is asked for, as OpenAI does; the wrapper asks and hides it).
 Request: a system and a user message (~330 characters), \`temperature\`, \`max_tokens\`; answer ${STREAM_EVENTS} tokens
 (~300 characters). The content span carries the GenAI request attributes and the request as JSON when it starts,
-response attributes, usage and the answer as JSON when it ends; the wrapper's calls go on the calls route.`,
+response attributes, usage and the answer as JSON when it ends (its stream asks for the usage chunk itself, as the
+wrapper does, so both parse the same bytes); the wrapper's calls go on the calls route.`,
   footer: ({
     served,
   }) => `Every variant runs in a process that imported tracewire, which leaves Node's global fetch dispatcher alone (its

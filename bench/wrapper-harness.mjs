@@ -69,14 +69,15 @@ export const settings = {
 
 /**
  * The `fetch` the bench clients use: the global one, or with `--in-memory` one that asks the loopback server once
- * per kind of request (URL + streamed or not) and then answers the same bytes from memory — the network's CPU and
+ * per kind of request (URL, streamed or not, usage asked for or not) and then answers the same bytes from memory — the network's CPU and
  * its noise drop out, which is what taking the wrapper apart needs. Not what `npm run bench` measures.
  */
 export function benchFetch() {
   if (!settings.inMemory) return globalThis.fetch;
   const cache = new Map();
   return async (url, init) => {
-    const key = `${url} ${String(init?.body).includes('"stream":true')}`;
+    const body = String(init?.body);
+    const key = `${url} ${body.includes('"stream":true')} ${body.includes('"include_usage":true')}`;
     let hit = cache.get(key);
     if (!hit) {
       const res = await globalThis.fetch(url, init);
