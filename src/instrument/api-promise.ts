@@ -72,8 +72,11 @@ interface Observed {
   consumption: Consumption;
   /** The response promise every hooked promise reads: settles like the SDK's, seen by tracewire. */
   responsePromise: PromiseLike<unknown>;
-  /** Ends the call with what the SDK parsed (once: a derived promise parses through its origin first). */
-  settle(value: unknown): void;
+  /**
+   * Ends the call with what the SDK parsed, linking it for `callOf()`, once: a derived promise parses through its
+   * origin first. Returns false when the call was settled already.
+   */
+  settle(value: unknown): boolean;
   /** Whether the request was sent again without the injected `stream_options`. */
   retried: boolean;
 }
@@ -96,9 +99,8 @@ function hookPromise(promise: Obj, observed: Observed): void {
       return Promise.resolve(result).then(
         (value) => {
           try {
-            observed.settle(value);
             // What a derived promise hands out (a parse() result) leads back to the call too.
-            call.link(value);
+            if (!observed.settle(value)) call.link(value);
           } catch (err) {
             internalError(wrapper, "settle", err);
           }
@@ -191,18 +193,23 @@ export function observeApiPromise(
     }
     let settled = false;
     const settle = (value: unknown) => {
-      if (settled) return;
+      if (settled) return false;
       settled = true;
+      // complete() and observeStream() link the value for callOf().
       if (!call.streaming) call.complete(value);
       else if (isObj(value) && typeof value.iterator === "function") {
         call.observeStream(value, "iterator", controllerSignal(value));
       } else call.complete(value);
+      return true;
     };
     const consumption: Consumption = { parse: false, raw: false, arrived: false };
     const observed: Observed = { wrapper, call, consumption, responsePromise, settle, retried: false };
     const arrived = (props: unknown) => {
       consumption.arrived = true;
       if (consumption.raw && !consumption.parse) call.raw();
+      // Nobody has asked for the answer yet: end the call if the promise is dropped unread. (Watched only from here:
+      // `await create(…)` asks before the response arrives, and a FinalizationRegistry entry per call costs.)
+      else if (!consumption.parse && !consumption.raw) call.track(promise);
       // The body the SDK parses and a raw reader gets: without what the injected stream_options added. A caller who
       // only takes the parsed stream (by now `then` has asked for it; `asResponse` has not) never sees the body:
       // the usage is hidden from the chunks instead (ChatCall), which costs far less than a filtered copy of it.
@@ -233,7 +240,6 @@ export function observeApiPromise(
     });
     observed.responsePromise = observedResponse;
     hookPromise(promise, observed);
-    call.track(promise);
   } catch (err) {
     internalError(wrapper, "observe", err);
     call.raw();

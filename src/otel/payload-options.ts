@@ -71,11 +71,12 @@ export function resolvePayloadOptions(options: PayloadOptions, env: Env): Payloa
     captureContent,
     redact: options.redact,
     redactor,
-    limits: {
+    // Frozen: the serializer then resolves it once, not per payload.
+    limits: Object.freeze({
       redactor,
       ...(maxStringLength !== undefined && { maxStringLength }),
       ...(maxBytes !== undefined && { maxBytes }),
-    },
+    }),
   };
 }
 

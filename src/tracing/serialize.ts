@@ -131,8 +131,23 @@ export function serializeToJson(value: unknown, options?: SerializeOptions): str
   }
 }
 
+/** The options object last resolved, and what it resolved to: callers pass the same settings object call after call. */
+let lastOptions: SerializeOptions | undefined;
+let lastResolved: Required<SerializeOptions> = DEFAULT_SERIALIZE_OPTIONS;
+
 function resolve(options: SerializeOptions | undefined): Required<SerializeOptions> {
   if (options === undefined) return DEFAULT_SERIALIZE_OPTIONS;
+  // Only a frozen object can be reused as is: another may have changed since.
+  if (options === lastOptions) return lastResolved;
+  const resolved = resolveAfresh(options);
+  if (Object.isFrozen(options)) {
+    lastOptions = options;
+    lastResolved = resolved;
+  }
+  return resolved;
+}
+
+function resolveAfresh(options: SerializeOptions): Required<SerializeOptions> {
   const d = DEFAULT_SERIALIZE_OPTIONS;
   return {
     maxStringLength: limit(options.maxStringLength, d.maxStringLength),

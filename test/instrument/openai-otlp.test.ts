@@ -380,4 +380,16 @@ describe("a stream nobody finishes", () => {
     const [span] = await collectUntilEnded();
     expect(span?.attributes["tracewire.cancel.reason"]).toBe("abandoned");
   });
+
+  it.skipIf(!gc)("a request whose promise is never read is ended as abandoned after its response arrived", async () => {
+    const client = wrapOpenAI(makeClient(VERSIONS[0]!, ctx.server));
+    const before = ctx.server.chatBodies().length;
+    (() => {
+      // Neither awaited nor asked for its response: the SDK still sends the request.
+      void client.chat.completions.create({ model: "gpt-4o-mini", messages: MESSAGES });
+    })();
+    const [span] = await collectUntilEnded();
+    expect(span?.attributes).toMatchObject({ "tracewire.cancelled": true, "tracewire.cancel.reason": "abandoned" });
+    expect(ctx.server.chatBodies().length).toBe(before + 1);
+  });
 });
