@@ -61,8 +61,11 @@ function kindOf(span: ReadableSpan): Kind | undefined {
 /** `prefix.*` attributes as an object (`ai.settings.temperature` → `{temperature}`), or undefined when none. */
 function withPrefix(attributes: Attributes, prefix: string): Obj | undefined {
   let out: Obj | undefined;
-  for (const [key, value] of Object.entries(attributes)) {
-    if (!key.startsWith(prefix) || value === undefined) continue;
+  // A for…in over the span's own attributes: Object.entries made a pair per attribute, three times per span.
+  for (const key in attributes) {
+    if (!key.startsWith(prefix) || !Object.hasOwn(attributes, key)) continue;
+    const value = attributes[key];
+    if (value === undefined) continue;
     out ??= {};
     out[key.slice(prefix.length)] = value;
   }
