@@ -12,6 +12,13 @@
  *
  * `--sdk=anthropic`: the same for `@anthropic-ai/sdk`'s `messages.create` against bench/anthropic-server.mjs's bytes
  * (the request and the app's stream loop of bench/anthropic-overhead.mjs; the SDK's own OTel spans off).
+ *
+ * `--time` (without valgrind): CPU time instead, for A/B runs of two builds (`--dist`) one process after the other.
+ * After 200 warm-up calls, N calls in blocks of 152, each block flushed to the sink (as the wrapper benches do, so the
+ * queues and arenas behave as there); prints process CPU and main-thread CPU per call (`process.threadCpuUsage`,
+ * Node ≥ 23.9; the difference is mostly V8's GC threads). Taking the wrapper apart: `--filter-none` (a `filter` that
+ * keeps no span: no records, no export), `--usage` (the unwrapped/content stream asks for the usage chunk too, as the
+ * wrapper does), and `--trace-gc-nvp` on node for each GC's `promoted=` bytes and pause.
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -64,6 +71,7 @@ const handle = init({
   env: {},
   maxQueueSize: 8 * N + 2048,
   ...JSON.parse(arg("init", "{}")),
+  ...(process.argv.includes("--filter-none") ? { filter: () => false } : {}),
 });
 if (variant === "unwrapped") context.disable();
 const make = () => (sdk === "anthropic" ? new Anthropic(options) : new OpenAI(options));
@@ -98,6 +106,7 @@ const params =
           temperature: 0.2,
           max_tokens: 256,
           ...(path === "stream" ? { stream: true } : {}),
+          ...(path === "stream" && process.argv.includes("--usage") ? { stream_options: { include_usage: true } } : {}),
         }
       : {
           model: "gpt-4o-mini",
@@ -166,7 +175,28 @@ const run =
       ? () => context.with(context.active(), one)
       : one;
 if (variant !== "unwrapped") context.with(context.active(), () => {});
-for (let i = 0; i < N; i += 4) await Promise.all([run(), run(), run(), run()]);
+if (process.argv.includes("--time")) {
+  const BLOCK = 152;
+  for (let i = 0; i < 200; i += 4) await Promise.all([run(), run(), run(), run()]);
+  await handle.flush();
+  globalThis.gc?.();
+  const thread = () => process.threadCpuUsage?.() ?? { user: Number.NaN, system: 0 };
+  const c0 = process.cpuUsage();
+  const t0 = thread();
+  for (let b = 0; b < N; b += BLOCK) {
+    for (let i = 0; i < BLOCK; i += 4) await Promise.all([run(), run(), run(), run()]);
+    await handle.flush();
+  }
+  const c1 = process.cpuUsage(c0);
+  const t1 = thread();
+  const calls = Math.ceil(N / BLOCK) * BLOCK;
+  const perCall = (d) => (d / calls).toFixed(1);
+  console.log(
+    `${variant} ${path}: process ${perCall(c1.user + c1.system)} µs/call, main thread ${perCall(t1.user + t1.system - t0.user - t0.system)} µs/call`,
+  );
+} else {
+  for (let i = 0; i < N; i += 4) await Promise.all([run(), run(), run(), run()]);
+}
 await handle.flush();
 await handle.shutdown();
 await Promise.all([server.stop(), sink.stop()]);
