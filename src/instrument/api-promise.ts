@@ -6,7 +6,7 @@
  * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
  */
 import type { ChatCall } from "../genai/chat-call.js";
-import { controllerSignal, defineOwn, replaceOwn } from "../genai/stream-tap.js";
+import { controllerSignal, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
 
@@ -59,7 +59,7 @@ interface Consumption {
 function noteCalls(promise: Obj, name: string, note: () => void): void {
   const original = promise[name];
   if (typeof original !== "function") return;
-  defineOwn(promise, name, function (this: unknown, ...args: unknown[]) {
+  replaceOwn(promise, name, function (this: unknown, ...args: unknown[]) {
     note();
     return Reflect.apply(original as AnyFunction, this, args);
   });
@@ -116,7 +116,7 @@ function hookPromise(promise: Obj, observed: Observed): void {
   // openai 7: withResponse() reads the raw request's response; hand out the one the SDK parsed instead.
   const withResponse = Object.hasOwn(promise, "withResponse") ? promise.withResponse : undefined;
   if (typeof withResponse === "function") {
-    defineOwn(promise, "withResponse", function (this: unknown, ...args: unknown[]) {
+    replaceOwn(promise, "withResponse", function (this: unknown, ...args: unknown[]) {
       // The caller takes the HTTP response too: its body must be the filtered one (see `arrived`), whatever order
       // the SDK asks for the parsed data and the response in.
       consumption.raw = true;
@@ -152,7 +152,7 @@ function hookPromise(promise: Obj, observed: Observed): void {
   });
   const thenUnwrap = promise._thenUnwrap;
   if (typeof thenUnwrap === "function") {
-    defineOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
+    replaceOwn(promise, "_thenUnwrap", function (this: unknown, ...args: unknown[]) {
       const derived = Reflect.apply(thenUnwrap as AnyFunction, this, args);
       try {
         if (isObj(derived)) hookPromise(derived, observed);
@@ -254,7 +254,7 @@ export function rewrapWithOptions(client: object, wrap: (derived: object) => obj
   const originalWithOptions = (client as Obj).withOptions;
   if (typeof originalWithOptions !== "function") return;
   try {
-    defineOwn(client as Obj, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
+    replaceOwn(client as Obj, "withOptions", function withOptions(this: unknown, ...args: unknown[]) {
       const derived = Reflect.apply(originalWithOptions as AnyFunction, this, args);
       try {
         return isObj(derived) ? wrap(derived) : derived;
