@@ -153,6 +153,61 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/**
+ * A full GC, then wait until this process's background threads are idle, before a block's CPU is read.
+ *
+ * Why: after `gc()` returns, V8 and the allocator keep freeing the garbage on helper threads for tens of ms (on
+ * Node 20, up to ~40 ms of CPU after a block of wrapped calls). `process.cpuUsage()` counts every thread, so without
+ * this wait the next block pays for its predecessor's garbage: a carry-over that, with variants in a fixed cyclic
+ * order, biased every paired difference (the peer bench's A/A row read -108 µs per call). Waits in 5 ms slices until
+ * two in a row use under 0.5 ms of CPU, at most `maxMs`.
+ */
+export async function settle(maxMs = 300) {
+  globalThis.gc();
+  const sleep = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const started = performance.now();
+  let quiet = 0;
+  while (quiet < 2 && performance.now() - started < maxMs) {
+    const t = process.cpuUsage();
+    await sleep();
+    quiet = cpuMicros(t) < 500 ? quiet + 1 : 0;
+  }
+}
+
+/**
+ * The order of `n` variants in round `round`: a Williams design, so that over a cycle of rounds (n rounds for an even
+ * n, 2n for an odd one) every variant runs right after every other equally often. A rotated order keeps the cyclic
+ * neighbours fixed (the same variant always follows the same one), which turns any carry-over between blocks into a
+ * bias of the paired differences instead of noise.
+ */
+export function blockOrder(n, round) {
+  const first = [0];
+  for (let i = 1, lo = 1, hi = n - 1; i < n; i++) first.push(i % 2 ? lo++ : hi--);
+  const row = first.map((v) => (v + round) % n);
+  return n % 2 && Math.floor(round / n) % 2 ? row.reverse() : row;
+}
+
+/**
+ * A `fetch` for the bench's model clients that asks the loopback server once per kind of request (URL, streamed or
+ * not, usage asked for or not) and then answers the same bytes from memory, as a fresh `Response` each time: the client
+ * still reads and parses every body, but the sockets' CPU and the servers' scheduling (the bulk of a network block's
+ * noise on a shared machine) drop out of the measurement.
+ */
+export function memoryFetch() {
+  const cache = new Map();
+  return async (url, init) => {
+    const body = String(init?.body);
+    const key = `${url} ${body.includes('"stream":true')} ${body.includes('"include_usage":true')}`;
+    let hit = cache.get(key);
+    if (!hit) {
+      const res = await globalThis.fetch(url, init);
+      hit = { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
+      cache.set(key, hit);
+    }
+    return new Response(hit.body, { status: hit.status, headers: hit.headers });
+  };
+}
+
 /** CPU microseconds (user + system, all threads of this process) since `start` (a `process.cpuUsage()` value). */
 export function cpuMicros(start) {
   const d = process.cpuUsage(start);

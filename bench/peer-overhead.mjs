@@ -14,14 +14,17 @@
  *                   request and the answer as JSON, usage, GenAI attributes);
  *   - `tw-otlp`     the same wrapper, the call sent as one OTLP span instead (protobuf + gzip): the portable route.
  *
- * Both tracewire routes run under one `init()` whose `route` hook follows the block being measured. Every block is
- * `gc()`, N calls (4 in flight), then a flush until the sink has acknowledged every item of the block; its CPU is
- * `process.cpuUsage()` of this process over that, per call. Variants run in an order rotated every round after a
+ * Both tracewire routes run under one `init()` whose `route` hook follows the block being measured. Each path runs on
+ * two transports: the loopback network, and the same answers from memory (see TRANSPORTS). Every block is
+ * `settle()` (a full GC, then a wait until the GC's helper threads are idle), N calls (4 in flight), then a flush until
+ * the sink has acknowledged every item of the block; its CPU is `process.cpuUsage()` of this process over that, per
+ * call. Variants run in a balanced order (`blockOrder`: every variant follows every other equally often) after a
  * warm-up round. Overhead = CPU(variant) − CPU(unwrapped) of the same round (paired), median over rounds, with a 90%
  * bootstrap interval over rounds. Target: tracewire's overhead ≤ the bare span's on both paths (non-streaming, and a
  * 50-chunk stream read to the end), judged on the median of the paired per-round differences tracewire − span.
  *
- * Run: node --expose-gc bench/peer-overhead.mjs [--rounds=25] [--calls=200] [--stream-calls=100] [--in-flight=4]
+ * Run: node --expose-gc bench/peer-overhead.mjs [--rounds=30] [--calls=200] [--stream-calls=100] [--mem-calls=300]
+ *        [--mem-stream-calls=150] [--in-flight=4]
  */
 import { context, SpanKind } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -30,13 +33,28 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import OpenAI from "openai";
 import { init } from "tracewire";
 import { wrapOpenAI } from "tracewire/openai";
-import { arg, countingLogger, cpuMicros, fmt, median, report, startServer, startSink, table } from "./lib.mjs";
+import {
+  arg,
+  blockOrder,
+  countingLogger,
+  cpuMicros,
+  fmt,
+  median,
+  memoryFetch,
+  report,
+  settle,
+  startServer,
+  startSink,
+  table,
+} from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
-const ROUNDS = Number(arg("rounds", "25"));
+const ROUNDS = Number(arg("rounds", "30"));
 const CALLS = Number(arg("calls", "200"));
 const STREAM_CALLS = Number(arg("stream-calls", "100"));
+const MEM_CALLS = Number(arg("mem-calls", "300"));
+const MEM_STREAM_CALLS = Number(arg("mem-stream-calls", "150"));
 const IN_FLIGHT = Number(arg("in-flight", "4"));
 const WARMUP = 1;
 const STREAM_EVENTS = 50;
@@ -53,7 +71,7 @@ const handle = init({
   exitHooks: false,
   env: {},
   logger,
-  maxQueueSize: 8 * Math.max(CALLS, STREAM_CALLS) + 2048,
+  maxQueueSize: 8 * Math.max(CALLS, STREAM_CALLS, MEM_CALLS, MEM_STREAM_CALLS) + 2048,
   route: () => twRoute,
 });
 if (!handle.enabled) throw new Error("init() did not enable tracing");
@@ -72,13 +90,24 @@ const otelProcessor = new BatchSpanProcessor(
     forceFlush: () => otlpExporter.forceFlush(),
     shutdown: () => otlpExporter.shutdown(),
   },
-  { maxQueueSize: 8 * Math.max(CALLS, STREAM_CALLS) + 2048, maxExportBatchSize: 512 },
+  { maxQueueSize: 8 * Math.max(CALLS, STREAM_CALLS, MEM_CALLS, MEM_STREAM_CALLS) + 2048, maxExportBatchSize: 512 },
 );
 const otelTracer = new BasicTracerProvider({ spanProcessors: [otelProcessor] }).getTracer("peer-bench", "1.0.0");
 
+/**
+ * Two transports, each with its own pair of clients (unwrapped, wrapped): the loopback network, as a peer benchmark
+ * runs it, and answers from memory (the same bytes, read and parsed by the client; see `memoryFetch`), where the
+ * sockets' CPU and the model server's scheduling (most of a network block's noise here) drop out. Tracing costs the
+ * same on both; only the in-memory rows can resolve 50 µs per call on this machine.
+ */
 const clientOptions = { apiKey: "sk-bench", baseURL: `http://127.0.0.1:${chat.port}/v1`, maxRetries: 0 };
-const plainClient = new OpenAI(clientOptions);
-const wrappedClient = wrapOpenAI(new OpenAI(clientOptions));
+const TRANSPORTS = [
+  { tag: "", title: "loopback", plain: new OpenAI(clientOptions), wrapped: wrapOpenAI(new OpenAI(clientOptions)) },
+  (() => {
+    const options = { ...clientOptions, fetch: memoryFetch() };
+    return { tag: "-mem", title: "in memory", plain: new OpenAI(options), wrapped: wrapOpenAI(new OpenAI(options)) };
+  })(),
+];
 
 const MESSAGES = [
   {
@@ -96,11 +125,11 @@ const PARAMS = { model: "gpt-4o-mini", messages: MESSAGES, temperature: 0.2, max
 const STREAM_PARAMS = { ...PARAMS, stream: true };
 
 let checksum = 0;
-const PATHS = [
+const SHAPES = [
   {
     tag: "plain",
     title: "non-streaming call",
-    calls: CALLS,
+    calls: { "": CALLS, "-mem": MEM_CALLS },
     run: async (client) => {
       const completion = await client.chat.completions.create(PARAMS);
       checksum += completion.choices[0].message.content.length;
@@ -109,7 +138,7 @@ const PATHS = [
   {
     tag: "stream",
     title: `${STREAM_EVENTS}-chunk stream read to the end`,
-    calls: STREAM_CALLS,
+    calls: { "": STREAM_CALLS, "-mem": MEM_STREAM_CALLS },
     run: async (client) => {
       const stream = await client.chat.completions.create(STREAM_PARAMS);
       let chunks = 0;
@@ -121,6 +150,15 @@ const PATHS = [
     },
   },
 ];
+const PATHS = TRANSPORTS.flatMap((t) =>
+  SHAPES.map((shape) => ({
+    ...shape,
+    tag: `${shape.tag}${t.tag}`,
+    title: `${shape.title}, ${t.title}`,
+    calls: shape.calls[t.tag],
+    clients: t,
+  })),
+);
 
 function contextOn() {
   context.disable();
@@ -133,14 +171,14 @@ const twSent = () => {
   return s.calls.sent + s.otlp.sent;
 };
 const VARIANTS = {
-  unwrapped: { before: () => context.disable(), call: (path) => () => path.run(plainClient), sent: null },
-  "unwrapped'": { before: () => context.disable(), call: (path) => () => path.run(plainClient), sent: null },
+  unwrapped: { before: () => context.disable(), call: (path) => () => path.run(path.clients.plain), sent: null },
+  "unwrapped'": { before: () => context.disable(), call: (path) => () => path.run(path.clients.plain), sent: null },
   "otel-span": {
     before: contextOn,
     call: (path) => () =>
       otelTracer.startActiveSpan("chat gpt-4o-mini", { kind: SpanKind.CLIENT }, async (span) => {
         try {
-          await path.run(plainClient);
+          await path.run(path.clients.plain);
         } finally {
           span.end();
         }
@@ -154,7 +192,7 @@ const VARIANTS = {
       contextOn();
       twRoute = "calls";
     },
-    call: (path) => () => path.run(wrappedClient),
+    call: (path) => () => path.run(path.clients.wrapped),
     flush: () => handle.flush(),
     sent: twSent,
     items: 2,
@@ -164,7 +202,7 @@ const VARIANTS = {
       contextOn();
       twRoute = "otlp";
     },
-    call: (path) => () => path.run(wrappedClient),
+    call: (path) => () => path.run(path.clients.wrapped),
     flush: () => handle.flush(),
     sent: twSent,
     items: 1,
@@ -189,7 +227,7 @@ async function block(path, tag) {
   const one = v.call(path);
   v.before();
   const before = v.sent?.() ?? 0;
-  globalThis.gc();
+  await settle();
   const cpu0 = process.cpuUsage();
   await calls(path.calls, one);
   if (v.flush) await v.flush();
@@ -205,7 +243,7 @@ for (let round = 0; round < WARMUP + ROUNDS; round++) {
   const line = [];
   for (const path of PATHS) {
     for (let k = 0; k < TAGS.length; k++) {
-      const tag = TAGS[(k + round) % TAGS.length];
+      const tag = TAGS[blockOrder(TAGS.length, round)[k]];
       const perCall = await block(path, tag);
       if (round >= WARMUP) samples.get(path.tag).get(tag).push(perCall);
       line.push(`${path.tag}/${tag} ${perCall.toFixed(0)}`);
@@ -296,13 +334,16 @@ ${vsSpan.map((line) => `- ${line}`).join("\n")}
 const markdown = `### Peer-style comparison: \`wrapOpenAI\` against a bare OTel span
 
 What a peer benchmark compares, measured in one process with interleaved variants: the real \`openai\` package (v6)
-against the loopback chat server (no delay) — unwrapped; with a bare OpenTelemetry span around each call
+against the loopback chat server (no delay), and the same client answered from memory (the server's bytes, read and
+parsed by the client as from the network; the sockets' CPU and the server's scheduling, most of a network block's noise
+on this shared machine, drop out) — unwrapped; with a bare OpenTelemetry span around each call
 (\`BasicTracerProvider\`, OTel's \`BatchSpanProcessor\` and OTLP/HTTP JSON exporter, the AsyncLocalStorage context
 manager: the least an OTel-based tracer does, with no content); and \`wrapOpenAI\` under \`init()\` on each of
 tracewire's routes (both record the request and the answer, usage and the GenAI attributes). An A/A row (the unwrapped
 client measured twice, as two variants) gives this harness's noise. ${ROUNDS} rounds after ${WARMUP} warm-up, variants
-in rotated order, ${IN_FLIGHT} calls in flight; CPU = \`process.cpuUsage()\` of this process from the first call of a
-block until the sink has acknowledged every item of it; overheads are medians of per-round differences to the
+in a balanced order (each follows each other equally often), ${IN_FLIGHT} calls in flight; before each block a full GC
+and a wait until the GC's helper threads are idle (otherwise a block pays for its predecessor's garbage); CPU =
+\`process.cpuUsage()\` of this process from the first call of a block until the sink has acknowledged every item of it; overheads are medians of per-round differences to the
 unwrapped block of the same round, intervals 90% bootstrap over rounds. Target: tracewire's overhead at or below the
 bare span's (median of the paired per-round differences ≤ 0).
 

@@ -25,18 +25,20 @@
  * One `init()` (pointed at the sink) serves the whole run, so every block exports over the same warm connection.
  * The context manager is registered before `context`, `floor`, `content` and `wrapped` blocks and removed
  * (`context.disable()`, which also switches AsyncLocalStorage's promise hooks off) before `unwrapped` ones, outside
- * the measured part. Each block: `gc()`, then N calls (4 in flight), then `flush()` until the sink has acknowledged
+ * the measured part. Each block: `settle()` (a full GC, then a wait until its helper threads are idle, so that a block
+ * does not pay for its predecessor's garbage), then N calls (4 in flight), then `flush()` until the sink has acknowledged
  * every item of the block (checked against the variant's expected item counts); the CPU is `process.cpuUsage()` of
  * this process (all threads) over that, divided by N. The model server and the sink are separate processes, so
  * their CPU is not counted.
  *
  * Overhead = CPU(variant) − CPU(unwrapped), the median of per-round differences between blocks of the same round.
  * Target: wrapper overhead ÷ content-span overhead ≤ 1.0 on both paths (the ratio to the bare-span floor is shown
- * too). Blocks of a path run side by side in an order rotated each round (interleaved A/B blocks), after a warm-up
+ * too). Blocks of a path run side by side in a balanced order (`blockOrder`: each variant follows each other equally
+ * often; a rotated order kept the same neighbours, turning carry-over into bias), after a warm-up
  * round. Blocks are short and rounds many: on a shared machine, adjacent short blocks see the same load, long ones
  * do not.
  *
- * Common flags: [--calls=150] [--stream-calls=75] [--rounds=21] [--in-flight=4] [--only=wrapped --path=stream]
+ * Common flags: [--calls=150] [--stream-calls=75] [--rounds=20] [--in-flight=4] [--only=wrapped --path=stream]
  * (`--only`/`--path` for profiling one variant, e.g. with `node --cpu-prof`; prints medians only), and for taking a
  * wrapper apart (not what `npm run bench` runs): `--in-memory` (see {@link benchFetch}) and `--init='<JSON>'` (extra
  * `init()` options, e.g. `{"captureContent":false}` or `{"export":"otlp"}`).
@@ -44,7 +46,19 @@
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { init } from "tracewire";
-import { arg, countingLogger, cpuMicros, fmt, median, report, startSink, table } from "./lib.mjs";
+import {
+  arg,
+  blockOrder,
+  countingLogger,
+  cpuMicros,
+  fmt,
+  median,
+  memoryFetch,
+  report,
+  settle,
+  startSink,
+  table,
+} from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
@@ -55,7 +69,7 @@ const WARMUP = 1;
 
 /** Settings shared by every wrapper bench (from the command line). */
 export const settings = {
-  rounds: Number(arg("rounds", "21")),
+  rounds: Number(arg("rounds", "20")),
   inFlight: Number(arg("in-flight", "4")),
   calls: Number(arg("calls", "150")),
   streamCalls: Number(arg("stream-calls", "75")),
@@ -73,19 +87,7 @@ export const settings = {
  * its noise drop out, which is what taking the wrapper apart needs. Not what `npm run bench` measures.
  */
 export function benchFetch() {
-  if (!settings.inMemory) return globalThis.fetch;
-  const cache = new Map();
-  return async (url, init) => {
-    const body = String(init?.body);
-    const key = `${url} ${body.includes('"stream":true')} ${body.includes('"include_usage":true')}`;
-    let hit = cache.get(key);
-    if (!hit) {
-      const res = await globalThis.fetch(url, init);
-      hit = { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
-      cache.set(key, hit);
-    }
-    return new Response(hit.body, { status: hit.status, headers: hit.headers });
-  };
+  return settings.inMemory ? memoryFetch() : globalThis.fetch;
 }
 
 /** Runs `n` calls of `one`, `settings.inFlight` at a time. */
@@ -240,7 +242,7 @@ export async function runWrapperBench(spec) {
     v.before();
     const before = sent();
     const wireBefore = (await sink.stats()).oa ?? { wireBytes: 0, bodyBytes: 0 };
-    globalThis.gc();
+    await settle();
     const cpu0 = process.cpuUsage();
     await calls(path.calls, one);
     if (items.calls || items.otlp) await handle.flush();
@@ -270,7 +272,7 @@ export async function runWrapperBench(spec) {
     const line = [];
     for (const path of paths) {
       for (let k = 0; k < tags.length; k++) {
-        const tag = tags[(k + round) % tags.length];
+        const tag = tags[blockOrder(tags.length, round)[k]];
         const perCall = await block(path, tag);
         if (round >= WARMUP) samples.get(path.tag).get(tag).push(perCall);
         line.push(`${path.tag}/${tag} ${perCall.toFixed(0)}`);
@@ -391,8 +393,9 @@ registers switched on (AsyncLocalStorage then tracks every promise; no span); th
 unwrapped client with each call inside one \`tracer.startActiveSpan()\`/\`span.end()\` of a plain app tracer, exported
 by \`TracewireSpanProcessor\` on the OTLP route (protobuf+gzip) to the bench sink; the **content span** — the floor's
 span carrying by hand the data the wrapper records (the reference of the target); and the **wrapped** client. One
-\`init()\` for the run, pointed at the bench sink. ${settings.rounds} rounds of short interleaved blocks (variants in
-rotated order) after ${WARMUP} warm-up round, ${settings.inFlight} calls in flight. CPU = \`process.cpuUsage()\` of the
+\`init()\` for the run, pointed at the bench sink. ${settings.rounds} rounds of short interleaved blocks (variants in a
+balanced order: each follows each other equally often) after ${WARMUP} warm-up round, ${settings.inFlight} calls in flight;
+before each block a full GC and a wait until the GC's helper threads are idle. CPU = \`process.cpuUsage()\` of the
 calling process from the first call until the sink has acknowledged every item of the block; the model server and
 the sink are separate processes. Overheads are medians of per-round differences from the unwrapped block of the same
 round; target: wrapper overhead ÷ content-span overhead ≤ ${fmt.num(TARGET, 1)}.
