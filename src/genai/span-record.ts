@@ -71,7 +71,7 @@ export function startChatSpan(
   const { params, opName } = spec;
   const contentAttributes = contentAttributesOn(spec.options);
   let inputs: JsonValue | undefined;
-  if (state.active || contentAttributes) inputs = preparePayload(params, "inputs", opName);
+  if (state.active || contentAttributes) inputs = preparePayload(params, "inputs", opName, true);
   let startContext = parent;
   const thread = currentThread(parent);
   if (state.active) {
@@ -138,7 +138,7 @@ export function recordChatEnd(
   const contentAttributes = contentAttributesOn(options);
   let payload: JsonValue | undefined;
   if (output && (state.active || contentAttributes)) {
-    payload = preparePayload(format.recordedOutput(output.value, options), "output", opName);
+    payload = preparePayload(format.recordedOutput(output.value, options), "output", opName, true);
   }
   if (state.active) {
     setCallEndData(span, payload === undefined ? {} : { output: payload });

@@ -6,6 +6,7 @@
 import { DEFAULT_PAYLOAD_SETTINGS, type PayloadSettings } from "../otel/payload-options.js";
 import { globalState } from "../otel/state.js";
 import { DEFAULT_SERIALIZE_OPTIONS, type JsonValue, type SerializeOptions, serialize } from "./serialize.js";
+import { serializeShared } from "./serialize-shared.js";
 
 export type { RedactHook } from "../otel/payload-options.js";
 
@@ -20,12 +21,23 @@ export function payloadSettings(): PayloadSettings {
   return globalState().active?.payload ?? DEFAULT_PAYLOAD_SETTINGS;
 }
 
-/** Serialises and redacts one payload. Returns `undefined` when content capture is off. Never throws. */
-export function preparePayload(value: unknown, kind: "inputs" | "output", opName: string): JsonValue | undefined {
+/**
+ * Serialises and redacts one payload. Returns `undefined` when content capture is off. Never throws.
+ *
+ * `encodedNow`: the caller encodes the result before control returns to user code (a GenAI call's span, whose start
+ * and end records are written inside `startSpan` and `end`). Without a `redact` hook the result may then be `value`
+ * itself when it is already plain JSON within the limits (serialize-shared.ts): the same bytes, without the copy.
+ */
+export function preparePayload(
+  value: unknown,
+  kind: "inputs" | "output",
+  opName: string,
+  encodedNow = false,
+): JsonValue | undefined {
   const settings = payloadSettings();
   if (!settings.captureContent) return undefined;
+  if (!settings.redact) return encodedNow ? serializeShared(value, settings.limits) : serialize(value, settings.limits);
   const payload = serialize(value, settings.limits);
-  if (!settings.redact) return payload;
   try {
     const redacted = settings.redact(payload, { kind, opName });
     // Returning nothing means "I edited it in place"; return null to record an explicit null. Either way the result

@@ -112,7 +112,7 @@ export function serialize(value: unknown, options?: SerializeOptions): JsonValue
 
 /** {@link serialize}, plus the approximate JSON size in bytes of the result (for batching without re-measuring). */
 export function serializeWithSize(value: unknown, options?: SerializeOptions): { value: JsonValue; bytes: number } {
-  const walker = new Walker(resolve(options));
+  const walker = new Walker(resolveSerializeOptions(options));
   try {
     return { value: walker.value(value, "", 0, false) as JsonValue, bytes: walker.bytes };
   } catch (err) {
@@ -135,7 +135,8 @@ export function serializeToJson(value: unknown, options?: SerializeOptions): str
 let lastOptions: SerializeOptions | undefined;
 let lastResolved: Required<SerializeOptions> = DEFAULT_SERIALIZE_OPTIONS;
 
-function resolve(options: SerializeOptions | undefined): Required<SerializeOptions> {
+/** The limits `options` stand for, defaults filled in (the same object for the same frozen options). */
+export function resolveSerializeOptions(options: SerializeOptions | undefined): Required<SerializeOptions> {
   if (options === undefined) return DEFAULT_SERIALIZE_OPTIONS;
   // Only a frozen object can be reused as is: another may have changed since.
   if (options === lastOptions) return lastResolved;

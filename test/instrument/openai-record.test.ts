@@ -111,6 +111,43 @@ describe.each(VERSIONS)("$name", (version) => {
       expect(summaryOf(call).gen_ai!.error_type).toMatch(SOCKET_CODE);
     });
 
+    it("records what was sent and what arrived, whatever the caller does to those objects afterwards", async () => {
+      // The request and the answer are encoded as they are, without a copy, when they are plain JSON: that must
+      // happen before the caller's next line can change them.
+      const params = { model: MODEL, messages: [...MESSAGES], temperature: 0.2 };
+      const sent = JSON.parse(JSON.stringify(params));
+      const completion = await client().chat.completions.create(params);
+      const arrived = JSON.parse(JSON.stringify(completion));
+      params.messages.push({ role: "user", content: "and a follow-up" });
+      params.temperature = 1;
+      completion.choices[0]!.message.content = "changed by the caller";
+      const call = await session.only(CREATE);
+      expect(call.start.inputs).toEqual(sent);
+      expect(call.end!.output).toEqual(arrived);
+    });
+
+    it("a redact hook that edits the payload in place never touches the caller's objects", async () => {
+      await session.restart({
+        redact: (payload) => {
+          const messages = (payload as { messages?: { content: string }[] }).messages;
+          for (const m of messages ?? []) m.content = "[redacted]";
+          const choices = (payload as { choices?: { message: { content: string } }[] }).choices;
+          for (const c of choices ?? []) c.message.content = "[redacted]";
+        },
+      });
+      const messages = MESSAGES.map((m) => ({ ...m }));
+      const completion = await client().chat.completions.create({ model: MODEL, messages });
+      expect(messages).toEqual(MESSAGES);
+      expect(completion.choices[0]!.message.content).toBe(TEXT);
+      const call = await session.only(CREATE);
+      expect((call.start.inputs as { messages: { content: string }[] }).messages.map((m) => m.content)).toEqual(
+        MESSAGES.map(() => "[redacted]"),
+      );
+      expect((call.end!.output as { choices: { message: { content: string } }[] }).choices[0]!.message.content).toBe(
+        "[redacted]",
+      );
+    });
+
     it("callOf() works on a parse() result", async () => {
       const parsed = await client().chat.completions.parse({
         model: MODEL,
