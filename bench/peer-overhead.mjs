@@ -37,7 +37,6 @@ import {
   arg,
   blockOrder,
   countingLogger,
-  cpuMicros,
   fmt,
   median,
   memoryFetch,
@@ -57,6 +56,27 @@ const MEM_CALLS = Number(arg("mem-calls", "300"));
 const MEM_STREAM_CALLS = Number(arg("mem-stream-calls", "150"));
 const IN_FLIGHT = Number(arg("in-flight", "4"));
 const WARMUP = 1;
+/**
+ * `--main-thread` (Node ≥ 23.9): CPU of the main thread only (`process.threadCpuUsage()`), in memory only. It leaves
+ * out V8's GC helper threads and the threadpool (the OTLP route's gzip), and their noise: what the app's own thread
+ * pays per call, the latency side of the cost. `npm run bench` runs it once more on Node 24.
+ */
+const MAIN_THREAD = process.argv.includes("--main-thread");
+if (MAIN_THREAD && typeof process.threadCpuUsage !== "function") {
+  report({
+    title: "Peer-style comparison, main thread",
+    markdown: `### Peer-style comparison, main thread\n\nSkipped: \`process.threadCpuUsage()\` needs Node ≥ 23.9; this is Node ${process.version}.`,
+    checks: [],
+  });
+  process.exit(0);
+}
+/** CPU µs since `start` (a value of the same clock): the process's, or with `--main-thread` this thread's. */
+const clock = MAIN_THREAD ? () => process.threadCpuUsage() : () => process.cpuUsage();
+const elapsedCpu = (start) => {
+  const d = MAIN_THREAD ? process.threadCpuUsage(start) : process.cpuUsage(start);
+  return d.user + d.system;
+};
+const MEASURE = MAIN_THREAD ? `main-thread CPU (Node ${process.versions.node})` : "CPU";
 const STREAM_EVENTS = 50;
 
 const chat = await startServer("./openai-server.mjs");
@@ -150,7 +170,7 @@ const SHAPES = [
     },
   },
 ];
-const PATHS = TRANSPORTS.flatMap((t) =>
+const PATHS = TRANSPORTS.filter((t) => !MAIN_THREAD || t.tag === "-mem").flatMap((t) =>
   SHAPES.map((shape) => ({
     ...shape,
     tag: `${shape.tag}${t.tag}`,
@@ -228,10 +248,10 @@ async function block(path, tag) {
   v.before();
   const before = v.sent?.() ?? 0;
   await settle();
-  const cpu0 = process.cpuUsage();
+  const cpu0 = clock();
   await calls(path.calls, one);
   if (v.flush) await v.flush();
-  const cpu = cpuMicros(cpu0);
+  const cpu = elapsedCpu(cpu0);
   if (v.sent && v.sent() - before !== v.items * path.calls)
     throw new Error(`${path.tag}/${tag}: ${v.sent() - before} items acknowledged, expected ${v.items * path.calls}`);
   return cpu / path.calls;
@@ -313,25 +333,36 @@ for (const path of PATHS) {
       `${LABELS[tag].replace(/\*\*/g, "")} − bare span: ${fmt.num(median(d), 1)} µs per call (90% interval ${fmt.num(low, 0)} … ${fmt.num(high, 0)})`,
     );
     checks.push({
-      name: `peer-style: \`wrapOpenAI\` (${tag === "tw-calls" ? "calls route" : "OTLP route"}) overhead ≤ a bare OTel span with a batch processor (${path.title})`,
+      name: `peer-style: \`wrapOpenAI\` (${tag === "tw-calls" ? "calls route" : "OTLP route"}) overhead ≤ a bare OTel span with a batch processor (${path.title}${MAIN_THREAD ? `, ${MEASURE}` : ""})`,
       pass: median(d) <= 0,
       detail: `tracewire − span ${fmt.num(median(d), 1)} µs per call (90% interval ${fmt.num(low, 0)} … ${fmt.num(high, 0)}; A/A noise interval ${fmt.num(aaLow, 0)} … ${fmt.num(aaHigh, 0)} µs): tracewire +${fmt.num(median(diff(tag, "unwrapped")), 1)} µs, bare span +${fmt.num(median(diff("otel-span", "unwrapped")), 1)} µs over the unwrapped call (${fmt.num(median(s.get("unwrapped")), 1)} µs)`,
     });
   }
   checks.push({
-    name: `peer-style harness resolves 50 µs per call (${path.title}: A/A interval within ±50 µs)`,
+    name: `peer-style harness resolves 50 µs per call (${path.title}${MAIN_THREAD ? `, ${MEASURE}` : ""}: A/A interval within ±50 µs)`,
     pass: resolution <= 50,
     detail: `A/A median ${fmt.num(median(aa), 1)} µs, 90% interval ${fmt.num(aaLow, 1)} … ${fmt.num(aaHigh, 1)} µs`,
   });
   sections.push(`**${path.title}** (${fmt.int(path.calls)} calls per block)
 
-${table(["variant", "CPU µs/call (median)", "overhead µs/call over unwrapped (90% interval)"], rows)}
+${table(["variant", `${MEASURE} µs/call (median)`, "overhead µs/call over unwrapped (90% interval)"], rows)}
 
 ${vsSpan.map((line) => `- ${line}`).join("\n")}
 - A/A (the same unwrapped client measured as two variants): ${fmt.num(median(aa), 1)} µs (90% interval ${fmt.num(aaLow, 1)} … ${fmt.num(aaHigh, 1)}).`);
 }
 
-const markdown = `### Peer-style comparison: \`wrapOpenAI\` against a bare OTel span
+const markdown = MAIN_THREAD
+  ? `### Peer-style comparison, main thread on Node ${process.versions.node}: \`wrapOpenAI\` against a bare OTel span
+
+The in-memory paths of the comparison above, run again on Node ${process.versions.node} and measured in the main
+thread's CPU (\`process.threadCpuUsage()\`): what the app's own thread pays per call. V8's GC helper threads and the
+threadpool (where the OTLP route compresses) are left out, and so is their noise. ${ROUNDS} rounds after ${WARMUP}
+warm-up, the same balanced order, settling and pairing.
+
+${sections.join("\n\n")}
+
+Internal warnings logged: ${logger.count}. Bench wall time ${elapsed.toFixed(1)} s.`
+  : `### Peer-style comparison: \`wrapOpenAI\` against a bare OTel span
 
 What a peer benchmark compares, measured in one process with interleaved variants: the real \`openai\` package (v6)
 against the loopback chat server (no delay), and the same client answered from memory (the server's bytes, read and

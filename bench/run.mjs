@@ -33,6 +33,8 @@ const benches = [
   { file: "google-overhead.mjs", flags: ["--expose-gc"] },
   { file: "ai-overhead.mjs", flags: ["--expose-gc"] },
   { file: "peer-overhead.mjs", flags: ["--expose-gc"] },
+  // The same comparison's in-memory paths on Node 24, in main-thread CPU (`process.threadCpuUsage()`, Node ≥ 23.9).
+  { file: "peer-overhead.mjs", flags: ["--expose-gc"], args: ["--main-thread"], node: 22 },
   { file: "eval-overhead.mjs", flags: [] },
   { file: "openai-agents-overhead.mjs", flags: ["--expose-gc"], node: 22 },
   { file: "langchain-overhead.mjs", flags: ["--expose-gc"] },
@@ -65,11 +67,15 @@ const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !/^(O
 
 function run(bench, out, node) {
   return new Promise((resolve, reject) => {
-    const child = spawn(node, [...bench.flags, join(root, "bench", bench.file), `--out=${out}`], {
-      cwd: root,
-      env,
-      stdio: ["ignore", "inherit", "inherit"],
-    });
+    const child = spawn(
+      node,
+      [...bench.flags, join(root, "bench", bench.file), ...(bench.args ?? []), `--out=${out}`],
+      {
+        cwd: root,
+        env,
+        stdio: ["ignore", "inherit", "inherit"],
+      },
+    );
     child.on("error", reject);
     child.on("exit", (code) => (code === 0 ? resolve() : reject(new Error(`bench/${bench.file} exited with ${code}`))));
   });
@@ -86,11 +92,12 @@ const tmp = mkdtempSync(join(tmpdir(), "tracewire-bench-"));
 const results = [];
 try {
   for (const bench of benches) {
-    console.error(`\n== bench/${bench.file}`);
-    const out = join(tmp, `${bench.file}.json`);
+    const name = [bench.file, ...(bench.args ?? [])].join(" ");
+    console.error(`\n== bench/${name}`);
+    const out = join(tmp, `${results.length}-${bench.file}.json`);
     const node = bench.node ? node22() : process.execPath;
     if (!node) {
-      const markdown = `### bench/${bench.file}\n\nSkipped: it needs Node ≥ ${bench.node}, and none was found (set TRACEWIRE_BENCH_NODE22).`;
+      const markdown = `### bench/${name}\n\nSkipped: it needs Node ≥ ${bench.node}, and none was found (set TRACEWIRE_BENCH_NODE22).`;
       results.push({ markdown, checks: [] });
       continue;
     }
