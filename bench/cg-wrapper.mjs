@@ -25,7 +25,7 @@ import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import OpenAI from "openai";
-import { arg, startServer, startSink } from "./lib.mjs";
+import { arg, memoryFetch, startServer, startSink } from "./lib.mjs";
 
 const dist = arg("dist");
 const load = (entry) =>
@@ -43,17 +43,7 @@ const api = arg("api", "chat");
 
 const server = await startServer(sdk === "anthropic" ? "./anthropic-server.mjs" : "./openai-server.mjs");
 const sink = await startSink();
-const cache = new Map();
-const fetchFromMemory = async (url, init) => {
-  const key = `${url} ${String(init?.body).includes('"stream":true')}`;
-  let hit = cache.get(key);
-  if (!hit) {
-    const res = await globalThis.fetch(url, init);
-    hit = { status: res.status, headers: [...res.headers], body: new Uint8Array(await res.arrayBuffer()) };
-    cache.set(key, hit);
-  }
-  return new Response(hit.body, { status: hit.status, headers: hit.headers });
-};
+const fetchFromMemory = memoryFetch();
 const options =
   sdk === "anthropic"
     ? {
