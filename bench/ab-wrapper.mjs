@@ -1,0 +1,123 @@
+/**
+ * A/B of two builds of `wrapOpenAI`, for judging a change to the wrappers: this checkout's dist/ ("B") against
+ * another build's dist/ ("A", e.g. a copy of dist/ from before the change, kept inside the project so that its
+ * imports resolve: `cp -r dist node_modules/.cg/a`), in one process, against the same in-memory answers (see
+ * `memoryFetch`) and the same `init()`. Variants: the unwrapped client, A, B, and A again as a second variant (the
+ * A/A row: this harness's noise). Blocks are settled and run in a balanced order (bench/lib.mjs); the CPU of a block
+ * is the main thread's (`process.threadCpuUsage()`, Node ≥ 23.9; the process's elsewhere, which is far noisier),
+ * from its first call until the sink has acknowledged its items. Not part of `npm run bench`.
+ *
+ * Both builds share the process-wide state (the cross-copy protocol, as two bundled copies would), so both wrappers
+ * record through the processor of the `init()` below, this checkout's: the A/B covers what runs in the wrapper's own
+ * copy (instrument/, genai/, the payload preparation), not the processor's encoding (bench/ab.mjs covers that).
+ *
+ * Run: node --expose-gc bench/ab-wrapper.mjs --a=node_modules/.cg/a [--b=<another dist>] [--path=stream|plain]
+ *        [--rounds=20] [--calls=150]
+ * Prints the median overhead of A and B over the unwrapped call, and the medians (with quartiles) of the per-round
+ * paired differences B − A and A' − A, in µs per call.
+ */
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { context } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import OpenAI from "openai";
+import { init } from "tracewire";
+import { arg, blockOrder, median, memoryFetch, settle, startServer, startSink } from "./lib.mjs";
+
+if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
+const other = arg("a");
+if (!other) throw new Error("pass --a=<dist directory of the build to compare against>");
+const { wrapOpenAI: wrapA } = await import(pathToFileURL(resolve(other, "openai.js")).href);
+// `--b=<dist>`: another build as B (e.g. an experiment edited into a copy of dist/); default this checkout's.
+const { wrapOpenAI: wrapB } = arg("b")
+  ? await import(pathToFileURL(resolve(arg("b"), "openai.js")).href)
+  : await import("tracewire/openai");
+const PATH = arg("path", "stream");
+const ROUNDS = Number(arg("rounds", "20"));
+const CALLS = Number(arg("calls", "150"));
+const IN_FLIGHT = 4;
+
+const chat = await startServer("./openai-server.mjs");
+const sink = await startSink();
+const handle = init({
+  baseUrl: `http://127.0.0.1:${sink.port}/tw`,
+  project: "bench/bench",
+  exitHooks: false,
+  env: {},
+  maxQueueSize: 8 * CALLS + 2048,
+});
+const options = {
+  apiKey: "sk-bench",
+  baseURL: `http://127.0.0.1:${chat.port}/v1`,
+  maxRetries: 0,
+  fetch: memoryFetch(),
+};
+const clients = {
+  unwrapped: new OpenAI(options),
+  A: wrapA(new OpenAI(options)),
+  B: wrapB(new OpenAI(options)),
+  "A'": wrapA(new OpenAI(options)),
+};
+const PARAMS = {
+  model: "gpt-4o-mini",
+  messages: [
+    { role: "system", content: "You are the support assistant of a travel company. Answer in one short paragraph." },
+    { role: "user", content: "I booked a train from Paris to Milan next Friday. Can I take my bicycle with me?" },
+  ],
+  temperature: 0.2,
+  max_tokens: 256,
+  ...(PATH === "stream" ? { stream: true } : {}),
+};
+
+let checksum = 0;
+async function one(client) {
+  const answer = await client.chat.completions.create(PARAMS);
+  if (PATH !== "stream") {
+    checksum += answer.choices[0].message.content.length;
+    return;
+  }
+  for await (const chunk of answer) checksum += chunk.choices[0]?.delta?.content?.length ?? 0;
+}
+
+const mainThread = typeof process.threadCpuUsage === "function";
+const clock = () => (mainThread ? process.threadCpuUsage() : process.cpuUsage());
+const since = (start) => {
+  const d = mainThread ? process.threadCpuUsage(start) : process.cpuUsage(start);
+  return d.user + d.system;
+};
+
+const TAGS = Object.keys(clients);
+const samples = Object.fromEntries(TAGS.map((tag) => [tag, []]));
+for (let round = 0; round <= ROUNDS; round++) {
+  for (const k of blockOrder(TAGS.length, round)) {
+    const tag = TAGS[k];
+    context.disable();
+    if (tag !== "unwrapped") context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    await settle();
+    const start = clock();
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: IN_FLIGHT }, async () => {
+        while (next < CALLS) {
+          next++;
+          await one(clients[tag]);
+        }
+      }),
+    );
+    await handle.flush();
+    if (round > 0) samples[tag].push(since(start) / CALLS);
+  }
+}
+await handle.shutdown();
+await Promise.all([chat.stop(), sink.stop()]);
+
+const diff = (tag, base) => samples[tag].map((x, i) => x - samples[base][i]);
+const quartiles = (values) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return `${sorted[Math.floor(sorted.length / 4)].toFixed(0)} … ${sorted[Math.floor((3 * sorted.length) / 4)].toFixed(0)}`;
+};
+const show = (values) => `${median(values).toFixed(1)} (quartiles ${quartiles(values)})`;
+console.log(`${PATH}, ${mainThread ? `main-thread CPU, Node ${process.versions.node}` : "process CPU"}, µs per call:
+  unwrapped ${median(samples.unwrapped).toFixed(1)}; A +${median(diff("A", "unwrapped")).toFixed(1)}, B +${median(diff("B", "unwrapped")).toFixed(1)}
+  B − A  ${show(diff("B", "A"))}
+  A' − A ${show(diff("A'", "A"))}  (the noise)${checksum < 0 ? "" : ""}`);
