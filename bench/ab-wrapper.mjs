@@ -22,7 +22,7 @@ import { context } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import OpenAI from "openai";
 import { init } from "tracewire";
-import { arg, blockOrder, median, memoryFetch, settle, startServer, startSink } from "./lib.mjs";
+import { arg, blockOrder, median, memoryFetch, settle, sinkOptions, startServer, startSink } from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const other = arg("a");
@@ -39,13 +39,7 @@ const IN_FLIGHT = 4;
 
 const chat = await startServer("./openai-server.mjs");
 const sink = await startSink();
-const handle = init({
-  baseUrl: `http://127.0.0.1:${sink.port}/tw`,
-  project: "bench/bench",
-  exitHooks: false,
-  env: {},
-  maxQueueSize: 8 * CALLS + 2048,
-});
+const handle = init(sinkOptions(sink, "/tw", 8 * CALLS));
 const options = {
   apiKey: "sk-bench",
   baseURL: `http://127.0.0.1:${chat.port}/v1`,

@@ -25,7 +25,7 @@ import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import OpenAI from "openai";
-import { arg, memoryFetch, startServer, startSink } from "./lib.mjs";
+import { arg, memoryFetch, sinkOptions, startServer, startSink } from "./lib.mjs";
 
 const dist = arg("dist");
 const load = (entry) =>
@@ -55,11 +55,7 @@ const options =
       }
     : { apiKey: "sk-bench", baseURL: `http://127.0.0.1:${server.port}/v1`, maxRetries: 0, fetch: fetchFromMemory };
 const handle = init({
-  baseUrl: `http://127.0.0.1:${sink.port}/cg`,
-  project: "bench/bench",
-  exitHooks: false,
-  env: {},
-  maxQueueSize: 8 * N + 2048,
+  ...sinkOptions(sink, "/cg", 8 * N),
   ...JSON.parse(arg("init", "{}")),
   ...(process.argv.includes("--filter-none") ? { filter: () => false } : {}),
 });

@@ -208,6 +208,23 @@ export function memoryFetch() {
   };
 }
 
+/**
+ * The `init()` options every bench that exports to the sink shares: the sink's `path` as the service, the bench
+ * project, no exit hooks, no environment (settings from it would change what is measured), and a queue that holds
+ * `items` more than the default batch without dropping any (every item of a block is queued before its flush). A
+ * bench spreads it and adds its own options; it passes them to its own `init` (a build under comparison may not be
+ * this checkout's).
+ */
+export function sinkOptions(sink, path, items) {
+  return {
+    baseUrl: `http://127.0.0.1:${sink.port}${path}`,
+    project: "bench/bench",
+    exitHooks: false,
+    env: {},
+    maxQueueSize: items + 2048,
+  };
+}
+
 /** CPU microseconds (user + system, all threads of this process) since `start` (a `process.cpuUsage()` value). */
 export function cpuMicros(start) {
   const d = process.cpuUsage(start);

@@ -17,7 +17,7 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { init, op } from "tracewire";
-import { arg, cpuMicros, fmt, median, report, startSink, table, waitUntil, yieldToLoop } from "./lib.mjs";
+import { arg, cpuMicros, fmt, median, report, sinkOptions, startSink, table, waitUntil, yieldToLoop } from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
@@ -54,12 +54,8 @@ function opOn(extra) {
   return {
     before() {
       this.handle = init({
-        baseUrl: `http://127.0.0.1:${sink.port}/op`,
-        project: "bench/bench",
-        exitHooks: false,
-        env: {},
-        // Large enough that nothing is dropped while the calls outrun the exports (2 items per call).
-        maxQueueSize: 2 * N + 2048,
+        // 2 items per call: nothing is dropped while the calls outrun the exports.
+        ...sinkOptions(sink, "/op", 2 * N),
         ...extra,
       });
       if (!this.handle.enabled) throw new Error("init() did not enable tracing");

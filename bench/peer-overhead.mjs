@@ -42,6 +42,7 @@ import {
   memoryFetch,
   report,
   settle,
+  sinkOptions,
   startServer,
   startSink,
   table,
@@ -86,12 +87,8 @@ const logger = countingLogger();
 // tracewire: one init() for the run; the route of each wrapped call follows the block being measured.
 let twRoute = "calls";
 const handle = init({
-  baseUrl: `http://127.0.0.1:${sink.port}/tw`,
-  project: "bench/bench",
-  exitHooks: false,
-  env: {},
+  ...sinkOptions(sink, "/tw", 8 * Math.max(CALLS, STREAM_CALLS, MEM_CALLS, MEM_STREAM_CALLS)),
   logger,
-  maxQueueSize: 8 * Math.max(CALLS, STREAM_CALLS, MEM_CALLS, MEM_STREAM_CALLS) + 2048,
   route: () => twRoute,
 });
 if (!handle.enabled) throw new Error("init() did not enable tracing");

@@ -56,6 +56,7 @@ import {
   memoryFetch,
   report,
   settle,
+  sinkOptions,
   startSink,
   table,
 } from "./lib.mjs";
@@ -181,12 +182,7 @@ export async function runWrapperBench(spec) {
   const maxCalls = Math.max(...paths.map((p) => p.calls));
   const logger = countingLogger();
   const handle = init({
-    baseUrl: `http://127.0.0.1:${sink.port}/oa`,
-    project: "bench/bench",
-    exitHooks: false,
-    env: {},
-    // Large enough that nothing is dropped (every item of a block is queued before the flush).
-    maxQueueSize: 8 * maxCalls + 2048,
+    ...sinkOptions(sink, "/oa", 8 * maxCalls),
     logger,
     ...settings.init,
   });
