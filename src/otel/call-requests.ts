@@ -24,7 +24,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { kindOf } from "../config.js";
 import { NotSentError, type NotSentReason, ValidationError } from "../errors.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
-import type { CallItem, CallRequest } from "./calls-exporter.js";
+import type { CallItem, CallRequest } from "./calls-route.js";
 import type { ExportQueue } from "./export-queue.js";
 import { spanRoute } from "./span-data.js";
 import type { AfterExport } from "./state.js";

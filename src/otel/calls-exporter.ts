@@ -8,39 +8,20 @@
  * - 401/403 refuse the whole request (the API key, not an item): its items are counted as rejected without
  *   bisecting, and the export stops so the queue backs off before the next batch.
  * - A 404 from `/call/upsert_batch` switches to `/call/start` + `/call/end` for the rest of the process.
+ * - A 400 `CALLS_COMPLETE_MODE_REQUIRED` (the project takes complete calls only) switches to complete records for the
+ *   rest of the process (calls-complete.ts), and the refused records go that way at once.
  * - Retryable failures stop the export at the failed item; the queue retries from there, keeping order.
  */
 
-import { ApiError, NotFoundError, RequestTooLargeError } from "../errors.js";
+import type { ApiError } from "../errors.js";
 import type { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import type { CallRecordItem } from "../wire/call-encode.js";
 import { JsonWriter, literal } from "../wire/json-writer.js";
+import { CompleteSender } from "./calls-complete.js";
+import { type CallItem, type CallRequest, type CallsExportEvents, classify, type Verdict } from "./calls-route.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-
-/** A call-scoped request that must follow the call's start (feedback, a rename). */
-export interface CallRequest {
-  kind: "request";
-  path: string;
-  body: object;
-  /** Whether resending after a lost answer is harmless (a rename is; a feedback create would duplicate). */
-  replaySafe: boolean;
-  /** Settles the promise the user holds. */
-  settle: (error: unknown, result?: unknown) => void;
-}
-
-/** One item of the calls route, in the order it must reach the service (records: call-encode.ts). */
-export type CallItem = CallRecordItem | CallRequest;
-
-/** Results reported back to the processor for counting and logging. */
-export interface CallsExportEvents {
-  sent(count: number): void;
-  rejected(items: CallItem[], error: Error): void;
-  /** The service refused our credentials (401/403) for a request carrying `count` items. */
-  unauthorized(count: number, error: ApiError): void;
-  failed(error: unknown): void;
-}
 
 const BATCH_PREFIX = literal('{"batch":[');
 const BATCH_SUFFIX = literal("]}");
@@ -57,30 +38,22 @@ const MAX_RETAINED_BUFFER = 4 * 1024 * 1024;
 /** The record's bytes, as a view (valid until the item is released). */
 const recordBytes = (item: CallRecordItem): Uint8Array => item.buf.subarray(item.start, item.end);
 
-type Verdict = "ok" | "invalid" | "unauthorized" | "too-large" | "not-found" | "retry";
-
-function classify(err: unknown): Verdict {
-  if (err instanceof RequestTooLargeError) return "too-large";
-  if (err instanceof NotFoundError) return "not-found";
-  if (err instanceof ApiError && (err.status === 401 || err.status === 403)) return "unauthorized";
-  if (err instanceof ApiError && err.status !== undefined) {
-    // 400/422 bad item, final. 408/429/5xx were retried by the transport.
-    if (err.status >= 400 && err.status < 500 && err.status !== 408 && err.status !== 429) return "invalid";
-  }
-  return "retry";
-}
-
 export class CallsExporter {
-  private singleMode = false;
+  /** How records go: v1 batches, v1 singles (a service without `/call/upsert_batch`), or v2 complete records. */
+  private mode: "batch" | "single" | "complete" = "batch";
   private budget: number;
   private writer = new JsonWriter();
+  private readonly complete: CompleteSender;
 
   constructor(
     private readonly transport: HttpTransport,
     maxBatchBytes: number,
     private readonly events: CallsExportEvents,
+    /** `entity/project`, for the v2 paths of complete mode. */
+    project: string,
   ) {
     this.budget = Math.max(MIN_BUDGET, maxBatchBytes);
+    this.complete = new CompleteSender(transport, project, events, this.budget);
   }
 
   /** Exports `batch` in order; see the module comment for the rules. Never throws. */
@@ -120,7 +93,8 @@ export class CallsExporter {
   }
 
   private async sendRecords(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
-    if (this.singleMode) return this.sendSingles(items, signal);
+    if (this.mode === "complete") return this.complete.send(items, signal);
+    if (this.mode === "single") return this.sendSingles(items, signal);
     const body = this.batchBody(items);
     let verdict: Verdict = "ok";
     let error: unknown;
@@ -141,8 +115,10 @@ export class CallsExporter {
         this.events.sent(items.length);
         return { done: items.length, retry: false };
       case "not-found":
-        this.singleMode = true;
+        this.mode = "single";
         return this.sendSingles(items, signal);
+      case "complete-mode":
+        return this.switchToComplete(items, error as ApiError, signal);
       case "retry":
         this.events.failed(error);
         return retryOutcome(0, error);
@@ -179,6 +155,15 @@ export class CallsExporter {
     return body;
   }
 
+  /** The service takes complete records only: `items` (none of them sent yet) and all later records go that way. */
+  private switchToComplete(items: CallRecordItem[], error: ApiError, signal: AbortSignal): Promise<ExportOutcome> {
+    if (this.mode !== "complete") {
+      this.mode = "complete";
+      this.events.completeMode(error);
+    }
+    return this.complete.send(items, signal);
+  }
+
   /** Sends the two halves in order; stops at the first half that needs a retry. */
   private async bisect(items: CallRecordItem[], signal: AbortSignal): Promise<ExportOutcome> {
     const middle = Math.ceil(items.length / 2);
@@ -211,6 +196,10 @@ export class CallsExporter {
         if (verdict === "retry") {
           this.events.failed(err);
           return retryOutcome(i, err);
+        }
+        if (verdict === "complete-mode") {
+          const rest = await this.switchToComplete(items.slice(i), err as ApiError, signal);
+          return { ...rest, done: i + rest.done };
         }
         if (verdict === "unauthorized") {
           this.events.unauthorized(1, err as ApiError);

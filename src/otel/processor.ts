@@ -13,7 +13,6 @@
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { MAX_TIMER_MS } from "../config.js";
-import { ApiError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../secrets.js";
@@ -24,9 +23,11 @@ import type { EncodedSpan } from "../wire/otlp-batch.js";
 import { portableStartAttributes, setExportedSpanName, usageFromAttributes } from "../wire/span-to-call.js";
 import { adaptedEnd, adaptedStart } from "./call-adapters.js";
 import { CallRequests } from "./call-requests.js";
-import { type CallItem, CallsExporter } from "./calls-exporter.js";
+import { CallsExporter } from "./calls-exporter.js";
+import type { CallItem } from "./calls-route.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
+import { callsExportEvents, otlpExportEvents } from "./export-events.js";
 import { ExportQueue, type QueueStats } from "./export-queue.js";
 import {
   isSampled,
@@ -119,17 +120,17 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
       retryUnreachable: false,
     });
-    const callsExporter = new CallsExporter(this.transport, this.options.maxBatchBytes, {
-      sent: (n) => this.calls.countSent(n),
-      rejected: (items, error) =>
-        this.rejectCalls(items.length, `The tracing service rejected ${items.length} call item(s): ${error.message}`),
-      unauthorized: (count, error) => {
-        this.calls.countRejected(count);
-        this.diagnostics.unauthorized(error.status, `${count} call item(s)`, this.project);
-      },
-      failed: (error) =>
-        this.diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
-    });
+    const callsExporter = new CallsExporter(
+      this.transport,
+      this.options.maxBatchBytes,
+      callsExportEvents(
+        () => this.calls,
+        this.diagnostics,
+        this.project,
+        (count, message) => this.rejectCalls(count, message),
+      ),
+      this.project,
+    );
     this.calls = new ExportQueue<CallItem>(
       (batch, signal) => callsExporter.export(batch, signal),
       queueOptions,
@@ -141,24 +142,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
 
     this.otlpExporter = new OtlpTraceExporter(
       this.options.otlp,
-      {
-        sent: (n) => this.otlp.countSent(n),
-        partialSuccess: (result) => {
-          this.otlp.countRejected(result.rejectedSpans);
-          this.diagnostics.warn(
-            "otlp-partial",
-            `The tracing service accepted the export partially: ${result.rejectedSpans} span(s) rejected: ${result.errorMessage}`,
-          );
-        },
-        rejected: (n, error) => {
-          this.otlp.countRejected(n);
-          if (error instanceof ApiError && (error.status === 401 || error.status === 403)) return; // warned below
-          this.diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
-        },
-        unauthorized: (n, error) => this.diagnostics.unauthorized(error.status, `${n} span(s)`, this.project),
-        failed: (error) =>
-          this.diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
-      },
+      otlpExportEvents(() => this.otlp, this.diagnostics, this.project),
       { queued: true },
     );
     this.otlp = new ExportQueue<EncodedSpan>(

@@ -71,6 +71,21 @@ export const CALL_END_REQ = strict({ end: req(callEnd) });
 
 const batchStart: TaggedModel = { tag: "start", ...strict({ mode: "str", req: req(CALL_START_REQ) }) };
 const batchEnd: TaggedModel = { tag: "end", ...strict({ mode: "str", req: req(CALL_END_REQ) }) };
+/**
+ * `CompletedCallSchemaForInsert` (`POST /v2/{entity}/{project}/calls/complete`): a call's start and end in one record,
+ * as a client that buffers both sends it.
+ */
+const completedCall: Model = {
+  strict: false,
+  fields: {
+    ...callStart.fields,
+    ...callEnd.fields,
+    trace_id: req("str"),
+    started_at: req("datetime"),
+  },
+};
+export const CALLS_COMPLETE_REQ = strict({ batch: req({ list: completedCall }) });
+
 export const CALL_UPSERT_BATCH_REQ = strict({
   batch: req({ list: { union: [batchStart, batchEnd], discriminator: "mode", defaultTag: "start" } }),
 });

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import type { CallEnd, CallStart } from "../../src/api/types/calls.js";
 import type { HttpTransport } from "../../src/http/transport.js";
-import { type CallItem, CallsExporter } from "../../src/otel/calls-exporter.js";
+import { CallsExporter } from "../../src/otel/calls-exporter.js";
+import type { CallItem } from "../../src/otel/calls-route.js";
 import { CallRecordEncoder } from "../../src/wire/call-encode.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { plainTransport } from "../support/transport.js";
@@ -47,18 +48,26 @@ it("refuses an unencodable record alone; its neighbours go in order", async () =
   expect((bad as Error).message).toMatch(/BigInt/);
 
   let sent = 0;
-  const exporter = new CallsExporter(transport, 1 << 20, {
-    sent: (n) => {
-      sent += n;
+  const exporter = new CallsExporter(
+    transport,
+    1 << 20,
+    {
+      sent: (n) => {
+        sent += n;
+      },
+      rejected: () => {
+        throw new Error("nothing in this batch is invalid");
+      },
+      unauthorized: () => {
+        throw new Error("the key is fine");
+      },
+      failed: () => {},
+      completeMode: () => {
+        throw new Error("the service takes v1 writes");
+      },
     },
-    rejected: () => {
-      throw new Error("nothing in this batch is invalid");
-    },
-    unauthorized: () => {
-      throw new Error("the key is fine");
-    },
-    failed: () => {},
-  });
+    "acme/demo",
+  );
   const batch = [
     item(records.record("start", startRecord("a"))),
     item(records.record("end", endRecord("a"))),

@@ -1,6 +1,7 @@
 /**
  * A loopback double of the tracing service's write path, strict like the real one: `/call/upsert_batch`,
- * `/call/start`, `/call/end`, `/call/update`, `/feedback/create` and `/otel/v1/traces` (protobuf or JSON, gzip).
+ * `/call/start`, `/call/end`, their v2 forms for project `acme/demo` (`calls/complete`, `call/start`, `call/end`),
+ * `/call/update`, `/feedback/create` and `/otel/v1/traces` (protobuf or JSON, gzip).
  * It keeps what it accepted (calls by id, OTLP spans, feedback) and can be told to misbehave: answer a status,
  * refuse bodies over a size, drop connections, or hang (read the request, never answer).
  */
@@ -68,6 +69,14 @@ export class TracingDouble {
   partialSuccess: { rejectedSpans: number; errorMessage: string } | undefined;
   /** When false, `/call/upsert_batch` answers 404 (an older service). */
   supportsBatch = true;
+  /**
+   * When true, the project takes complete calls only, as the hosted service does for a project that holds calls
+   * written through `/v2/{entity}/{project}/calls/complete`: v1 call writes answer 400 `CALLS_COMPLETE_MODE_REQUIRED`.
+   * The v2 writes (`calls/complete`, `call/start`, `call/end` under `/v2/acme/demo`) are accepted either way.
+   */
+  completeOnly = false;
+  /** The number of records of each accepted `/v2/acme/demo/calls/complete` request, in order. */
+  readonly completeBatches: number[] = [];
   /**
    * When set, a call start with this `op_name` is invalid: any request carrying it (a whole `/call/upsert_batch`,
    * or a `/call/start`) answers 422, like a strict service rejecting the whole request on one bad item. The ids of
@@ -214,8 +223,60 @@ export class TracingDouble {
       this.calls.set(id, call);
     };
 
+    const refuseV1 = (res: ServerResponse): boolean => {
+      if (!this.completeOnly) return false;
+      const message = "This project stores complete calls: write them through /v2/{entity}/{project}/calls/complete.";
+      json(res, 400, { error_code: "CALLS_COMPLETE_MODE_REQUIRED", message });
+      return true;
+    };
+
+    this.server.on("POST", "/v2/acme/demo/calls/complete", (req, res) => {
+      if (this.applyFault(req.path, res, req.body.length)) return;
+      if (req.body.length > this.maxBatchBytes) return json(res, 413, { reason: "Request too large" });
+      const body = req.json;
+      if (!isRecord(body) || !Array.isArray(body.batch) || Object.keys(body).length !== 1) {
+        return invalid(res, ["body"], "expected exactly {batch: [...]}");
+      }
+      const halves: { start: Record<string, unknown>; end: Record<string, unknown> }[] = [];
+      for (const [i, call] of body.batch.entries()) {
+        if (!isRecord(call)) return invalid(res, ["body", "batch", i], "bad item");
+        const start = Object.fromEntries(Object.entries(call).filter(([key]) => START_FIELDS.has(key)));
+        const end = Object.fromEntries(Object.entries(call).filter(([key]) => END_FIELDS.has(key)));
+        const extra = Object.keys(call).find((key) => !START_FIELDS.has(key) && !END_FIELDS.has(key));
+        const problem =
+          (extra === undefined ? undefined : `body.batch.${i}.${extra}: extra fields not permitted`) ??
+          acceptStart(start, ["body", "batch", i]) ??
+          acceptEnd(end, ["body", "batch", i]) ??
+          poisoned("start", start);
+        if (problem) return invalid(res, ["body", "batch", i], problem);
+        halves.push({ start, end });
+      }
+      for (const { start, end } of halves) {
+        store("start", start);
+        store("end", end);
+      }
+      this.completeBatches.push(halves.length);
+      json(res, 200, {});
+    });
+
+    for (const kind of ["start", "end"] as const) {
+      this.server.on("POST", `/v2/acme/demo/call/${kind}`, (req, res) => {
+        if (this.applyFault(req.path, res)) return;
+        const body = req.json as Record<string, unknown>;
+        const problem =
+          kind === "start" ? acceptStart(body?.start, ["body", "start"]) : acceptEnd(body?.end, ["body", "end"]);
+        if (problem) return invalid(res, ["body", kind], problem);
+        const record = body[kind] as Record<string, unknown>;
+        const poison = poisoned(kind, record);
+        if (poison) return invalid(res, ["body", kind], poison);
+        store(kind, record);
+        json(res, 200, kind === "start" ? { id: record.id, trace_id: record.trace_id } : {});
+      });
+    }
+
     this.server.on("POST", "/call/upsert_batch", (req, res) => {
       if (this.applyFault(req.path, res, req.body.length)) return;
+      if (refuseV1(res)) return;
       if (!this.supportsBatch) return json(res, 404, { reason: "Not Found" });
       if (req.body.length > this.maxBatchBytes) return json(res, 413, { reason: "Request too large" });
       const body = req.json;
@@ -250,6 +311,7 @@ export class TracingDouble {
     for (const kind of ["start", "end"] as const) {
       this.server.on("POST", `/call/${kind}`, (req, res) => {
         if (this.applyFault(req.path, res)) return;
+        if (refuseV1(res)) return;
         const body = req.json as Record<string, unknown>;
         const problem =
           kind === "start" ? acceptStart(body?.start, ["body", "start"]) : acceptEnd(body?.end, ["body", "end"]);

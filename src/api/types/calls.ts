@@ -64,6 +64,19 @@ export interface CallUpsertBatchRes {
   res: (CallStartRes | JsonObject)[];
 }
 
+/**
+ * A call's start and end in one record (`CompletedCallSchemaForInsert`), for `POST /v2/{entity}/{project}/calls/complete`:
+ * what a client that buffers both halves sends.
+ */
+export interface CompletedCall extends Omit<CallStart, "id" | "trace_id">, Omit<CallEnd, "project_id" | "id"> {
+  id: string;
+  trace_id: string;
+}
+/** Body of `POST /v2/{entity}/{project}/calls/complete`: completed calls of that project. Answer: `{}`. */
+export interface CallsCompleteReq {
+  batch: CompletedCall[];
+}
+
 /** A stored call as the service returns it. */
 export interface CallSchema {
   id: string;

@@ -1,4 +1,10 @@
-/** Call endpoints: the write path (`/call/start`, `/call/end`, `/call/upsert_batch`), reads, renames, deletes. */
+/**
+ * Call endpoints: the write paths, reads, renames, deletes. Calls are written three ways, as by the hosted service:
+ * v1 `/call/start`, `/call/end` and `/call/upsert_batch`, and v2 `/v2/{entity}/{project}/calls/complete` (a call's
+ * start and end in one record) with its eager `/v2/{entity}/{project}/call/start` and `/call/end`. Like the hosted
+ * service, a project that holds calls written through v2 refuses v1 writes with a 400 whose `error_code` is
+ * `CALLS_COMPLETE_MODE_REQUIRED` (remembered for the life of this process).
+ */
 import { randomUUID } from "node:crypto";
 import type {
   CallEnd,
@@ -6,12 +12,14 @@ import type {
   CallReadReq,
   CallStart,
   CallStartReq,
+  CallsCompleteReq,
   CallsDeleteReq,
   CallsQueryReq,
   CallsQueryStatsReq,
   CallsScoreReq,
   CallUpdateReq,
   CallUpsertBatchReq,
+  CompletedCall,
 } from "../../api/types/calls.js";
 import { countCalls, queryCalls, toCallSchema } from "../call-query.js";
 import { HttpError } from "../http.js";
@@ -22,6 +30,7 @@ import {
   CALL_START_REQ,
   CALL_UPDATE_REQ,
   CALL_UPSERT_BATCH_REQ,
+  CALLS_COMPLETE_REQ,
   CALLS_DELETE_REQ,
   CALLS_QUERY_REQ,
   CALLS_QUERY_STATS_REQ,
@@ -62,9 +71,68 @@ export function endWrite(end: CallEnd): CallWrite {
   return { kind: "end", end: { ...end, ended_at: isoTimestamp(end.ended_at) } };
 }
 
+/** The start and end writes of a completed call (`CompletedCallSchemaForInsert`). */
+function completeWrites(call: CompletedCall): CallWrite[] {
+  const { ended_at, output, exception, summary, wb_run_step_end, ...start } = call;
+  const end: CallEnd = { project_id: call.project_id, id: call.id, ended_at, summary };
+  if (output !== undefined) end.output = output;
+  if (exception !== undefined) end.exception = exception;
+  if (wb_run_step_end !== undefined) end.wb_run_step_end = wb_run_step_end;
+  return [startWrite(start), endWrite(end)];
+}
+
+/** The error the hosted service answers a v1 write to a project in calls-complete mode with. */
+export const CALLS_COMPLETE_MODE_REQUIRED = "CALLS_COMPLETE_MODE_REQUIRED";
+
 export function callRoutes(router: Router): void {
+  /** Projects that received v2 call writes: v1 writes to them are refused, as the hosted service does. */
+  const completeMode = new Set<string>();
+  const refuseV1 = (projects: Iterable<string>): void => {
+    for (const project of projects) {
+      if (!completeMode.has(project)) continue;
+      const message = `Project ${project} stores complete calls: write them through /v2/{entity}/{project}/calls/complete.`;
+      throw new HttpError(400, message, { error_code: CALLS_COMPLETE_MODE_REQUIRED, message });
+    }
+  };
+  /** Checks that every record of a v2 write belongs to the path's project, which takes complete calls from now on. */
+  const v2Project = (req: { params: Record<string, string> }, ids: readonly string[]): void => {
+    const project = checkProject(`${req.params.entity}/${req.params.project}`);
+    const other = ids.find((id) => id !== project);
+    if (other !== undefined)
+      throw new HttpError(400, `project_id ${JSON.stringify(other)} does not match the path's ${project}.`);
+    completeMode.add(project);
+  };
+
+  router.on("POST", "/v2/:entity/:project/calls/complete", async (req, { store }) => {
+    const body = validateBody<CallsCompleteReq>(await req.json(), CALLS_COMPLETE_REQ);
+    const writes = body.batch.flatMap(completeWrites);
+    v2Project(
+      req,
+      body.batch.map((call) => call.project_id),
+    );
+    store.writeCalls(writes);
+    return { json: {} };
+  });
+
+  router.on("POST", "/v2/:entity/:project/call/start", async (req, { store }) => {
+    const body = validateBody<CallStartReq>(await req.json(), CALL_START_REQ);
+    const write = startWrite(body.start);
+    v2Project(req, [body.start.project_id]);
+    store.writeCalls([write]);
+    return { json: write.kind === "start" ? { id: write.start.id, trace_id: write.start.trace_id } : {} };
+  });
+
+  router.on("POST", "/v2/:entity/:project/call/end", async (req, { store }) => {
+    const body = validateBody<CallEndReq>(await req.json(), CALL_END_REQ);
+    const write = endWrite(body.end);
+    v2Project(req, [body.end.project_id]);
+    store.writeCalls([write]);
+    return { json: {} };
+  });
+
   router.on("POST", "/call/start", async (req, { store }) => {
     const body = validateBody<CallStartReq>(await req.json(), CALL_START_REQ);
+    refuseV1([body.start.project_id]);
     const write = startWrite(body.start);
     store.writeCalls([write]);
     return { json: write.kind === "start" ? { id: write.start.id, trace_id: write.start.trace_id } : {} };
@@ -72,12 +140,14 @@ export function callRoutes(router: Router): void {
 
   router.on("POST", "/call/end", async (req, { store }) => {
     const body = validateBody<CallEndReq>(await req.json(), CALL_END_REQ);
+    refuseV1([body.end.project_id]);
     store.writeCalls([endWrite(body.end)]);
     return { json: {} };
   });
 
   router.on("POST", "/call/upsert_batch", async (req, { store }) => {
     const body = validateBody<CallUpsertBatchReq>(await req.json(), CALL_UPSERT_BATCH_REQ);
+    refuseV1(body.batch.map((item) => (item.mode === "end" ? item.req.end : item.req.start).project_id));
     // Everything is checked before anything is written, and the batch is written in one transaction.
     const writes = body.batch.map((item) =>
       item.mode === "end" ? endWrite(item.req.end) : startWrite(item.req.start),
