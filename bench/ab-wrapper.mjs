@@ -10,9 +10,13 @@
  * Both builds share the process-wide state (the cross-copy protocol, as two bundled copies would), so both wrappers
  * record through the processor of the `init()` below, this checkout's: the A/B covers what runs in the wrapper's own
  * copy (instrument/, genai/, the payload preparation), not the processor's encoding (bench/ab.mjs covers that).
+ * `--whole`: each build runs its own `init()` too, and before each block the process-wide state is pointed at that
+ * build's tracer and processor (the wrappers start their spans from `state.tracer`): the A/B then covers the whole
+ * path, the processor's encoding and sending included. `--b-init='<JSON>'` adds `init()` options to B's (e.g.
+ * `{"captureContent":false}` to take the payloads out).
  *
  * Run: node --expose-gc bench/ab-wrapper.mjs --a=node_modules/.cg/a [--b=<another dist>] [--path=stream|plain]
- *        [--rounds=20] [--calls=150]
+ *        [--rounds=20] [--calls=150] [--whole]
  * Prints the median overhead of A and B over the unwrapped call, and the medians (with quartiles) of the per-round
  * paired differences B − A and A' − A, in µs per call.
  */
@@ -27,11 +31,11 @@ import { arg, blockOrder, median, memoryFetch, settle, sinkOptions, startServer,
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const other = arg("a");
 if (!other) throw new Error("pass --a=<dist directory of the build to compare against>");
-const { wrapOpenAI: wrapA } = await import(pathToFileURL(resolve(other, "openai.js")).href);
+const load = (dist, entry, own) => (dist ? import(pathToFileURL(resolve(dist, `${entry}.js`)).href) : import(own));
+const { wrapOpenAI: wrapA } = await load(other, "openai");
 // `--b=<dist>`: another build as B (e.g. an experiment edited into a copy of dist/); default this checkout's.
-const { wrapOpenAI: wrapB } = arg("b")
-  ? await import(pathToFileURL(resolve(arg("b"), "openai.js")).href)
-  : await import("tracewire/openai");
+const { wrapOpenAI: wrapB } = await load(arg("b"), "openai", "tracewire/openai");
+const WHOLE = process.argv.includes("--whole");
 const PATH = arg("path", "stream");
 const ROUNDS = Number(arg("rounds", "20"));
 const CALLS = Number(arg("calls", "150"));
@@ -39,7 +43,25 @@ const IN_FLIGHT = 4;
 
 const chat = await startServer("./openai-server.mjs");
 const sink = await startSink();
-const handle = init(sinkOptions(sink, "/tw", 8 * CALLS));
+init(sinkOptions(sink, "/tw", 8 * CALLS));
+/** The process-wide state every copy of tracewire shares (otel/state.ts). */
+const state = globalThis[Symbol.for("tracewire.global.v1")];
+const snapshot = () => ({ handle: state.handle, tracer: state.tracer, active: state.active });
+/** Per build: what its blocks record through (with `--whole`, each build's own `init()`; else this checkout's). */
+const recorders = { shared: snapshot() };
+if (WHOLE) {
+  const { init: initA } = await load(other, "index");
+  const { init: initB } = await load(arg("b"), "index", "tracewire");
+  for (const [name, initX] of [
+    ["A", initA],
+    ["B", initB],
+  ]) {
+    state.handle = undefined; // so that this build's init() starts its own provider and processor
+    initX({ ...sinkOptions(sink, "/tw", 8 * CALLS), ...(name === "B" ? JSON.parse(arg("b-init", "{}")) : {}) });
+    recorders[name] = snapshot();
+  }
+}
+const recorderOf = (tag) => (WHOLE && tag !== "unwrapped" ? recorders[tag === "B" ? "B" : "A"] : recorders.shared);
 const options = {
   apiKey: "sk-bench",
   baseURL: `http://127.0.0.1:${chat.port}/v1`,
@@ -87,6 +109,8 @@ for (let round = 0; round <= ROUNDS; round++) {
     const tag = TAGS[k];
     context.disable();
     if (tag !== "unwrapped") context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    const recorder = recorderOf(tag);
+    Object.assign(state, recorder);
     await settle();
     const start = clock();
     let next = 0;
@@ -98,11 +122,11 @@ for (let round = 0; round <= ROUNDS; round++) {
         }
       }),
     );
-    await handle.flush();
+    await recorder.handle.flush();
     if (round > 0) samples[tag].push(since(start) / CALLS);
   }
 }
-await handle.shutdown();
+for (const recorder of new Set(Object.values(recorders).map((r) => r.handle))) await recorder.shutdown();
 await Promise.all([chat.stop(), sink.stop()]);
 
 const diff = (tag, base) => samples[tag].map((x, i) => x - samples[base][i]);
@@ -111,7 +135,7 @@ const quartiles = (values) => {
   return `${sorted[Math.floor(sorted.length / 4)].toFixed(0)} … ${sorted[Math.floor((3 * sorted.length) / 4)].toFixed(0)}`;
 };
 const show = (values) => `${median(values).toFixed(1)} (quartiles ${quartiles(values)})`;
-console.log(`${PATH}, ${mainThread ? `main-thread CPU, Node ${process.versions.node}` : "process CPU"}, µs per call:
+console.log(`${PATH}${WHOLE ? ", whole path (each build's own processor)" : ""}, ${mainThread ? `main-thread CPU, Node ${process.versions.node}` : "process CPU"}, µs per call:
   unwrapped ${median(samples.unwrapped).toFixed(1)}; A +${median(diff("A", "unwrapped")).toFixed(1)}, B +${median(diff("B", "unwrapped")).toFixed(1)}
   B − A  ${show(diff("B", "A"))}
   A' − A ${show(diff("A'", "A"))}  (the noise)${checksum < 0 ? "" : ""}`);

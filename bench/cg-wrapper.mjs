@@ -16,7 +16,8 @@
  * `--time` (without valgrind): CPU time instead, for A/B runs of two builds (`--dist`) one process after the other.
  * After 200 warm-up calls, N calls in blocks of 152, each block flushed to the sink (as the wrapper benches do, so the
  * queues and arenas behave as there); prints process CPU and main-thread CPU per call (`process.threadCpuUsage`,
- * Node ≥ 23.9; the difference is mostly V8's GC threads). Taking the wrapper apart: `--filter-none` (a `filter` that
+ * Node ≥ 23.9; the difference is mostly V8's GC threads). `--alloc`: KB allocated per call by allocating function,
+ * garbage included (V8's sampling heap profiler). Taking the wrapper apart: `--filter-none` (a `filter` that
  * keeps no span: no records, no export), `--usage` (the unwrapped/content stream asks for the usage chunk too, as the
  * wrapper does), and `--trace-gc-nvp` on node for each GC's `promoted=` bytes and pause.
  */
@@ -180,6 +181,35 @@ if (process.argv.includes("--time")) {
   console.log(
     `${variant} ${path}: process ${perCall(c1.user + c1.system)} µs/call, main thread ${perCall(t1.user + t1.system - t0.user - t0.system)} µs/call`,
   );
+} else if (process.argv.includes("--alloc")) {
+  // Where the bytes are allocated, garbage included: V8's sampling heap profiler keeping the samples of objects the
+  // GC collected too. Prints KB per call by allocating function (self), after 200 warm-up calls.
+  const { Session } = await import("node:inspector/promises");
+  const session = new Session();
+  session.connect();
+  for (let i = 0; i < 200; i += 4) await Promise.all([run(), run(), run(), run()]);
+  await handle.flush();
+  await session.post("HeapProfiler.startSampling", {
+    samplingInterval: 512,
+    includeObjectsCollectedByMajorGC: true,
+    includeObjectsCollectedByMinorGC: true,
+  });
+  for (let i = 0; i < N; i += 4) await Promise.all([run(), run(), run(), run()]);
+  await handle.flush();
+  const { profile } = await session.post("HeapProfiler.stopSampling");
+  const bytes = new Map();
+  let total = 0;
+  const walk = (node) => {
+    const f = node.callFrame;
+    const key = `${f.functionName || "(anon)"} ${f.url.split("/").slice(-2).join("/")}:${f.lineNumber + 1}`;
+    bytes.set(key, (bytes.get(key) ?? 0) + node.selfSize);
+    total += node.selfSize;
+    for (const child of node.children) walk(child);
+  };
+  walk(profile.head);
+  console.log(`${variant} ${path}: ${(total / N / 1024).toFixed(1)} KB allocated per call`);
+  for (const [key, b] of [...bytes].sort((x, y) => y[1] - x[1]).slice(0, Number(arg("top", "30"))))
+    console.log(`${(b / N / 1024).toFixed(2).padStart(8)} KB  ${key}`);
 } else {
   for (let i = 0; i < N; i += 4) await Promise.all([run(), run(), run(), run()]);
 }

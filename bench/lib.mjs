@@ -153,6 +153,27 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
+/** Deterministic PRNG (mulberry32), so that a bootstrap interval is the same for the same samples. */
+export function prng(seed) {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** 90% bootstrap interval of the median of `values` (whole rounds resampled). */
+export function medianInterval(values, draws = 2000) {
+  const random = prng(42);
+  const medians = [];
+  for (let d = 0; d < draws; d++)
+    medians.push(median(Array.from(values, () => values[Math.floor(random() * values.length)])));
+  medians.sort((a, b) => a - b);
+  return [medians[Math.floor(0.05 * draws)], medians[Math.floor(0.95 * draws)]];
+}
+
 /**
  * A full GC, then wait until this process's background threads are idle, before a block's CPU is read.
  *

@@ -39,6 +39,7 @@ import {
   countingLogger,
   fmt,
   median,
+  medianInterval,
   memoryFetch,
   report,
   settle,
@@ -276,27 +277,6 @@ const served = await chat.stats();
 await Promise.all([chat.stop(), sink.stop()]);
 if (internalErrors > 0) throw new Error(`${internalErrors} internal errors`);
 
-/** Deterministic PRNG (mulberry32), so the interval is the same for the same samples. */
-function prng(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-/** 90% bootstrap interval of the median of `values` (whole rounds resampled). */
-function interval(values, draws = 2000) {
-  const random = prng(42);
-  const medians = [];
-  for (let d = 0; d < draws; d++)
-    medians.push(median(Array.from(values, () => values[Math.floor(random() * values.length)])));
-  medians.sort((a, b) => a - b);
-  return [medians[Math.floor(0.05 * draws)], medians[Math.floor(0.95 * draws)]];
-}
-
 const LABELS = {
   unwrapped: "unwrapped `openai` client",
   "unwrapped'": "unwrapped again (A/A: the harness's noise)",
@@ -312,7 +292,7 @@ for (const path of PATHS) {
   const diff = (tag, base) => s.get(tag).map((x, i) => x - s.get(base)[i]);
   const rows = TAGS.map((tag) => {
     const over = tag === "unwrapped" ? undefined : diff(tag, "unwrapped");
-    const [low, high] = over ? interval(over) : [];
+    const [low, high] = over ? medianInterval(over) : [];
     return [
       LABELS[tag],
       fmt.num(median(s.get(tag)), 1),
@@ -320,12 +300,12 @@ for (const path of PATHS) {
     ];
   });
   const aa = diff("unwrapped'", "unwrapped");
-  const [aaLow, aaHigh] = interval(aa);
+  const [aaLow, aaHigh] = medianInterval(aa);
   const resolution = Math.max(Math.abs(aaLow), Math.abs(aaHigh));
   const vsSpan = [];
   for (const tag of ["tw-calls", "tw-otlp"]) {
     const d = diff(tag, "otel-span");
-    const [low, high] = interval(d);
+    const [low, high] = medianInterval(d);
     vsSpan.push(
       `${LABELS[tag].replace(/\*\*/g, "")} − bare span: ${fmt.num(median(d), 1)} µs per call (90% interval ${fmt.num(low, 0)} … ${fmt.num(high, 0)})`,
     );

@@ -6,8 +6,9 @@
  * packages against loopback servers speaking their protocols, bench/wrapper-harness.mjs: `wrapOpenAI()` on chat
  * completions and on the Responses API, `wrapAnthropic()`, `wrapGoogleGenAI()`, the `ai` 6 span mapping of
  * `tracewire/ai`, the OpenAI Agents SDK's trace processor, on a Node ≥ 22 found by bench/node22.mjs, and LangChain's
- * callback handler on a LangGraph run), the peer-style comparison (`wrapOpenAI` on both routes against a bare OTel
- * span with a batch processor, bench/peer-overhead.mjs), memory under outage, `evaluate()` against a hand-written
+ * callback handler on a LangGraph run; the first five again on that Node, in memory, in main-thread CPU), the
+ * peer-style comparison (`wrapOpenAI` on both routes against a bare OTel span with a batch processor,
+ * bench/peer-overhead.mjs), memory under outage, `evaluate()` against a hand-written
  * promise pool (bench/eval-overhead.mjs), cold import time, install footprint, the size of a minified Cloudflare
  * Worker bundle, and the local service (`tracewire dev`) at 10k, 100k and 1M stored calls (bench/dev-store.mjs).
  * `bench/ab.mjs` (not run here) compares two builds side by side; bench/cg-processor.mjs and bench/cg-wrapper.mjs
@@ -35,6 +36,13 @@ const benches = [
   { file: "peer-overhead.mjs", flags: ["--expose-gc"] },
   // The same comparison's in-memory paths on Node 24, in main-thread CPU (`process.threadCpuUsage()`, Node ≥ 23.9).
   { file: "peer-overhead.mjs", flags: ["--expose-gc"], args: ["--main-thread"], node: 22 },
+  // The wrappers again on Node 24, in memory, in main-thread CPU: rows that resolve a few µs (wrapper-harness.mjs).
+  ...["openai", "responses", "anthropic", "google", "ai"].map((name) => ({
+    file: `${name}-overhead.mjs`,
+    flags: ["--expose-gc"],
+    args: ["--main-thread", "--rounds=30", "--calls=300", "--stream-calls=150"],
+    node: 22,
+  })),
   { file: "eval-overhead.mjs", flags: [] },
   { file: "openai-agents-overhead.mjs", flags: ["--expose-gc"], node: 22 },
   { file: "langchain-overhead.mjs", flags: ["--expose-gc"] },

@@ -42,6 +42,16 @@
  * (`--only`/`--path` for profiling one variant, e.g. with `node --cpu-prof`; prints medians only), and for taking a
  * wrapper apart (not what `npm run bench` runs): `--in-memory` (see {@link benchFetch}) and `--init='<JSON>'` (extra
  * `init()` options, e.g. `{"captureContent":false}` or `{"export":"otlp"}`).
+ *
+ * `--main-thread` (Node ≥ 23.9; implies `--in-memory`): the CPU of the main thread only (`process.threadCpuUsage()`),
+ * with the clients answered from memory. `npm run bench` runs the main wrappers this way too, on Node 24: over the
+ * loopback, process CPU varies by 10–25% between identical blocks (the servers compete for the two cores; V8's GC
+ * helper threads bill the next block), so the loopback rows resolve only large gaps, while these resolve a few µs —
+ * what the app's own thread pays per call (bench/NOTES.md, #28).
+ *
+ * Each bench with both paths also states a stream's cost per event: (stream overhead − non-streaming overhead) ÷
+ * events, for the wrapper and the content span, from blocks of the same round, with its own target (the wrapper's ≤
+ * the content span's).
  */
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -53,7 +63,9 @@ import {
   cpuMicros,
   fmt,
   median,
+  medianInterval,
   memoryFetch,
+  prng,
   report,
   settle,
   sinkOptions,
@@ -78,9 +90,22 @@ export const settings = {
   onlyPath: arg("path"),
   /** Extra `init()` options as JSON, for taking the wrapper apart (e.g. `--init='{"captureContent":false}'`). */
   init: JSON.parse(arg("init", "{}")),
+  /** `--main-thread`: main-thread CPU, in memory (Node ≥ 23.9). */
+  mainThread: process.argv.includes("--main-thread"),
   /** `--in-memory`: the clients' `fetch` answers from memory (see {@link benchFetch}). */
-  inMemory: process.argv.includes("--in-memory"),
+  inMemory: process.argv.includes("--in-memory") || process.argv.includes("--main-thread"),
 };
+if (settings.mainThread && typeof process.threadCpuUsage !== "function")
+  throw new Error(`--main-thread needs process.threadCpuUsage() (Node ≥ 23.9); this is Node ${process.version}`);
+/** CPU µs since `start` (a value of the same clock): the process's, or with `--main-thread` this thread's. */
+const clock = settings.mainThread ? () => process.threadCpuUsage() : () => process.cpuUsage();
+const elapsedCpu = (start) => {
+  if (!settings.mainThread) return cpuMicros(start);
+  const d = process.threadCpuUsage(start);
+  return d.user + d.system;
+};
+/** What the CPU of a block is, for titles and check names. */
+const MEASURE = settings.mainThread ? `in memory, main-thread CPU (Node ${process.versions.node})` : undefined;
 
 /**
  * The `fetch` the bench clients use: the global one, or with `--in-memory` one that asks the loopback server once
@@ -129,17 +154,6 @@ export function contentSpan(name, start, body, end) {
 /** The plain app tracer of the floor and content variants (from the provider `init()` registers). */
 let tracer;
 
-/** Deterministic PRNG (mulberry32), so that the interval below is the same for the same samples. */
-function prng(seed) {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * 90% bootstrap interval of median(num) ÷ median(den), resampling whole rounds (num[i] and den[i] come from the
  * same round and stay paired).
@@ -159,6 +173,37 @@ function bootstrapRatio(num, den, draws = 2000) {
   }
   ratios.sort((x, y) => x - y);
   return [ratios[Math.floor(0.05 * draws)], ratios[Math.floor(0.95 * draws)]];
+}
+
+/**
+ * A stream's cost per event, for the wrapper and the content span: per round, (stream overhead − non-streaming
+ * overhead) ÷ events — what streaming adds over a call, spread over its events (the stream's own fixed costs
+ * included) — from blocks of the same round. Undefined unless both paths ran.
+ */
+function perEventCost(paths, diffs) {
+  if (!paths.some((p) => p.tag === "plain") || !paths.some((p) => p.tag === "stream")) return undefined;
+  const perRound = (tag) => {
+    const stream = diffs("stream", tag, "unwrapped");
+    const plain = diffs("plain", tag, "unwrapped");
+    return stream.map((x, i) => (x - plain[i]) / STREAM_EVENTS);
+  };
+  const wrapped = perRound("wrapped");
+  const content = perRound("content");
+  const [w, c] = [median(wrapped), median(content)];
+  const [low, high] = bootstrapRatio(wrapped, content);
+  const ratio = w / c;
+  const pass = c > 0 && w <= c;
+  const gap = wrapped.map((x, i) => x - content[i]);
+  const [gapLow, gapHigh] = medianInterval(gap);
+  const interval = `90% interval of the ratio ${fmt.num(low)}–${fmt.num(high)}; wrapper − content span ${fmt.num(median(gap), 2)} µs, ${fmt.num(gapLow, 2)} … ${fmt.num(gapHigh, 2)}`;
+  return {
+    text: `**Per stream event** (stream overhead − non-streaming overhead, ÷ ${STREAM_EVENTS} events; per round): the wrapper ${fmt.num(w, 2)} µs, the content span ${fmt.num(c, 2)} µs (${fmt.ratio(ratio)}; ${interval}).`,
+    check: (name) => ({
+      name: `${name}: a stream's cost per event ≤ the content span's${MEASURE ? ` (${MEASURE})` : ""}`,
+      pass,
+      detail: `the wrapper ${fmt.num(w, 2)} µs per event, the content span ${fmt.num(c, 2)} µs (${fmt.ratio(ratio)}; ${interval}): (stream overhead − non-streaming overhead) ÷ ${STREAM_EVENTS} events, per round`,
+    }),
+  };
 }
 
 /**
@@ -239,10 +284,10 @@ export async function runWrapperBench(spec) {
     const before = sent();
     const wireBefore = (await sink.stats()).oa ?? { wireBytes: 0, bodyBytes: 0 };
     await settle();
-    const cpu0 = process.cpuUsage();
+    const cpu0 = clock();
     await calls(path.calls, one);
     if (items.calls || items.otlp) await handle.flush();
-    const cpu = cpuMicros(cpu0);
+    const cpu = elapsedCpu(cpu0);
     const after = sent();
     for (const route of ["calls", "otlp"]) {
       const expected = (items[route] ?? 0) * path.calls;
@@ -367,6 +412,8 @@ ${table(
 Wrapper overhead ÷ content-span overhead: **${fmt.ratio(ratio)}** (90% bootstrap interval over rounds ${fmt.num(low)}–${fmt.num(high)}); ÷ bare-span floor overhead ${fmt.ratio(wrappedOver / floorOver)}.
 Without the context manager's share (which all pay): the wrapper adds ${fmt.num(overCtx("wrapped"), 1)} µs, the content span(s)
 ${fmt.num(overCtx("content"), 1)} µs (${fmt.ratio(overCtx("wrapped") / overCtx("content"))}), a bare span with its export ${fmt.num(overCtx("floor"), 1)} µs.${extraLines}`);
+    const gap = diffs(p, "wrapped", "content");
+    const [gapLow, gapHigh] = medianInterval(gap);
     const borderline =
       contentOver <= 0
         ? "; the content span's overhead is lost in the noise: inconclusive"
@@ -374,14 +421,22 @@ ${fmt.num(overCtx("content"), 1)} µs (${fmt.ratio(overCtx("wrapped") / overCtx(
           ? `; the interval spans ${fmt.num(TARGET, 1)}: borderline`
           : "";
     checks.push({
-      name: `${spec.name} overhead ≤ ${fmt.num(TARGET, 1)}× the content-carrying span's (${path.title})`,
+      name: `${spec.name} overhead ≤ ${fmt.num(TARGET, 1)}× the content-carrying span's (${path.title}${MEASURE ? `, ${MEASURE}` : ""})`,
       // A content overhead lost in the noise (≤ 0) makes the ratio meaningless: not a pass.
       pass: contentOver > 0 && ratio <= TARGET,
-      detail: `${fmt.ratio(ratio)} (90% interval ${fmt.num(low)}–${fmt.num(high)}${borderline}): the wrapper adds ${fmt.num(wrappedOver, 1)} µs of CPU per call, the hand-made span with the same content ${fmt.num(contentOver, 1)} µs, a bare span ${fmt.num(floorOver, 1)} µs (unwrapped call ${fmt.num(cpu(p, "unwrapped"), 1)} µs)`,
+      detail: `${fmt.ratio(ratio)} (90% interval ${fmt.num(low)}–${fmt.num(high)}${borderline}): the wrapper adds ${fmt.num(wrappedOver, 1)} µs of CPU per call, the hand-made span with the same content ${fmt.num(contentOver, 1)} µs (wrapper − content span, per round: ${fmt.num(median(gap), 1)} µs, 90% interval ${fmt.num(gapLow, 1)} … ${fmt.num(gapHigh, 1)}), a bare span ${fmt.num(floorOver, 1)} µs (unwrapped call ${fmt.num(cpu(p, "unwrapped"), 1)} µs)`,
     });
   }
+  const perEvent = perEventCost(paths, diffs);
+  if (perEvent) {
+    sections.push(perEvent.text);
+    checks.push(perEvent.check(spec.name));
+  }
 
-  const markdown = `### ${spec.heading}
+  const measured = MEASURE
+    ? `\n\n**This run: ${MEASURE}.** The clients' \`fetch\` answers from memory (the loopback server's bytes, asked once per kind of request, handed out as a fresh \`Response\` that the client reads and parses as usual), and each block's CPU is the main thread's (\`process.threadCpuUsage()\`): what the app's own thread pays per call, without the sockets' work, V8's GC helper threads and their noise.`
+    : "";
+  const markdown = `### ${spec.heading}${MEASURE ? ` — ${MEASURE}` : ""}${measured}
 
 ${spec.intro}
 Variants: the **unwrapped** client (no context manager registered); the same with the **context manager** \`init()\`
@@ -391,8 +446,7 @@ by \`TracewireSpanProcessor\` on the OTLP route (protobuf+gzip) to the bench sin
 span carrying by hand the data the wrapper records (the reference of the target); and the **wrapped** client. One
 \`init()\` for the run, pointed at the bench sink. ${settings.rounds} rounds of short interleaved blocks (variants in a
 balanced order: each follows each other equally often) after ${WARMUP} warm-up round, ${settings.inFlight} calls in flight;
-before each block a full GC and a wait until the GC's helper threads are idle. CPU = \`process.cpuUsage()\` of the
-calling process from the first call until the sink has acknowledged every item of the block; the model server and
+before each block a full GC and a wait until the GC's helper threads are idle. CPU = ${settings.mainThread ? "`process.threadCpuUsage()` of the\nmain thread" : "`process.cpuUsage()` of the\ncalling process"} from the first call until the sink has acknowledged every item of the block; the model server and
 the sink are separate processes. Overheads are medians of per-round differences from the unwrapped block of the same
 round; target: wrapper overhead ÷ content-span overhead ≤ ${fmt.num(TARGET, 1)}.
 
@@ -401,5 +455,5 @@ ${sections.join("\n\n")}
 ${spec.footer({ served })}
 Internal warnings logged: ${logger.count}. Bench wall time ${elapsed.toFixed(1)} s.`;
 
-  report({ title: spec.heading, markdown, checks });
+  report({ title: MEASURE ? `${spec.heading} — ${MEASURE}` : spec.heading, markdown, checks });
 }
