@@ -192,10 +192,17 @@ function perEventCost(paths, diffs) {
   const [w, c] = [median(wrapped), median(content)];
   const [low, high] = bootstrapRatio(wrapped, content);
   const ratio = w / c;
-  const pass = c > 0 && w <= c;
   const gap = wrapped.map((x, i) => x - content[i]);
   const [gapLow, gapHigh] = medianInterval(gap);
-  const interval = `90% interval of the ratio ${fmt.num(low)}–${fmt.num(high)}; wrapper − content span ${fmt.num(median(gap), 2)} µs, ${fmt.num(gapLow, 2)} … ${fmt.num(gapHigh, 2)}`;
+  // A per-event cost at or below zero is the noise of two overheads subtracted, not a measurement: no verdict.
+  const conclusive = w > 0 && c > 0;
+  const pass = conclusive && w <= c;
+  const verdict = !conclusive
+    ? "; a per-event cost at or below zero is lost in the noise: inconclusive"
+    : gapLow <= 0 && gapHigh >= 0
+      ? "; the gap's interval spans 0: borderline"
+      : "";
+  const interval = `90% interval of the ratio ${fmt.num(low)}–${fmt.num(high)}; wrapper − content span ${fmt.num(median(gap), 2)} µs, ${fmt.num(gapLow, 2)} … ${fmt.num(gapHigh, 2)}${verdict}`;
   return {
     text: `**Per stream event** (stream overhead − non-streaming overhead, ÷ ${STREAM_EVENTS} events; per round): the wrapper ${fmt.num(w, 2)} µs, the content span ${fmt.num(c, 2)} µs (${fmt.ratio(ratio)}; ${interval}).`,
     check: (name) => ({
