@@ -18,7 +18,7 @@ import type { HttpTransport } from "../http/transport.js";
 import { bytesToText } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 import type { CallRecordItem } from "../wire/call-encode.js";
-import { type CallsExportEvents, classify } from "./calls-route.js";
+import { type CallsExportEvents, classify, type Verdict } from "./calls-route.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
 
 /** A call's start and end, both in the batch. */
@@ -130,15 +130,8 @@ export class CompleteSender {
       return undefined;
     } catch (err) {
       const verdict = classify(err);
-      if (verdict === "retry") {
-        this.events.failed(err);
-        return { retry: err };
-      }
-      if (verdict === "unauthorized") {
-        for (const [start, end] of pairs) this.finished.add(start).add(end);
-        this.events.unauthorized(pairs.length * 2, err as ApiError);
-        return { backoff: true };
-      }
+      const stop = this.stopFor(verdict, err, pairs.flat());
+      if (stop) return stop;
       if (verdict === "too-large") this.budget = Math.max(1024, Math.floor(body.length / 2));
       if (pairs.length === 1) {
         this.refuse(pairs.flat(), err as ApiError);
@@ -163,20 +156,27 @@ export class CompleteSender {
         this.finished.add(item);
         this.events.sent(1);
       } catch (err) {
-        const verdict = classify(err);
-        if (verdict === "retry") {
-          this.events.failed(err);
-          return { retry: err };
-        }
-        if (verdict === "unauthorized") {
-          this.finished.add(item);
-          this.events.unauthorized(1, err as ApiError);
-          return { backoff: true };
-        }
+        const stop = this.stopFor(classify(err), err, [item]);
+        if (stop) return stop;
         this.refuse([item], err as ApiError);
       }
     }
     return undefined;
+  }
+
+  /**
+   * Whether a failed request for `items` stops this export: a retry (nothing of them finished), or refused
+   * credentials (they are counted and finished, the rest waits out a backoff). Undefined for a refusal of the items.
+   */
+  private stopFor(verdict: Verdict, err: unknown, items: CallRecordItem[]): Stop | undefined {
+    if (verdict === "retry") {
+      this.events.failed(err);
+      return { retry: err };
+    }
+    if (verdict !== "unauthorized") return undefined;
+    for (const item of items) this.finished.add(item);
+    this.events.unauthorized(items.length, err as ApiError);
+    return { backoff: true };
   }
 
   private refuse(items: CallRecordItem[], error: Error): void {

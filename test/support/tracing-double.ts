@@ -259,21 +259,6 @@ export class TracingDouble {
       json(res, 200, {});
     });
 
-    for (const kind of ["start", "end"] as const) {
-      this.server.on("POST", `/v2/acme/demo/call/${kind}`, (req, res) => {
-        if (this.applyFault(req.path, res)) return;
-        const body = req.json as Record<string, unknown>;
-        const problem =
-          kind === "start" ? acceptStart(body?.start, ["body", "start"]) : acceptEnd(body?.end, ["body", "end"]);
-        if (problem) return invalid(res, ["body", kind], problem);
-        const record = body[kind] as Record<string, unknown>;
-        const poison = poisoned(kind, record);
-        if (poison) return invalid(res, ["body", kind], poison);
-        store(kind, record);
-        json(res, 200, kind === "start" ? { id: record.id, trace_id: record.trace_id } : {});
-      });
-    }
-
     this.server.on("POST", "/call/upsert_batch", (req, res) => {
       if (this.applyFault(req.path, res, req.body.length)) return;
       if (refuseV1(res)) return;
@@ -308,10 +293,16 @@ export class TracingDouble {
       json(res, 200, { res: results });
     });
 
-    for (const kind of ["start", "end"] as const) {
-      this.server.on("POST", `/call/${kind}`, (req, res) => {
+    // `/call/start` and `/call/end`, and their v2 forms (which a complete-only project takes).
+    for (const [kind, prefix] of [
+      ["start", ""],
+      ["end", ""],
+      ["start", "/v2/acme/demo"],
+      ["end", "/v2/acme/demo"],
+    ] as const) {
+      this.server.on("POST", `${prefix}/call/${kind}`, (req, res) => {
         if (this.applyFault(req.path, res)) return;
-        if (refuseV1(res)) return;
+        if (prefix === "" && refuseV1(res)) return;
         const body = req.json as Record<string, unknown>;
         const problem =
           kind === "start" ? acceptStart(body?.start, ["body", "start"]) : acceptEnd(body?.end, ["body", "end"]);
