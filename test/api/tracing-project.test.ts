@@ -75,6 +75,82 @@ describe("TracingClient.project(entity, project)", () => {
     });
   }
 
+  it("calls: complete records, and the eager start and end, with project_id from the scope", async () => {
+    const c = scope().calls;
+    const done = {
+      id: "c1",
+      trace_id: "t1",
+      op_name: "summarize",
+      started_at: "2026-11-26T12:00:00.000Z",
+      ended_at: "2026-11-26T12:00:01.000Z",
+      attributes: {},
+      inputs: { text: "hi" },
+      output: "hello",
+      summary: {},
+    };
+    const cases: MethodCase[] = [
+      {
+        name: "calls.complete",
+        method: "POST",
+        path: `${BASE}/calls/complete`,
+        run: () => c.complete({ batch: [done, { ...done, id: "c2", project_id: "other/p" }] }),
+        json: {
+          batch: [
+            { ...done, project_id: "acme co/demo#1" },
+            { ...done, id: "c2", project_id: "other/p" },
+          ],
+        },
+        reply: {},
+        retriesOn500: false,
+      },
+      {
+        name: "calls.start",
+        method: "POST",
+        path: `${BASE}/call/start`,
+        run: () =>
+          c.start({
+            start: {
+              id: "c3",
+              trace_id: "t1",
+              op_name: "long",
+              started_at: done.started_at,
+              attributes: {},
+              inputs: {},
+            },
+          }),
+        json: {
+          start: {
+            id: "c3",
+            trace_id: "t1",
+            op_name: "long",
+            started_at: done.started_at,
+            attributes: {},
+            inputs: {},
+            project_id: "acme co/demo#1",
+          },
+        },
+        reply: { id: "c3", trace_id: "t1" },
+        retriesOn500: false,
+      },
+      {
+        name: "calls.end",
+        method: "POST",
+        path: `${BASE}/call/end`,
+        run: () => c.end({ end: { id: "c3", ended_at: done.ended_at, summary: {} } }),
+        json: { end: { id: "c3", ended_at: done.ended_at, summary: {}, project_id: "acme co/demo#1" } },
+        reply: {},
+        retriesOn500: false,
+      },
+    ];
+    await runCases(ctx.server, cases);
+    ctx.server.reset();
+    expect(() => c.complete({ batch: "no" as unknown as [] })).toThrow(
+      /project\.calls\.complete: batch must be an array/,
+    );
+    expect(() => c.start(null as unknown as never)).toThrow(ValidationError);
+    expect(ctx.server.requests).toHaveLength(0);
+  });
+
   it("v2 create bodies must be objects", () => {
     ctx.server.reset();
     expect(() => scope().ops.create(null as unknown as { name: string })).toThrow(ValidationError);

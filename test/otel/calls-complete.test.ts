@@ -172,7 +172,7 @@ describe("tracewire dev, a project written by the vendor's SDK", () => {
       output: "hi",
       summary: {},
     };
-    expect((await post(`/v2/acme/complete/calls/complete`, { batch: [vendorCall] })).status).toBe(200);
+    await expect(reader.project("acme", "complete").calls.complete({ batch: [vendorCall] })).resolves.toEqual({});
     const v1 = await post("/call/upsert_batch", {
       batch: [{ mode: "start", req: { start: { ...vendorCall, id: "x", ended_at: undefined } } }],
     });

@@ -3,6 +3,7 @@ import { encodePath } from "../../http/transport.js";
 import { describeAs } from "../../secrets.js";
 import type { ServiceContext } from "../base.js";
 import {
+  CallsV2Resource,
   EvalResultsResource,
   EvaluationRunsResource,
   PredictionsResource,
@@ -49,6 +50,8 @@ export class ProjectScope {
   readonly predictions: PredictionsResource;
   /** Evaluation results, row by row. */
   readonly evalResults: EvalResultsResource;
+  /** Calls written as complete records (and their eager start and end): what a complete-only project takes. */
+  readonly calls: CallsV2Resource;
 
   constructor(context: ServiceContext, entity: string, project: string) {
     this.entity = requireName(entity, "entity");
@@ -66,6 +69,7 @@ export class ProjectScope {
     this.evaluationRuns = new EvaluationRunsResource(context, `${base}/evaluation_runs`, "project.evaluationRuns");
     this.predictions = new PredictionsResource(context, `${base}/predictions`, "project.predictions");
     this.evalResults = new EvalResultsResource(context, `${base}/eval_results/query`, "project.evalResults");
+    this.calls = new CallsV2Resource(context, base, "project.calls", this.projectId);
   }
 }
 

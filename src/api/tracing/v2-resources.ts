@@ -1,7 +1,17 @@
 /** The resources of a {@link ProjectScope}: REST-style endpoints under `/v2/{entity}/{project}/…`. */
 import { ValidationError } from "../../errors.js";
 import { encodePath } from "../../http/transport.js";
-import { type CallOptions, checkPaging, requireBody, requireString, type ServiceContext } from "../base.js";
+import {
+  type CallOptions,
+  checkPaging,
+  requireArray,
+  requireBody,
+  requireString,
+  type ServiceContext,
+  type WithProject,
+} from "../base.js";
+import type { CallEnd, CallStart, CallStartRes, CompletedCall } from "../types/calls.js";
+import type { JsonObject } from "../types/common.js";
 import type {
   EvalResultsQueryBody,
   EvalResultsQueryRes,
@@ -183,5 +193,51 @@ export class EvalResultsResource extends V2Resource {
     const method = `${this.label}.query`;
     checkPaging(requireBody(body, method) as Record<string, unknown>, method);
     return this.readJson(this.path, body, options);
+  }
+}
+
+/**
+ * Calls written the v2 way: complete records (`…/calls/complete`: a finished call's start and end in one record, what
+ * the vendor's SDKs send by default), and `…/call/start` / `…/call/end` for a call that must show while it runs. A
+ * project that holds calls written so refuses the v1 writes (`calls.start`, `calls.end`, `calls.upsertBatch`) with a
+ * 400 `CALLS_COMPLETE_MODE_REQUIRED`. A record's `project_id` defaults to this project.
+ */
+export class CallsV2Resource extends V2Resource {
+  constructor(
+    context: ServiceContext,
+    /** `/v2/{entity}/{project}`, already encoded. */
+    base: string,
+    label: string,
+    private readonly projectId: string,
+  ) {
+    super(context, base, label);
+  }
+
+  /** `POST …/calls/complete`: finished calls, one record each, in one request. Answers `{}`. */
+  complete(req: { batch: WithProject<CompletedCall>[] }, options?: CallOptions): Promise<JsonObject> {
+    const method = `${this.label}.complete`;
+    const batch = requireArray(requireBody(req, method).batch, "batch", method).map((call) => this.own(call, method));
+    return this.writeJson(`${this.path}/calls/complete`, { batch }, options);
+  }
+
+  /** `POST …/call/start`: the start of a call that is still running. */
+  start(req: { start: WithProject<CallStart> }, options?: CallOptions): Promise<CallStartRes> {
+    const method = `${this.label}.start`;
+    return this.writeJson(
+      `${this.path}/call/start`,
+      { start: this.own(requireBody(req, method).start, method) },
+      options,
+    );
+  }
+
+  /** `POST …/call/end`: the end of a call started with {@link start} (`summary` is required; `{}` is fine). */
+  end(req: { end: WithProject<CallEnd> }, options?: CallOptions): Promise<JsonObject> {
+    const method = `${this.label}.end`;
+    return this.writeJson(`${this.path}/call/end`, { end: this.own(requireBody(req, method).end, method) }, options);
+  }
+
+  private own<T extends { project_id?: string }>(record: T, method: string): T & { project_id: string } {
+    requireBody(record, method);
+    return { ...record, project_id: record.project_id ?? this.projectId };
   }
 }
