@@ -93,11 +93,11 @@ describe("TracingClient.project(entity, project)", () => {
         name: "calls.complete",
         method: "POST",
         path: `${BASE}/calls/complete`,
-        run: () => c.complete({ batch: [done, { ...done, id: "c2", project_id: "other/p" }] }),
+        run: () => c.complete({ batch: [done, { ...done, id: "c2", project_id: "acme co/demo#1" }] }),
         json: {
           batch: [
             { ...done, project_id: "acme co/demo#1" },
-            { ...done, id: "c2", project_id: "other/p" },
+            { ...done, id: "c2", project_id: "acme co/demo#1" },
           ],
         },
         reply: {},
@@ -148,6 +148,9 @@ describe("TracingClient.project(entity, project)", () => {
       /project\.calls\.complete: batch must be an array/,
     );
     expect(() => c.start(null as unknown as never)).toThrow(ValidationError);
+    expect(() => c.complete({ batch: [{ ...done, project_id: "other/p" }] })).toThrow(
+      /project_id "other\/p" is not this scope's project \(acme co\/demo#1\)/,
+    );
     expect(ctx.server.requests).toHaveLength(0);
   });
 

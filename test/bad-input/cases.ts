@@ -762,6 +762,41 @@ add({
   names: "batch",
   param: "batch",
 });
+// The v2 call writes of a project scope.
+const v2Calls = (c: Ctx) => c.tracing.project("acme", "demo").calls;
+requestObjects("TracingClient.project().calls.complete", (c, b) => v2Calls(c).complete(b), "project.calls.complete");
+add({
+  target: "TracingClient.project().calls.complete",
+  input: "batch not an array",
+  run: (c) => v2Calls(c).complete({ batch: {} } as never),
+  error: ValidationError,
+  names: "batch",
+  param: "batch",
+});
+add({
+  target: "TracingClient.project().calls.complete",
+  input: "a record of another project",
+  run: (c) => v2Calls(c).complete({ batch: [{ project_id: "other/p" }] } as never),
+  error: ValidationError,
+  names: "project_id",
+  param: "project_id",
+});
+requestObjects("TracingClient.project().calls.start", (c, b) => v2Calls(c).start(b), "project.calls.start");
+add({
+  target: "TracingClient.project().calls.start",
+  input: "no start record",
+  run: (c) => v2Calls(c).start({} as never),
+  error: ValidationError,
+  names: "start",
+});
+requestObjects("TracingClient.project().calls.end", (c, b) => v2Calls(c).end(b), "project.calls.end");
+add({
+  target: "TracingClient.project().calls.end",
+  input: "an end record that is a string",
+  run: (c) => v2Calls(c).end({ end: "done" } as never),
+  error: ValidationError,
+  names: "end",
+});
 requestObjects("TracingClient.objects.create", (c, b) => t(c).objects.create(b), "objects.create");
 add({
   target: "TracingClient.objects.create",

@@ -196,6 +196,23 @@ export class EvalResultsResource extends V2Resource {
   }
 }
 
+/** `record` with `projectId` as its `project_id` (one naming another project is refused: the service would too). */
+function ownRecord<T extends { project_id?: string }>(
+  record: T,
+  projectId: string,
+  method: string,
+): T & { project_id: string } {
+  requireBody(record, method);
+  const given = record.project_id;
+  if (given !== undefined && given !== projectId) {
+    throw new ValidationError(
+      `${method}: project_id ${JSON.stringify(given)} is not this scope's project (${projectId}); leave it out, or use client.project() for that project.`,
+      "project_id",
+    );
+  }
+  return { ...record, project_id: projectId };
+}
+
 /**
  * Calls written the v2 way: complete records (`…/calls/complete`: a finished call's start and end in one record, what
  * the vendor's SDKs send by default), and `…/call/start` / `…/call/end` for a call that must show while it runs. A
@@ -216,7 +233,9 @@ export class CallsV2Resource extends V2Resource {
   /** `POST …/calls/complete`: finished calls, one record each, in one request. Answers `{}`. */
   complete(req: { batch: WithProject<CompletedCall>[] }, options?: CallOptions): Promise<JsonObject> {
     const method = `${this.label}.complete`;
-    const batch = requireArray(requireBody(req, method).batch, "batch", method).map((call) => this.own(call, method));
+    const batch = requireArray(requireBody(req, method).batch, "batch", method).map((call) =>
+      ownRecord(call, this.projectId, method),
+    );
     return this.writeJson(`${this.path}/calls/complete`, { batch }, options);
   }
 
@@ -225,7 +244,7 @@ export class CallsV2Resource extends V2Resource {
     const method = `${this.label}.start`;
     return this.writeJson(
       `${this.path}/call/start`,
-      { start: this.own(requireBody(req, method).start, method) },
+      { start: ownRecord(requireBody(req, method).start, this.projectId, method) },
       options,
     );
   }
@@ -233,11 +252,10 @@ export class CallsV2Resource extends V2Resource {
   /** `POST …/call/end`: the end of a call started with {@link start} (`summary` is required; `{}` is fine). */
   end(req: { end: WithProject<CallEnd> }, options?: CallOptions): Promise<JsonObject> {
     const method = `${this.label}.end`;
-    return this.writeJson(`${this.path}/call/end`, { end: this.own(requireBody(req, method).end, method) }, options);
-  }
-
-  private own<T extends { project_id?: string }>(record: T, method: string): T & { project_id: string } {
-    requireBody(record, method);
-    return { ...record, project_id: record.project_id ?? this.projectId };
+    return this.writeJson(
+      `${this.path}/call/end`,
+      { end: ownRecord(requireBody(req, method).end, this.projectId, method) },
+      options,
+    );
   }
 }
