@@ -88,6 +88,14 @@ describe("TracingClient.project(entity, project)", () => {
       output: "hello",
       summary: {},
     };
+    const running = {
+      id: "c3",
+      trace_id: "t1",
+      op_name: "long",
+      started_at: done.started_at,
+      attributes: {},
+      inputs: {},
+    };
     const cases: MethodCase[] = [
       {
         name: "calls.complete",
@@ -107,28 +115,8 @@ describe("TracingClient.project(entity, project)", () => {
         name: "calls.start",
         method: "POST",
         path: `${BASE}/call/start`,
-        run: () =>
-          c.start({
-            start: {
-              id: "c3",
-              trace_id: "t1",
-              op_name: "long",
-              started_at: done.started_at,
-              attributes: {},
-              inputs: {},
-            },
-          }),
-        json: {
-          start: {
-            id: "c3",
-            trace_id: "t1",
-            op_name: "long",
-            started_at: done.started_at,
-            attributes: {},
-            inputs: {},
-            project_id: "acme co/demo#1",
-          },
-        },
+        run: () => c.start({ start: running }),
+        json: { start: { ...running, project_id: "acme co/demo#1" } },
         reply: { id: "c3", trace_id: "t1" },
         retriesOn500: false,
       },
