@@ -1,0 +1,98 @@
+/**
+ * The cuts bench/decompose.mjs measures: each takes one piece of a wrapped chat call's work out, by source edits that
+ * its esbuild plugin applies to src/ while bundling (`find` must occur in `file`, else the bench stops). Every edit
+ * keeps the original code behind a flag read per call, so one bundle runs every variant. A cut changes what is
+ * recorded; it exists only to weigh the piece, never to ship.
+ */
+
+/** The expression that is true while the cut `name` is on (the bench switches the set per block). */
+const on = (name) => `(globalThis as { __twCut?: Set<string> }).__twCut?.has(${JSON.stringify(name)})`;
+
+export const CUTS = [
+  {
+    name: "hooks",
+    title: "the APIPromise hooks (the call ends from one `then` on the promise instead)",
+    edits: [
+      {
+        file: "src/instrument/api-promise.ts",
+        find: "    let settled = false;\n    const settle = (value: unknown) => {",
+        replace: `    if (${on("hooks")}) {
+      (promise as PromiseLike<unknown>).then((v) => call.complete(v), (e: unknown) => call.fail(e));
+      return;
+    }
+    let settled = false;
+    const settle = (value: unknown) => {`,
+      },
+    ],
+  },
+  {
+    name: "walk",
+    title: "the payload walk (request and answer taken as they are)",
+    edits: [
+      {
+        file: "src/tracing/serialize-shared.ts",
+        find: "    if (plainEnough(value, options)) return value as JsonValue;",
+        replace: `    if (${on("walk")} || plainEnough(value, options)) return value as JsonValue;`,
+      },
+    ],
+  },
+  {
+    name: "payloads",
+    title: "the request and the answer (recorded as `{}`: no walk, no JSON)",
+    edits: [
+      {
+        file: "src/genai/span-record.ts",
+        find: 'inputs = preparePayload(params, "inputs", opName, true);',
+        replace: `inputs = ${on("payloads")} ? {} : preparePayload(params, "inputs", opName, true);`,
+      },
+      {
+        file: "src/genai/span-record.ts",
+        find: '    payload = preparePayload(format.recordedOutput(output.value, options), "output", opName, true);',
+        replace: `    payload = ${on("payloads")} ? {} : preparePayload(format.recordedOutput(output.value, options), "output", opName, true);`,
+      },
+    ],
+  },
+  {
+    name: "attributes",
+    title: "the GenAI request and response attributes (and so the usage, summary and record attributes)",
+    edits: [
+      {
+        file: "src/genai/span-record.ts",
+        find: "  const attributes = format.requestAttributes(params, spec.endpoint, spec.streaming ?? params.stream === true);",
+        replace: `  const attributes = ${on("attributes")} ? {} : format.requestAttributes(params, spec.endpoint, spec.streaming ?? params.stream === true);`,
+      },
+      {
+        file: "src/genai/span-record.ts",
+        find: "  if (output) format.responseAttributes(output.value, attributes);",
+        replace: `  if (output && !${on("attributes")}) format.responseAttributes(output.value, attributes);`,
+      },
+    ],
+  },
+  {
+    name: "link",
+    title: "the `callOf()` link and the call handle",
+    edits: [
+      {
+        file: "src/genai/chat-call.ts",
+        find: "    if (this.ended) return;\n    this.link(completion);",
+        replace: `    if (this.ended) return;\n    if (!${on("link")}) this.link(completion);`,
+      },
+      {
+        file: "src/genai/chat-call.ts",
+        find: "      this.handle ??= callOfSpan(span);",
+        replace: `      if (!${on("link")}) this.handle ??= callOfSpan(span);`,
+      },
+    ],
+  },
+  {
+    name: "rollup",
+    title: "the usage rollup's bookkeeping at a span's start",
+    edits: [
+      {
+        file: "src/otel/processor.ts",
+        find: "      this.rollup.started(span, parentContext);",
+        replace: `      if (!${on("rollup")}) this.rollup.started(span, parentContext);`,
+      },
+    ],
+  },
+];
