@@ -16,7 +16,7 @@
  * `{"captureContent":false}` to take the payloads out).
  *
  * Run: node --expose-gc bench/ab-wrapper.mjs --a=node_modules/.cg/a [--b=<another dist>] [--path=stream|plain]
- *        [--rounds=20] [--calls=150 for streams, 1500 otherwise] [--whole]
+ *        [--rounds=20] [--calls=300 for streams, 1500 otherwise] [--whole]
  * Prints the median overhead of A and B over the unwrapped call, and the medians (with quartiles) of the per-round
  * paired differences B − A and A' − A, in µs per call.
  */
@@ -39,7 +39,7 @@ const WHOLE = process.argv.includes("--whole");
 const PATH = arg("path", "stream");
 const ROUNDS = Number(arg("rounds", "20"));
 // Blocks of ≥ 100 ms: the main thread's clock lags by up to a scheduler tick (bench/NOTES.md, seventh session).
-const CALLS = Number(arg("calls", PATH === "stream" ? "150" : "1500"));
+const CALLS = Number(arg("calls", PATH === "stream" ? "300" : "1500"));
 const IN_FLIGHT = 4;
 
 const chat = await startServer("./openai-server.mjs");

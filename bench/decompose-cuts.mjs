@@ -1,23 +1,32 @@
 /**
  * The cuts bench/decompose.mjs measures: each takes one piece of a wrapped chat call's work out, by source edits that
- * its esbuild plugin applies to src/ while bundling (`find` must occur in `file`, else the bench stops). Every edit
- * keeps the original code behind a flag read per call, so one bundle runs every variant. A cut changes what is
- * recorded; it exists only to weigh the piece, never to ship.
+ * its esbuild plugin applies to src/ while bundling. Every edit keeps the original code behind a flag read per call,
+ * so one bundle runs every variant. A cut changes what is recorded; it exists only to weigh the piece, never to ship.
+ *
+ * The format (also of a `--cuts=<file>` list, which exports `CUTS` the same way): `{ name, title, edits }`, `name`
+ * unique (not `all`), `title` what the row says is missing ("without <title>"), `edits` a list of `{ file, find,
+ * replace }` — `file` relative to the repository, `find` occurring exactly once in it (after the edits listed before
+ * it), `replace` inserted literally, with {@link on}(name) as the condition. The variant must still send two call
+ * records per call (a start and an end), as the bench checks. Measured on non-streaming chat completions only.
  */
 
-/** The expression that is true while the cut `name` is on (the bench switches the set per block). */
-const on = (name) => `(globalThis as { __twCut?: Set<string> }).__twCut?.has(${JSON.stringify(name)})`;
+/** The TypeScript expression that is true while the cut `name` is on (the bench switches the set per block). */
+export const on = (name) => `(globalThis as { __twCut?: Set<string> }).__twCut?.has(${JSON.stringify(name)})`;
 
 export const CUTS = [
   {
     name: "hooks",
+    // Valid for non-streaming calls only (a stream would be recorded as the Stream object).
     title: "the APIPromise hooks (the call ends from one `then` on the promise instead)",
     edits: [
       {
         file: "src/instrument/api-promise.ts",
         find: "    let settled = false;\n    const settle = (value: unknown) => {",
         replace: `    if (${on("hooks")}) {
-      (promise as PromiseLike<unknown>).then((v) => call.complete(v), (e: unknown) => call.fail(e));
+      (promise as unknown as PromiseLike<unknown>).then(
+        (v) => call.complete(v),
+        (e: unknown) => call.fail(e),
+      );
       return;
     }
     let settled = false;
@@ -26,6 +35,7 @@ export const CUTS = [
     ],
   },
   {
+    // Both payloads of this bench are plain JSON (the walk says yes to them), so the cut skips the walk alone, not a copy.
     name: "walk",
     title: "the payload walk (request and answer taken as they are)",
     edits: [
@@ -59,7 +69,7 @@ export const CUTS = [
       {
         file: "src/genai/span-record.ts",
         find: "  const attributes = format.requestAttributes(params, spec.endpoint, spec.streaming ?? params.stream === true);",
-        replace: `  const attributes = ${on("attributes")} ? {} : format.requestAttributes(params, spec.endpoint, spec.streaming ?? params.stream === true);`,
+        replace: `  const attributes = ${on("attributes")} ? ({} as Attributes) : format.requestAttributes(params, spec.endpoint, spec.streaming ?? params.stream === true);`,
       },
       {
         file: "src/genai/span-record.ts",

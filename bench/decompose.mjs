@@ -1,29 +1,31 @@
 /**
  * Where a wrapped chat call's time goes, piece by piece (#28): `wrapOpenAI` built from src/ with one piece of its work
  * cut out at a time, each cut a variant measured interleaved with the full wrapper in one process, against the same
- * in-memory answers and the same `init()` (calls route to the bench sink). `npm run bench` runs it on Node 24.
+ * in-memory answers and the same `init()` (calls route to the bench sink). `npm run bench` runs it on the Node ≥ 22
+ * that bench/node22.mjs finds (Node 24 unless told otherwise).
  *
  * Why a build of its own: single A/B edits of dist/ (bench/ab-wrapper.mjs) each moved less than their noise, while
  * together they are the whole gap, so this bench measures every cut and all of them together in one run, with an A/A
  * row. The cuts (bench/decompose-cuts.mjs) are source edits that an esbuild plugin applies while bundling src/ once;
  * each edit reads a flag switched per block, so every variant runs the same code. A cut whose text no longer matches
- * src/ stops the bench and names the file.
+ * src/ (or matches twice) stops the bench and names the file. The bundle is not the shipped build (the OTel SDK stays
+ * external, and each edited line checks its flag), so its wrapper row is not the one of bench/openai-overhead.mjs.
  *
  * Variants: the unwrapped client; a bare span (`startActiveSpan` + `end`) and the content span (the same span carrying
  * the wrapper's data by hand, as in bench/openai-overhead.mjs) for reference; the wrapper, twice (the A/A row); the
- * wrapper with each cut; the wrapper with every cut. The context manager is on in every block (so the rows compare
- * tracing, not context propagation). Blocks are settled and run in a balanced order (bench/lib.mjs). CPU: the main
+ * wrapper with each cut; the wrapper with every cut (default list only: another file's cuts may exclude each other).
+ * The context manager `init()` registers is on in every block (so the rows compare tracing, not context propagation). Blocks are settled and run in a balanced order (bench/lib.mjs). CPU: the main
  * thread's (`process.threadCpuUsage()`, Node ≥ 23.9) or with `--process` (and on older Node) the process's.
  *
- * Run: node --expose-gc bench/decompose.mjs [--rounds=<whole cycles, ≥ 12>] [--calls=2000] [--process] [--only=walk,hooks] [--cuts=<file>]
+ * Run: node --expose-gc bench/decompose.mjs [--rounds=<whole cycles, ≥ 12>] [--calls=2000] [--process]
+ *        [--only=walk,hooks] [--cuts=<file> (the format: bench/decompose-cuts.mjs)]
  * Prints, per variant, the median CPU per call over the unwrapped call, and the median (with quartiles) of the per-round
  * paired difference to the full wrapper, in µs per call.
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { context, SpanKind, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { SpanKind, trace } from "@opentelemetry/api";
 import { build } from "esbuild";
 import OpenAI from "openai";
 import {
@@ -45,11 +47,18 @@ const CALLS = Number(arg("calls", "2000"));
 const IN_FLIGHT = 4;
 const MAIN_THREAD = !process.argv.includes("--process") && typeof process.threadCpuUsage === "function";
 /** `--cuts=<file>`: another list of cuts (e.g. an experiment's alternatives), `--only=a,b`: only those cuts. */
-const { CUTS: ALL_CUTS } = await import(
-  pathToFileURL(resolve(arg("cuts", join(dirname(fileURLToPath(import.meta.url)), "decompose-cuts.mjs")))).href
-);
+const CUSTOM_CUTS = arg("cuts");
+const CUTS_FILE = resolve(CUSTOM_CUTS ?? join(ROOT, "bench", "decompose-cuts.mjs"));
+const { CUTS: ALL_CUTS } = await import(pathToFileURL(CUTS_FILE).href);
 const ONLY = arg("only")?.split(",");
 const CUTS = ONLY ? ALL_CUTS.filter((cut) => ONLY.includes(cut.name)) : ALL_CUTS;
+// Each cut is one variant, tagged by its name: names must be unique, known, and leave something to measure.
+const names = ALL_CUTS.map((cut) => cut.name);
+const duplicate = names.find((name, i) => names.indexOf(name) !== i || name === "all");
+if (duplicate !== undefined) throw new Error(`${CUTS_FILE}: the cut name "${duplicate}" is taken (or reserved)`);
+const unknown = ONLY?.find((name) => !names.includes(name));
+if (unknown !== undefined) throw new Error(`--only: no cut named "${unknown}" in ${CUTS_FILE} (${names.join(", ")})`);
+if (CUTS.length === 0) throw new Error(`no cut to measure (${CUTS_FILE}${ONLY ? `, --only=${ONLY}` : ""})`);
 
 /** Bundles src/ (init + wrapOpenAI) with every cut's edits, each behind its flag; returns the bundle's exports. */
 async function buildWithCuts() {
@@ -79,9 +88,13 @@ async function buildWithCuts() {
             for (const cut of CUTS) {
               cut.edits.forEach((edit, i) => {
                 if (edit.file !== file) return;
-                if (!text.includes(edit.find))
-                  throw new Error(`cut "${cut.name}" no longer matches ${file}: update bench/decompose-cuts.mjs`);
-                text = text.replace(edit.find, edit.replace);
+                // Exactly once, in the text as the cuts before it left it; the replacement is inserted literally.
+                const at = text.indexOf(edit.find);
+                if (at === -1 || text.indexOf(edit.find, at + 1) !== -1)
+                  throw new Error(
+                    `cut "${cut.name}" ${at === -1 ? "no longer matches" : "matches more than once in"} ${file}: update ${CUTS_FILE}`,
+                  );
+                text = text.slice(0, at) + edit.replace + text.slice(at + edit.find.length);
                 pending.delete(`${cut.name}#${i}`);
               });
             }
@@ -187,13 +200,18 @@ const VARIANTS = [
     one: () => call(wrapped),
     items: [2, 0],
   })),
-  {
-    tag: "-all",
-    label: "without all of the above",
-    cuts: CUTS.map((c) => c.name),
-    one: () => call(wrapped),
-    items: [2, 0],
-  },
+  // Every cut at once, for the default list (another file's cuts may be alternatives that exclude each other).
+  ...(CUSTOM_CUTS
+    ? []
+    : [
+        {
+          tag: "-all",
+          label: "without all of the above",
+          cuts: CUTS.map((c) => c.name),
+          one: () => call(wrapped),
+          items: [2, 0],
+        },
+      ]),
 ];
 
 const cpuNow = () => {
@@ -226,7 +244,7 @@ async function block(v) {
 // Default: whole cycles of the balanced order (n rounds for n variants, 2n when n is odd), at least 12 rounds.
 const cycle = VARIANTS.length % 2 === 0 ? VARIANTS.length : 2 * VARIANTS.length;
 const ROUNDS = Number(arg("rounds", String(Math.ceil(12 / cycle) * cycle)));
-context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+if (ROUNDS % cycle !== 0) console.error(`warning: ${ROUNDS} rounds is not a whole number of cycles (${cycle})`);
 const samples = new Map(VARIANTS.map((v) => [v.tag, []]));
 for (let round = -1; round < ROUNDS; round++) {
   for (const k of blockOrder(VARIANTS.length, Math.max(round, 0))) {
@@ -262,11 +280,11 @@ const markdown = `### Where a wrapped chat call's time goes (${clock})
 from src/ with one piece of its work cut out per variant (bench/decompose-cuts.mjs; a cut changes what is recorded
 and exists only to weigh the piece), all variants interleaved in one process with an A/A row: ${ROUNDS} rounds of
 ${CALLS} calls per block, ${IN_FLIGHT} in flight, the context manager on in every block; µs per call. Command:
-\`node --expose-gc bench/decompose.mjs --rounds=${ROUNDS} --calls=${CALLS}${MAIN_THREAD ? "" : " --process"}${ONLY ? ` --only=${ONLY.join(",")}` : ""}\`.
+\`node --expose-gc bench/decompose.mjs --rounds=${ROUNDS} --calls=${CALLS}${MAIN_THREAD ? "" : " --process"}${ONLY ? ` --only=${ONLY.join(",")}` : ""}${CUSTOM_CUTS ? ` --cuts=${CUSTOM_CUTS}` : ""}\`.
 
 ${table(["variant", "CPU µs/call", "over unwrapped", "− the wrapper, per round (quartiles)"], rows)}`;
-report({ title: "decompose", markdown, checks: [] });
 if (checksum <= 0) throw new Error("no answer was read");
+report({ title: "decompose", markdown, checks: [] });
 await handle.shutdown();
 await Promise.all([chat.stop(), sink.stop()]);
 process.exit(0);

@@ -1,7 +1,8 @@
 /**
  * Shared pieces of the benchmarks: the loopback sink (a child process), the GenAI-like span workload, and small
  * statistics and formatting helpers. Benchmarks import the *built* package (`tracewire/otel` resolves to dist/
- * through the package's own `exports`), never the TypeScript sources.
+ * through the package's own `exports`), never the TypeScript sources — but for bench/decompose.mjs, whose subject is
+ * the sources with pieces cut out.
  */
 import { fork } from "node:child_process";
 import { writeFileSync } from "node:fs";
