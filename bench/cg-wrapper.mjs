@@ -26,6 +26,7 @@ import { pathToFileURL } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { context, SpanKind, trace } from "@opentelemetry/api";
 import OpenAI from "openai";
+import { CHAT_MESSAGES } from "./chat-request.mjs";
 import { arg, memoryFetch, sinkOptions, startServer, startSink } from "./lib.mjs";
 
 const dist = arg("dist");
@@ -64,18 +65,7 @@ if (variant === "unwrapped") context.disable();
 const make = () => (sdk === "anthropic" ? new Anthropic(options) : new OpenAI(options));
 const client = variant !== "wrapped" ? make() : sdk === "anthropic" ? wrapAnthropic(make()) : wrapOpenAI(make());
 const tracer = trace.getTracer("bench-app", "1.0.0");
-const MESSAGES = [
-  {
-    role: "system",
-    content:
-      "You are the support assistant of a travel company. Answer in one short paragraph, in the customer's language, and never invent prices, dates or booking references.",
-  },
-  {
-    role: "user",
-    content:
-      "Hi! I booked a train from Paris to Milan for next Friday and would like to take my bicycle with me. Is that possible, and do I need to reserve anything extra?",
-  },
-];
+const MESSAGES = CHAT_MESSAGES;
 const params =
   sdk === "anthropic"
     ? {

@@ -28,6 +28,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { SpanKind, trace } from "@opentelemetry/api";
 import { build } from "esbuild";
 import OpenAI from "openai";
+import { CHAT_PARAMS } from "./chat-request.mjs";
 import {
   arg,
   blockOrder,
@@ -114,19 +115,7 @@ const sink = await startSink();
 const handle = init(sinkOptions(sink, "/tw", 8 * CALLS));
 const tracer = trace.getTracer("bench-app");
 
-const MESSAGES = [
-  {
-    role: "system",
-    content:
-      "You are the support assistant of a travel company. Answer in one short paragraph, in the customer's language, and never invent prices, dates or booking references.",
-  },
-  {
-    role: "user",
-    content:
-      "Hi! I booked a train from Paris to Milan for next Friday and would like to take my bicycle with me. Is that possible, and do I need to reserve anything extra?",
-  },
-];
-const PARAMS = { model: "gpt-4o-mini", messages: MESSAGES, temperature: 0.2, max_tokens: 256 };
+const PARAMS = CHAT_PARAMS;
 const clientOptions = {
   apiKey: "sk-bench",
   baseURL: `http://127.0.0.1:${chat.port}/v1`,

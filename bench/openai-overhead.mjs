@@ -13,6 +13,7 @@
 import { createRequire } from "node:module";
 import OpenAI from "openai";
 import { wrapOpenAI } from "tracewire/openai";
+import { CHAT_PARAMS } from "./chat-request.mjs";
 import { startServer } from "./lib.mjs";
 import { benchFetch, contentSpan, runWrapperBench, STREAM_EVENTS, settings } from "./wrapper-harness.mjs";
 
@@ -21,19 +22,7 @@ const undiciVersion = createRequire(import.meta.url)("undici/package.json").vers
 
 const chat = await startServer("./openai-server.mjs");
 
-const MESSAGES = [
-  {
-    role: "system",
-    content:
-      "You are the support assistant of a travel company. Answer in one short paragraph, in the customer's language, and never invent prices, dates or booking references.",
-  },
-  {
-    role: "user",
-    content:
-      "Hi! I booked a train from Paris to Milan for next Friday and would like to take my bicycle with me. Is that possible, and do I need to reserve anything extra?",
-  },
-];
-const PARAMS = { model: "gpt-4o-mini", messages: MESSAGES, temperature: 0.2, max_tokens: 256 };
+const PARAMS = CHAT_PARAMS;
 const STREAM_PARAMS = { ...PARAMS, stream: true };
 /**
  * The content span's stream asks for the usage itself, as the wrapper does: the span carries the usage the wrapper

@@ -33,6 +33,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import OpenAI from "openai";
 import { init } from "tracewire";
 import { wrapOpenAI } from "tracewire/openai";
+import { CHAT_PARAMS } from "./chat-request.mjs";
 import {
   arg,
   blockOrder,
@@ -127,19 +128,7 @@ const TRANSPORTS = [
   })(),
 ];
 
-const MESSAGES = [
-  {
-    role: "system",
-    content:
-      "You are the support assistant of a travel company. Answer in one short paragraph, in the customer's language, and never invent prices, dates or booking references.",
-  },
-  {
-    role: "user",
-    content:
-      "Hi! I booked a train from Paris to Milan for next Friday and would like to take my bicycle with me. Is that possible, and do I need to reserve anything extra?",
-  },
-];
-const PARAMS = { model: "gpt-4o-mini", messages: MESSAGES, temperature: 0.2, max_tokens: 256 };
+const PARAMS = CHAT_PARAMS;
 const STREAM_PARAMS = { ...PARAMS, stream: true };
 
 let checksum = 0;
