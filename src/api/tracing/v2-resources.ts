@@ -213,6 +213,17 @@ function ownRecord<T extends { project_id?: string }>(
   return { ...record, project_id: projectId };
 }
 
+/** The body of `…/call/start` or `…/call/end`: `{ [kind]: record }`, the record checked as this project's. */
+function eagerBody<K extends "start" | "end">(
+  req: { [key in K]: { project_id?: string } },
+  kind: K,
+  projectId: string,
+  label: string,
+): JsonObject {
+  const method = `${label}.${kind}`;
+  return { [kind]: ownRecord(requireBody(req, method)[kind], projectId, method) } as JsonObject;
+}
+
 /**
  * Calls written the v2 way: complete records (`…/calls/complete`: a finished call's start and end in one record, what
  * the vendor's SDKs send by default), and `…/call/start` / `…/call/end` for a call that must show while it runs. A
@@ -241,21 +252,11 @@ export class CallsV2Resource extends V2Resource {
 
   /** `POST …/call/start`: the start of a call that is still running. */
   start(req: { start: WithProject<CallStart> }, options?: CallOptions): Promise<CallStartRes> {
-    const method = `${this.label}.start`;
-    return this.writeJson(
-      `${this.path}/call/start`,
-      { start: ownRecord(requireBody(req, method).start, this.projectId, method) },
-      options,
-    );
+    return this.writeJson(`${this.path}/call/start`, eagerBody(req, "start", this.projectId, this.label), options);
   }
 
   /** `POST …/call/end`: the end of a call started with {@link start} (`summary` is required; `{}` is fine). */
   end(req: { end: WithProject<CallEnd> }, options?: CallOptions): Promise<JsonObject> {
-    const method = `${this.label}.end`;
-    return this.writeJson(
-      `${this.path}/call/end`,
-      { end: ownRecord(requireBody(req, method).end, this.projectId, method) },
-      options,
-    );
+    return this.writeJson(`${this.path}/call/end`, eagerBody(req, "end", this.projectId, this.label), options);
   }
 }
