@@ -8,15 +8,12 @@
  *   a stream it never finished (noticed through a FinalizationRegistry, so no span is left open forever);
  * - as failed (status ERROR, `error.type`, the exception recorded) on an API, connection or in-stream error.
  *
- * Streams are observed by patching the iterator the stream hands out *in place* (stream-tap.ts), so the
+ * Streams are observed by chat-stream.ts, which patches the iterator the stream hands out *in place*, so the
  * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, what the server
  * adds for it is hidden: chunk by chunk when the caller takes only the parsed stream, and in the SSE body itself
  * when the caller may read the HTTP response (`asResponse()`, `withResponse()`, or not yet said when it arrives:
  * sse-usage.ts, so raw bodies are untouched too) — either way the consumer sees exactly what an untraced request
- * would have produced. A consumer that stops right after every choice finished (`break` on
- * `finish_reason`) still gets the usage recorded: the chunk that follows is read, within
- * {@link USAGE_AFTER_FINISH_MS}, before the stream is closed. What is recorded at the start and the end is in
- * span-record.ts.
+ * would have produced. What is recorded at the start and the end is in span-record.ts.
  *
  * Inside an agent framework's model call (model-request-owner.ts) no call starts: the framework records the request.
  *
@@ -24,30 +21,18 @@
  */
 import { type Context, context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
-import { describeError } from "../otel/diagnostics.js";
 import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
-import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { callOfSpan } from "../tracing/op.js";
-import { type CallFormat, OPENAI_CHAT_FORMAT, type StreamAccumulator } from "./call-format.js";
+import { type CallFormat, OPENAI_CHAT_FORMAT } from "./call-format.js";
+import { ChatStream, internalError, type StreamOwner } from "./chat-stream.js";
 import { isObj, type Obj } from "./guards.js";
 import { frameworkModelCallOf } from "./model-request-owner.js";
 import { ATTR_TRACEWIRE_RESPONSE_RAW } from "./openai-chat.js";
 import type { ResolvedChatTraceOptions } from "./options.js";
 import { type ChatCallSpec, type ChatEnd, recordChatEnd, startChatSpan } from "./span-record.js";
-import { hideUsageInChunk, responseHidingUsage } from "./sse-usage.js";
-import { type Method, readOn, tapFirstIterator, tapIterator } from "./stream-tap.js";
-
-/** How long a `break` right after the last `finish_reason` waits for the usage chunk that follows it. */
-export const USAGE_AFTER_FINISH_MS = 500;
-
-/** Reports a failure of tracewire's own (rate-limited); the chat call itself goes on. */
-function internalError(where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
-    `genai-${where}`,
-    `Internal error while tracing a chat completion (${where}; the call itself is unaffected): ${describeError(err)}`,
-  );
-}
+import { responseHidingUsage } from "./sse-usage.js";
+import { type Method, tapFirstIterator } from "./stream-tap.js";
 
 /** Ends the span of a stream or promise the caller dropped without finishing it. */
 const abandoned = new FinalizationRegistry<ChatCall>((call) => call.cancel("abandoned"));
@@ -62,7 +47,7 @@ function isAbort(err: unknown): boolean {
 }
 
 /** One traced chat request: its span, and the ways that span can end (each of them at most once). */
-export class ChatCall {
+export class ChatCall implements StreamOwner {
   /** The request body to send: the caller's parameters, or a copy with `stream_options.include_usage`. */
   readonly body: Obj;
   /** The span's context: run the request inside it so HTTP instrumentation nests under the chat span. */
@@ -72,18 +57,13 @@ export class ChatCall {
   private injectedUsage: boolean;
   /** Usage cut out of the SSE body before a stream was observed (kept for its accumulator). */
   private usage: Obj | undefined;
-  private streamController: { abort(): void } | undefined;
   /** The call's handle, kept from before the span ended so results can be linked afterwards. */
   private handle: ReturnType<typeof callOfSpan>;
-  private readonly startedAt = performance.now();
+  /** `performance.now()` when the call started (for the time to first chunk). */
+  readonly startedAt = performance.now();
   private ended = false;
-  private accumulator: StreamAccumulator | undefined;
-  private firstChunk = false;
-  /** `next()` calls in flight, and whether `return()` was called: an abort during either is reported by them. */
-  private pending = 0;
-  private returning = false;
-  private streamSignal: AbortSignal | undefined;
-  private detach: (() => void) | undefined;
+  /** The stream being watched, once there is one. */
+  private stream: ChatStream | undefined;
 
   private constructor(
     readonly span: Span,
@@ -161,7 +141,7 @@ export class ChatCall {
     if (!this.injectedUsage) return response;
     try {
       return responseHidingUsage(response, (usage) => {
-        if (this.accumulator) this.accumulator.addUsage(usage);
+        if (this.stream) this.stream.addUsage(usage);
         else this.usage = usage;
       });
     } catch (err) {
@@ -261,8 +241,8 @@ export class ChatCall {
         this.finish({ kind: "ok", output: undefined });
         return;
       }
-      this.beginStream(stream, signal);
-      tapFirstIterator(target, key, factory as Method, (iterator) => this.observeIterator(iterator));
+      const watched = this.beginStream(stream, signal);
+      tapFirstIterator(target, key, factory as Method, (iterator) => watched.observeIterator(iterator));
     } catch (err) {
       internalError("observe-stream", err);
       this.finish({ kind: "ok", output: undefined });
@@ -281,148 +261,33 @@ export class ChatCall {
         this.finish({ kind: "ok", output: undefined });
         return;
       }
-      this.beginStream(iterator, signal);
-      this.observeIterator(iterator as Obj);
+      this.beginStream(iterator, signal).observeIterator(iterator as Obj);
     } catch (err) {
       internalError("observe-stream", err);
       this.finish({ kind: "ok", output: undefined });
     }
   }
 
-  /** What watching any stream starts with: its accumulator, abort controller and signal, `callOf` link, GC watch. */
-  private beginStream(stream: object, signal: AbortSignal | undefined): void {
-    this.accumulator = this.format.accumulator(this.options, this.body);
-    if (this.usage) this.accumulator.addUsage(this.usage);
-    const controller = (stream as { controller?: unknown }).controller;
-    if (isObj(controller) && typeof controller.abort === "function")
-      this.streamController = controller as unknown as { abort(): void };
-    this.link(stream);
-    this.track(stream);
-    this.watchAbort(signal);
-    // toTextStream (next/) cancels the call the moment its body is cancelled, through the global state so that another
-    // bundled copy of tracewire finds it too.
-    const state = globalState();
-    state.streamCancels ??= new WeakMap();
-    state.streamCancels.set(stream, (reason) => this.cancel(reason));
+  /** What watching any stream starts with: its accumulator, abort wiring, `callOf` link and GC watch. */
+  private beginStream(stream: object, signal: AbortSignal | undefined): ChatStream {
+    const watched = new ChatStream(this, stream, this.format.accumulator(this.options, this.body), this.usage, signal);
+    this.stream = watched;
+    return watched;
   }
 
-  private watchAbort(signal: AbortSignal | undefined): void {
-    if (!signal) return;
-    this.streamSignal = signal;
-    const onAbort = () => {
-      // While a next() or return() is in flight, its outcome tells what happened (an in-stream error also aborts).
-      if (this.pending === 0 && !this.returning) this.cancel("abort");
-    };
-    if (signal.aborted) {
-      onAbort();
-      return;
-    }
-    signal.addEventListener("abort", onAbort, { once: true });
-    this.detach = () => signal.removeEventListener("abort", onAbort);
-  }
-
-  /** Observes the iterator a stream handed out: each chunk, the end, an early `return()` and failures. */
-  private observeIterator(iterator: Obj): void {
-    const next = iterator.next;
-    if (typeof next !== "function") return;
-    this.track(iterator);
-    tapIterator(iterator, next as Method, {
-      pulling: () => {
-        this.pending++;
-      },
-      pulled: () => {
-        this.pending--;
-      },
-      step: (value) => this.chunk(value),
-      end: () => this.streamEnded(),
-      returning: () => {
-        this.returning = true;
-        return this.awaitUsage(iterator);
-      },
-      returned: () => this.stopped(),
-      failed: (err) => this.fail(err),
-    });
-  }
-
-  /** Records one chunk; returns true when it must be hidden from the consumer (the injected usage chunk). */
-  private chunk(value: unknown): boolean {
-    if (!this.ended) {
-      try {
-        if (!this.firstChunk) {
-          this.firstChunk = true;
-          this.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, (performance.now() - this.startedAt) / 1000);
-        }
-        this.accumulator?.add(value);
-      } catch (err) {
-        internalError("chunk", err);
-      }
-    }
-    if (!this.injectedUsage) return false;
-    try {
-      return hideUsageInChunk(value);
-    } catch (err) {
-      internalError("hide-usage", err);
-      return false;
-    }
-  }
-
-  /**
-   * Before a `return()` (the consumer stopped): when every choice finished but the injected usage has not arrived,
-   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then ends the
-   * call as the `break` would have (complete, without usage) and aborts a read still pending so the stream closes as
-   * it would have — that abort is tracewire's, not the caller's, so it does not make the call cancelled.
-   */
-  private awaitUsage(iterator: Obj): Promise<void> | undefined {
-    const accumulator = this.accumulator;
-    if (this.ended || !this.injectedUsage || !accumulator?.finished || accumulator.hasUsage) return undefined;
-    return readOn(
-      iterator,
-      () => accumulator.hasUsage || this.ended,
-      USAGE_AFTER_FINISH_MS,
-      () => {
-        this.stopped();
-        try {
-          this.streamController?.abort();
-        } catch (err) {
-          internalError("usage-wait", err);
-        }
-      },
-    );
-  }
-
-  /** The iterator reported done: finished, failed in the stream itself, or stopped quietly by an abort. */
-  private streamEnded(): void {
-    if (this.ended) return;
-    if (this.streamSignal?.aborted || this.signal?.aborted) {
-      this.cancel("abort");
-      return;
-    }
-    const output = this.partialOutput() ?? { value: this.accumulator?.completion() };
-    const failure = this.accumulator?.failure;
-    if (failure !== undefined) this.finish({ kind: "error", output, err: failure });
-    else this.finish({ kind: "ok", output });
-  }
-
-  /** The consumer called `return()` (e.g. `break`): complete if every choice had finished, cancelled otherwise. */
-  private stopped(): void {
-    if (this.ended) return;
-    const accumulator = this.accumulator;
-    if (!accumulator?.finished) this.cancel("break");
-    else if (accumulator.failure !== undefined)
-      this.finish({ kind: "error", output: this.partialOutput(), err: accumulator.failure });
-    else this.finish({ kind: "ok", output: this.partialOutput() });
-  }
-
-  /** The completion a stream's chunks add up to so far; undefined before the first chunk (or if reassembly fails). */
+  /** The completion a stream's chunks add up to so far; undefined when nothing was streamed. */
   private partialOutput(): { value: unknown } | undefined {
-    const accumulator = this.accumulator;
-    if (!accumulator || accumulator.chunks === 0) return undefined;
-    try {
-      return { value: accumulator.completion() };
-    } catch (err) {
-      internalError("reassemble", err);
-      return undefined;
-    }
+    return this.stream?.partialOutput();
+  }
+
+  /** The request's own abort signal (for a stream: an abort seen as the stream ends makes the call cancelled). */
+  get requestSignal(): AbortSignal | undefined {
+    return this.signal;
+  }
+
+  /** Ends the call with how a stream ended (chat-stream.ts); once, like every other way to end it. */
+  end(end: ChatEnd): void {
+    this.finish(end);
   }
 
   /** Ends the span, once: records how the call ended, then `span.end()` whatever happened while recording. */
@@ -433,7 +298,7 @@ export class ChatCall {
     try {
       this.handle ??= callOfSpan(span);
       abandoned.unregister(this);
-      this.detach?.();
+      this.stream?.stopWatching();
       recordChatEnd(span, end, this.options, this.opName, this.format);
     } catch (e) {
       internalError("end", e);

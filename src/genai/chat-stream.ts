@@ -1,0 +1,220 @@
+/**
+ * Watching the stream of one traced model call (chat-call.ts owns the call; this is its streaming half): the chunks
+ * are added to the format's accumulator as the consumer reads them, the first one stamps the time to first chunk, the
+ * injected usage chunk is hidden, and the stream's end, an early `return()`, an abort or an in-stream failure end the
+ * call through its {@link StreamOwner}. The iterator is patched in place (stream-tap.ts), so the consumer keeps the
+ * very same objects.
+ *
+ * A consumer that stops right after every choice finished (`break` on `finish_reason`) still gets the injected usage
+ * recorded: the chunk that follows is read, within {@link USAGE_AFTER_FINISH_MS}, before the stream is closed.
+ */
+import type { Span } from "@opentelemetry/api";
+import { describeError } from "../otel/diagnostics.js";
+import { globalState } from "../otel/state.js";
+import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
+import type { StreamAccumulator } from "./call-format.js";
+import { isObj, type Obj } from "./guards.js";
+import type { ChatEnd } from "./span-record.js";
+import { hideUsageInChunk } from "./sse-usage.js";
+import { type Method, readOn, tapIterator } from "./stream-tap.js";
+
+/** How long a `break` right after the last `finish_reason` waits for the usage chunk that follows it. */
+export const USAGE_AFTER_FINISH_MS = 500;
+
+/** Reports a failure of tracewire's own (rate-limited); the model call itself goes on. */
+export function internalError(where: string, err: unknown): void {
+  globalState().active?.diagnostics.error(
+    `genai-${where}`,
+    `Internal error while tracing a chat completion (${where}; the call itself is unaffected): ${describeError(err)}`,
+  );
+}
+
+/** What a stream needs from the call it belongs to: its span, its state, and the ways to end it. */
+export interface StreamOwner {
+  readonly span: Span;
+  /** Whether the call has ended. */
+  readonly done: boolean;
+  /** Whether tracewire added `stream_options.include_usage` (so the usage chunk is hidden from the consumer). */
+  readonly injectsUsage: boolean;
+  /** `performance.now()` when the call started. */
+  readonly startedAt: number;
+  /** The request's own abort signal. */
+  readonly requestSignal: AbortSignal | undefined;
+  /** Links a result (here: the stream) to the call for `callOf()`. */
+  link(result: unknown): void;
+  /** Ends the call if `target` is garbage-collected first. */
+  track(target: object): void;
+  cancel(reason: "abort" | "break" | "abandoned"): void;
+  fail(err: unknown): void;
+  /** Ends the call, once. */
+  end(end: ChatEnd): void;
+}
+
+/** One observed stream of a call: its accumulator, abort wiring and the hooks on its iterator. */
+export class ChatStream {
+  private readonly accumulator: StreamAccumulator;
+  private streamController: { abort(): void } | undefined;
+  private firstChunk = false;
+  /** `next()` calls in flight, and whether `return()` was called: an abort during either is reported by them. */
+  private pending = 0;
+  private returning = false;
+  private signal: AbortSignal | undefined;
+  private detach: (() => void) | undefined;
+
+  /**
+   * Starts watching `stream` (the object handed to the caller) for `call`: `accumulator` reassembles its chunks
+   * (`usage`, cut from the SSE body before, is added to it), `signal` is the stream's own abort signal.
+   */
+  constructor(
+    private readonly call: StreamOwner,
+    stream: object,
+    accumulator: StreamAccumulator,
+    usage: Obj | undefined,
+    signal: AbortSignal | undefined,
+  ) {
+    this.accumulator = accumulator;
+    if (usage) accumulator.addUsage(usage);
+    const controller = (stream as { controller?: unknown }).controller;
+    if (isObj(controller) && typeof controller.abort === "function")
+      this.streamController = controller as unknown as { abort(): void };
+    call.link(stream);
+    call.track(stream);
+    this.watchAbort(signal);
+    // toTextStream (next/) cancels the call the moment its body is cancelled, through the global state so that another
+    // bundled copy of tracewire finds it too.
+    const state = globalState();
+    state.streamCancels ??= new WeakMap();
+    state.streamCancels.set(stream, (reason) => call.cancel(reason));
+  }
+
+  /** Usage the SSE body filter cut out of the stream (sse-usage.ts). */
+  addUsage(usage: Obj): void {
+    this.accumulator.addUsage(usage);
+  }
+
+  /** Stops listening to the stream's abort signal (the call ended). */
+  stopWatching(): void {
+    this.detach?.();
+  }
+
+  private watchAbort(signal: AbortSignal | undefined): void {
+    if (!signal) return;
+    this.signal = signal;
+    const onAbort = () => {
+      // While a next() or return() is in flight, its outcome tells what happened (an in-stream error also aborts).
+      if (this.pending === 0 && !this.returning) this.call.cancel("abort");
+    };
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    this.detach = () => signal.removeEventListener("abort", onAbort);
+  }
+
+  /** Observes the iterator the stream handed out: each chunk, the end, an early `return()` and failures. */
+  observeIterator(iterator: Obj): void {
+    const next = iterator.next;
+    if (typeof next !== "function") return;
+    this.call.track(iterator);
+    tapIterator(iterator, next as Method, {
+      pulling: () => {
+        this.pending++;
+      },
+      pulled: () => {
+        this.pending--;
+      },
+      step: (value) => this.chunk(value),
+      end: () => this.ended(),
+      returning: () => {
+        this.returning = true;
+        return this.awaitUsage(iterator);
+      },
+      returned: () => this.stopped(),
+      failed: (err) => this.call.fail(err),
+    });
+  }
+
+  /** Records one chunk; returns true when it must be hidden from the consumer (the injected usage chunk). */
+  private chunk(value: unknown): boolean {
+    const call = this.call;
+    if (!call.done) {
+      try {
+        if (!this.firstChunk) {
+          this.firstChunk = true;
+          call.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, (performance.now() - call.startedAt) / 1000);
+        }
+        this.accumulator.add(value);
+      } catch (err) {
+        internalError("chunk", err);
+      }
+    }
+    if (!call.injectsUsage) return false;
+    try {
+      return hideUsageInChunk(value);
+    } catch (err) {
+      internalError("hide-usage", err);
+      return false;
+    }
+  }
+
+  /**
+   * Before a `return()` (the consumer stopped): when every choice finished but the injected usage has not arrived,
+   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then ends the
+   * call as the `break` would have (complete, without usage) and aborts a read still pending so the stream closes as
+   * it would have — that abort is tracewire's, not the caller's, so it does not make the call cancelled.
+   */
+  private awaitUsage(iterator: Obj): Promise<void> | undefined {
+    const { accumulator, call } = this;
+    if (call.done || !call.injectsUsage || !accumulator.finished || accumulator.hasUsage) return undefined;
+    return readOn(
+      iterator,
+      () => accumulator.hasUsage || call.done,
+      USAGE_AFTER_FINISH_MS,
+      () => {
+        this.stopped();
+        try {
+          this.streamController?.abort();
+        } catch (err) {
+          internalError("usage-wait", err);
+        }
+      },
+    );
+  }
+
+  /** The iterator reported done: finished, failed in the stream itself, or stopped quietly by an abort. */
+  private ended(): void {
+    const call = this.call;
+    if (call.done) return;
+    if (this.signal?.aborted || call.requestSignal?.aborted) {
+      call.cancel("abort");
+      return;
+    }
+    const output = this.partialOutput() ?? { value: this.accumulator.completion() };
+    const failure = this.accumulator.failure;
+    if (failure !== undefined) call.end({ kind: "error", output, err: failure });
+    else call.end({ kind: "ok", output });
+  }
+
+  /** The consumer called `return()` (e.g. `break`): complete if every choice had finished, cancelled otherwise. */
+  private stopped(): void {
+    const { accumulator, call } = this;
+    if (call.done) return;
+    if (!accumulator.finished) call.cancel("break");
+    else if (accumulator.failure !== undefined)
+      call.end({ kind: "error", output: this.partialOutput(), err: accumulator.failure });
+    else call.end({ kind: "ok", output: this.partialOutput() });
+  }
+
+  /** The completion the chunks add up to so far; undefined before the first chunk (or if reassembly fails). */
+  partialOutput(): { value: unknown } | undefined {
+    const accumulator = this.accumulator;
+    if (accumulator.chunks === 0) return undefined;
+    try {
+      return { value: accumulator.completion() };
+    } catch (err) {
+      internalError("reassemble", err);
+      return undefined;
+    }
+  }
+}
