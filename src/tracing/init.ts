@@ -10,7 +10,7 @@ import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { createContextManager } from "../otel/context-manager.js";
-import { readLogger, type TracewireProcessorOptions } from "../otel/options.js";
+import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
 import { processEnv } from "../runtime.js";
@@ -65,9 +65,37 @@ function warnOnce(key: string, message: string, logger: { warn(m: string): void 
   logger.warn(`[tracewire] ${message}`);
 }
 
+function checkServiceName(serviceName: unknown): void {
+  if (serviceName !== undefined && (typeof serviceName !== "string" || serviceName.trim() === "")) {
+    throw new ConfigError(
+      "serviceName (env OTEL_SERVICE_NAME)",
+      typeof serviceName === "string" ? echo(serviceName) : typeof serviceName,
+      "a non-empty service name",
+    );
+  }
+}
+
+/** Where tracing-off validation sends a setting that is not given (it only needs a well-formed one). */
+const PLACEHOLDER = { baseUrl: "http://127.0.0.1:4319", project: "entity/project" };
+
+/**
+ * Checks the options given in code while tracing is off, so that a bad one is the same `ConfigError` on a developer's
+ * machine without a service as in production with one. The environment is not read here: it is production's own.
+ */
+function checkOptions(options: InitOptions): void {
+  checkServiceName(options.serviceName);
+  resolveProcessorOptions({
+    ...options,
+    env: {},
+    baseUrl: options.baseUrl ?? PLACEHOLDER.baseUrl,
+    project: options.project ?? PLACEHOLDER.project,
+  });
+}
+
 /**
  * Starts tracing. Settings: options, else environment (`TRACEWIRE_*`, `OTEL_*`), else defaults. Throws
- * `ConfigError` for a malformed setting. Calling it again returns the running handle.
+ * `ConfigError` for a malformed setting, also while tracing is off (not configured, or disabled): the options given in
+ * code are checked either way. Calling it again returns the running handle.
  */
 export function init(options: InitOptions = {}): TracewireHandle {
   if (options === null || typeof options !== "object")
@@ -78,8 +106,14 @@ export function init(options: InitOptions = {}): TracewireHandle {
   // Checked first: even "tracing is off" is said through it.
   const logger = readLogger(options.logger);
 
-  const disabled = readBoolean("disabled", ENV.disabled, options.disabled, env) ?? false;
-  if (disabled || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true") {
+  // The option wins over both variables (as every option does); either variable alone turns tracing off.
+  const disabledSetting = readBoolean("disabled", ENV.disabled, options.disabled, env);
+  const disabled =
+    options.disabled !== undefined
+      ? disabledSetting === true
+      : disabledSetting === true || env.OTEL_SDK_DISABLED?.trim().toLowerCase() === "true";
+  if (disabled) {
+    checkOptions(options);
     warnOnce(
       "disabled",
       "Tracing is disabled (TRACEWIRE_DISABLED / OTEL_SDK_DISABLED); traced functions run untraced.",
@@ -91,6 +125,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
   const given = (v: unknown) => v !== undefined && v !== null && !(typeof v === "string" && v.trim() === "");
   const hasTarget = [options.apiKey, options.baseUrl, env[ENV.apiKey], env[ENV.baseUrl]].some(given);
   if (!hasTarget) {
+    checkOptions(options);
     warnOnce(
       "not-configured",
       "Tracing is off: no API key and no base URL. Set TRACEWIRE_BASE_URL (and TRACEWIRE_API_KEY, TRACEWIRE_PROJECT) to send traces.",
@@ -99,16 +134,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
     return noopHandle();
   }
 
-  if (
-    options.serviceName !== undefined &&
-    (typeof options.serviceName !== "string" || options.serviceName.trim() === "")
-  ) {
-    throw new ConfigError(
-      "serviceName (env OTEL_SERVICE_NAME)",
-      typeof options.serviceName === "string" ? echo(options.serviceName) : typeof options.serviceName,
-      "a non-empty service name",
-    );
-  }
+  checkServiceName(options.serviceName);
   const processor = new TracewireSpanProcessor(options);
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
@@ -122,7 +148,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
     }),
   );
   // Sampler and span limits from the same settings as everything else: `env` when given, else the environment.
-  const provider = createProvider(env, resource, [processor]);
+  const provider = createProvider(env, resource, [processor], (message) => warnOnce("sampler", message, logger));
   const ownsGlobal = trace.setGlobalTracerProvider(provider);
   if (!ownsGlobal) {
     warnOnce(

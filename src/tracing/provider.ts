@@ -28,13 +28,39 @@ function numberFrom(env: Env, key: string): number | undefined {
   return Number.isNaN(value) ? undefined : value;
 }
 
-/** The sampler `OTEL_TRACES_SAMPLER` (+ `OTEL_TRACES_SAMPLER_ARG`) names; parent-based always-on by default. */
-export function samplerFrom(env: Env): Sampler {
+/** The samplers `OTEL_TRACES_SAMPLER` may name. */
+const SAMPLERS = [
+  "always_on",
+  "always_off",
+  "traceidratio",
+  "parentbased_always_on",
+  "parentbased_always_off",
+  "parentbased_traceidratio",
+];
+
+/**
+ * The sampler `OTEL_TRACES_SAMPLER` (+ `OTEL_TRACES_SAMPLER_ARG`) names; parent-based always-on by default. An unknown
+ * sampler or a ratio outside 0–1 falls back as OpenTelemetry's SDKs do (every trace sampled), with a warning through
+ * `warn`: a typo must not silently change what is traced.
+ */
+export function samplerFrom(env: Env, warn: (message: string) => void = () => {}): Sampler {
   const ratio = () => {
+    const raw = env.OTEL_TRACES_SAMPLER_ARG;
     const value = numberFrom(env, "OTEL_TRACES_SAMPLER_ARG");
-    return value === undefined || value < 0 || value > 1 ? 1 : value;
+    if (value !== undefined && value >= 0 && value <= 1) return value;
+    if (raw !== undefined && raw.trim() !== "")
+      warn(
+        `OTEL_TRACES_SAMPLER_ARG=${JSON.stringify(raw.slice(0, 40))} is not a ratio from 0 to 1; sampling every trace.`,
+      );
+    return 1;
   };
-  switch (env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()) {
+  const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase();
+  if (name && !SAMPLERS.includes(name))
+    warn(
+      `OTEL_TRACES_SAMPLER=${JSON.stringify(name.slice(0, 40))} is not a sampler tracewire knows (${SAMPLERS.join(", ")}); ` +
+        "sampling every trace (parentbased_always_on).",
+    );
+  switch (name) {
     case "always_on":
       return new AlwaysOnSampler();
     case "always_off":
@@ -51,12 +77,17 @@ export function samplerFrom(env: Env): Sampler {
 }
 
 /** The provider's whole configuration, every OTEL_* setting read from `env`. */
-export function providerConfig(env: Env, resource: Resource, processors: SpanProcessor[]): TracerConfig {
+export function providerConfig(
+  env: Env,
+  resource: Resource,
+  processors: SpanProcessor[],
+  warn?: (message: string) => void,
+): TracerConfig {
   const count = (key: string) => numberFrom(env, key) ?? 128;
   return {
     resource,
     spanProcessors: processors,
-    sampler: samplerFrom(env),
+    sampler: samplerFrom(env, warn),
     forceFlushTimeoutMillis: 30_000,
     spanLimits: {
       attributeCountLimit:
@@ -73,7 +104,12 @@ export function providerConfig(env: Env, resource: Resource, processors: SpanPro
   };
 }
 
-/** A tracer provider that reads no environment of its own (see the module comment). */
-export function createProvider(env: Env, resource: Resource, processors: SpanProcessor[]): TracerProvider {
-  return new TracerProvider(providerConfig(env, resource, processors));
+/** A tracer provider that reads no environment of its own (see the module comment); `warn` hears of bad settings. */
+export function createProvider(
+  env: Env,
+  resource: Resource,
+  processors: SpanProcessor[],
+  warn?: (message: string) => void,
+): TracerProvider {
+  return new TracerProvider(providerConfig(env, resource, processors, warn));
 }

@@ -66,7 +66,7 @@ export async function startService(options: DevServerOptions = {}): Promise<Test
   };
 }
 
-/** The SQLite drivers that load in this Node (node:sqlite on ≥ 22.5, better-sqlite3 when built for it). */
+/** The SQLite drivers that load in this Node (node:sqlite on ≥ 22.13, better-sqlite3 when built for it). */
 export async function availableDrivers(): Promise<SqliteDriverName[]> {
   const names: SqliteDriverName[] = [];
   for (const name of ["node:sqlite", "better-sqlite3"] as const) {

@@ -100,6 +100,39 @@ describe("tracing off", () => {
     expect(() => init({ apiKey: "tw-key-1234", project: "acme/demo", env: {} })).toThrow(/baseUrl/);
   });
 
+  it("a bad option is the same ConfigError while tracing is off (not configured, or disabled) as when it is on", () => {
+    const bad: [string, Partial<InitOptions>][] = [
+      ["maxQueueSize", { maxQueueSize: -5 }],
+      ["export", { export: "bogus" as "calls" }],
+      ["redactKeys", { redactKeys: "nope" as unknown as string[] }],
+      ["serviceName", { serviceName: "" }],
+      ["project", { project: "no-slash" }],
+    ];
+    for (const [setting, options] of bad) {
+      const { logger, lines } = recordingLogger();
+      for (const off of [{ env: {} }, { env: {}, disabled: true }, { env: { OTEL_SDK_DISABLED: "true" } }]) {
+        expect(() => init({ ...off, logger, ...options }), setting).toThrow(ConfigError);
+        expect(() => init({ ...off, logger, ...options }), setting).toThrow(setting);
+      }
+      // The environment is production's: while tracing is off it is not judged.
+      const handle = init({ env: { TRACEWIRE_MAX_QUEUE_SIZE: "-5", OTEL_BSP_MAX_QUEUE_SIZE: "x" }, logger });
+      expect(handle.enabled).toBe(false);
+      expect(lines.length).toBeLessThanOrEqual(1);
+    }
+  });
+
+  it("disabled: false in code wins over OTEL_SDK_DISABLED and TRACEWIRE_DISABLED", async () => {
+    const double = await TracingDouble.start();
+    try {
+      const env = { OTEL_SDK_DISABLED: "true", TRACEWIRE_DISABLED: "true" };
+      const handle = init({ baseUrl: double.url, project: "acme/demo", env, disabled: false });
+      expect(handle.enabled).toBe(true);
+      await handle.shutdown();
+    } finally {
+      await double.close();
+    }
+  });
+
   const disabledCases: [string, Partial<InitOptions>][] = [
     ["env TRACEWIRE_DISABLED=true", { env: { TRACEWIRE_DISABLED: "true" } }],
     ["env OTEL_SDK_DISABLED=true", { env: { OTEL_SDK_DISABLED: "true" } }],

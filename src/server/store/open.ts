@@ -23,7 +23,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   if (!found.driver) {
     options.warn(
       `No SQLite driver could be loaded (${found.reasons.join("; ")}). Keeping traces in memory: they are lost when ` +
-        "the server stops. Use Node >= 22.5 (built-in node:sqlite) or `npm install better-sqlite3` to keep them.",
+        "the server stops. Use Node >= 22.13 (built-in node:sqlite) or `npm install better-sqlite3` to keep them.",
     );
     return new MemoryStore();
   }

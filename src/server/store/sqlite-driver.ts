@@ -1,7 +1,7 @@
 /**
- * Finds a SQLite driver at run time: Node's built-in `node:sqlite` (Node ≥ 22.5), else the `better-sqlite3`
- * package when it is installed and built for this Node. Both are loaded with a dynamic import, so nothing but the
- * local service ever touches them, and both expose the same small synchronous API used here.
+ * Finds a SQLite driver at run time: Node's built-in `node:sqlite` (without a flag from Node 22.13 and 23.4), else the
+ * `better-sqlite3` package when it is installed and built for this Node. Both are loaded with a dynamic import, so
+ * nothing but the local service ever touches them, and both expose the same small synchronous API used here.
  */
 
 export type SqlValue = string | number | bigint | null | Uint8Array;
