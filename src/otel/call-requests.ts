@@ -118,11 +118,12 @@ export class CallRequests {
 
   /**
    * Flushes both queues within `timeoutMs`, then rejects the requests made before the flush that are still unsent
-   * with `NotSentError` `flush` (they stay queued).
+   * with `NotSentError` `flush` (they stay queued). `abortLate`: abort exports still in flight at the deadline (see
+   * {@link ExportQueue.flush}).
    */
-  async flush(timeoutMs: number): Promise<void> {
+  async flush(timeoutMs: number, abortLate = false): Promise<void> {
     const before = [...this.pending.keys()];
-    await this.flushQueues(timeoutMs);
+    await this.flushQueues(timeoutMs, abortLate);
     for (const request of before) {
       const waiting = this.pending.get(request);
       if (waiting === undefined) continue;
@@ -161,11 +162,11 @@ export class CallRequests {
    * Both queues within `timeoutMs`, then the calls queue again within what is left: requests an OTLP export released
    * during the flush joined it after its flush began.
    */
-  private async flushQueues(timeoutMs: number): Promise<void> {
+  private async flushQueues(timeoutMs: number, abortLate = false): Promise<void> {
     const started = Date.now();
-    await Promise.all([this.calls.flush(timeoutMs), this.otlp.flush(timeoutMs)]);
+    await Promise.all([this.calls.flush(timeoutMs, abortLate), this.otlp.flush(timeoutMs, abortLate)]);
     const left = timeoutMs - (Date.now() - started);
-    if (left > 0) await this.calls.flush(left); // at once when nothing joined
+    if (left > 0) await this.calls.flush(left, abortLate); // at once when nothing joined
   }
 
   /** Parks a request on its running span and resolves its promise with the receipt. */

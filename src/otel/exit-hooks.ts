@@ -32,9 +32,12 @@ function processEvents(): ProcessEvents | undefined {
   return typeof p?.on === "function" && typeof p.off === "function" ? (p as ProcessEvents) : undefined;
 }
 
-/** Flushes every live processor, each within its own `exitFlushMillis`. */
+/**
+ * Flushes every live processor, each within its own `exitFlushMillis`; at that deadline an export still in flight is
+ * aborted, since its socket would otherwise keep the process alive until the export timeout.
+ */
 function flushAll(live: readonly ActiveProcessor[]): Promise<unknown> {
-  return Promise.allSettled(live.map((p) => p.forceFlush(p.exitFlushMillis)));
+  return Promise.allSettled(live.map((p) => (p.exitFlush ? p.exitFlush() : p.forceFlush(p.exitFlushMillis))));
 }
 
 /** Installs the hooks if they are not installed yet. */

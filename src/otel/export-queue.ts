@@ -106,8 +106,9 @@ export class ExportQueue<T> {
   /** Items up to this offer count go out without waiting for the timer (see {@link hurry}). */
   private urgentTarget = 0;
   private readonly abort = new AbortController();
-  /** The export in flight, if any. */
+  /** The export in flight, if any, and what aborts it alone (an exit flush past its deadline). */
   private current: Promise<ExportOutcome> | undefined;
+  private currentAbort: AbortController | undefined;
   readonly stats: QueueStats = { queued: 0, sent: 0, dropped: 0, rejected: 0, retries: 0 };
 
   constructor(
@@ -205,8 +206,12 @@ export class ExportQueue<T> {
    * Resolves once every item offered before the call is finished, or after `timeoutMs`, or as soon as nothing can be
    * sent before then: the service refused the connection, or its `Retry-After` outlasts the deadline. Items not sent
    * stay queued (a later flush, the background retries or `shutdown()` deal with them).
+   *
+   * `abortLate`: at the deadline, also abort the export still in flight (its items stay queued). The exit flush asks
+   * for it: a request to a service that never answers holds its socket, and with it the process, until the export
+   * timeout (30 s), long after the flush gave up.
    */
-  flush(timeoutMs: number): Promise<void> {
+  flush(timeoutMs: number, abortLate = false): Promise<void> {
     const target = this.offered;
     if (this.finished >= target) return Promise.resolve();
     if (!this.exporting && this.notBefore > Date.now() + timeoutMs) return Promise.resolve();
@@ -221,7 +226,10 @@ export class ExportQueue<T> {
           resolve();
         },
       };
-      const timeout = setTimeout(waiter.resolve, timeoutMs);
+      const timeout = setTimeout(() => {
+        if (abortLate) this.currentAbort?.abort();
+        waiter.resolve();
+      }, timeoutMs);
       this.waiters.push(waiter);
       this.retryDelay = 0; // a flush does not wait out a backoff, only the service's own Retry-After
       if (!this.exporting) this.kick(this.retryAfterLeft());
@@ -290,12 +298,14 @@ export class ExportQueue<T> {
     let outcome: ExportOutcome;
     try {
       const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
-      this.current = this.exporter(batch, anySignal([timeout, this.abort.signal]));
+      this.currentAbort = new AbortController();
+      this.current = this.exporter(batch, anySignal([timeout, this.abort.signal, this.currentAbort.signal]));
       outcome = await this.current;
     } catch {
       outcome = { done: 0, retry: true }; // exporters should not throw; treat it as transient
     }
     this.current = undefined;
+    this.currentAbort = undefined;
     this.exporting = false;
     const done = Math.min(Math.max(outcome.done, 0), batch.length);
     this.items.splice(0, done);

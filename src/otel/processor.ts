@@ -267,6 +267,14 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
    * or its `Retry-After` outlasts the deadline). What is left stays queued: the background retries send it when the
    * service is back, `shutdown()` counts it as dropped. Call-scoped requests still unsent reject (NotSentError).
    */
+  /**
+   * The flush on the way out (exit-hooks.ts): within `exitFlushMillis`, and an export still in flight at that deadline
+   * is aborted (its items stay queued), so a service that never answers cannot hold the process open.
+   */
+  async exitFlush(): Promise<void> {
+    await this.callRequests.flush(this.exitFlushMillis, true);
+  }
+
   async forceFlush(timeoutMs?: number): Promise<void> {
     const deadline =
       typeof timeoutMs === "number" && timeoutMs > 0

@@ -48,6 +48,11 @@ export interface ActiveProcessor {
   readonly exitFlushMillis: number;
   /** Sends what is queued; resolves when done, at `timeoutMs` (default `exportTimeoutMillis`), or when nothing can be sent. */
   forceFlush(timeoutMs?: number): Promise<void>;
+  /**
+   * The exit hooks' flush: within `exitFlushMillis`, aborting an export still in flight at the deadline. Absent in
+   * processors of older copies (they get `forceFlush(exitFlushMillis)`).
+   */
+  exitFlush?(): Promise<void>;
   /** Where it sends: for tracewire's own service clients (evaluations). Absent in processors of older copies. */
   serviceOptions?(): ServiceOptions;
   /** Native-route items queued, the queue's capacity and drops so far (evaluations pace themselves by it). */

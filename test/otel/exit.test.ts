@@ -131,6 +131,21 @@ it("a child whose service is unreachable still exits after one bounded flush", a
   expect(double.calls.size).toBe(0);
 }, 20_000);
 
+for (const [mode, path] of [
+  ["hang", "/call/upsert_batch"],
+  ["hang-otlp", "/otel/v1/traces"],
+] as const) {
+  it(`a child whose service never answers exits after exitFlushMillis, not the export timeout (${mode})`, async () => {
+    // Before: the beforeExit flush gave up after its second, but the export it had started kept its socket open, so
+    // the process lived on until the export timeout (30 s calls, 10 s OTLP).
+    double.down([path], "hang");
+    const exit = await run(mode);
+    expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+    expect(double.server.received("POST", path).length).toBeGreaterThan(0);
+    expect(exit.ms).toBeLessThan(6_000);
+  }, 20_000);
+}
+
 /** A loopback URL nobody listens on: every connection is refused at once, like a service that is down. */
 async function refusingUrl(): Promise<string> {
   const probe = createServer();
