@@ -15,7 +15,7 @@
 import { context, SpanKind } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
 import { describeError } from "../otel/diagnostics.js";
-import { globalState } from "../otel/state.js";
+import { reportInternalError } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_OPERATION_NAME } from "../semconv.js";
 import {
@@ -52,7 +52,7 @@ import { isObj, type Obj } from "./guards.js";
 const MAX_OPERATIONS = 10_000;
 
 function internalError(where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
+  reportInternalError(
     `ai-sdk-${where}`,
     `Internal error while tracing an AI SDK call (${where}; the call itself is unaffected): ${describeError(err)}`,
   );

@@ -10,7 +10,7 @@
  */
 import type { Span } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
-import { globalState } from "../otel/state.js";
+import { globalState, reportInternalError } from "../otel/state.js";
 import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import type { StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
@@ -23,7 +23,7 @@ export const USAGE_AFTER_FINISH_MS = 500;
 
 /** Reports a failure of tracewire's own (rate-limited); the model call itself goes on. */
 export function internalError(where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
+  reportInternalError(
     `genai-${where}`,
     `Internal error while tracing a chat completion (${where}; the call itself is unaffected): ${describeError(err)}`,
   );

@@ -22,7 +22,7 @@
  */
 import type { Attributes, Context } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
-import { globalState } from "../otel/state.js";
+import { reportInternalError } from "../otel/state.js";
 import {
   ATTR_GEN_AI_REQUEST_MODEL,
   ATTR_GEN_AI_RESPONSE_MODEL,
@@ -112,7 +112,7 @@ export interface RunSpec {
 
 /** Reports a failure of tracewire's own (rate-limited); the framework's run goes on. */
 export function frameworkError(framework: string, where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
+  reportInternalError(
     `${framework}-${where}`,
     `Internal error while tracing a ${framework} run (${where}; the run itself is unaffected): ${describeError(err)}`,
   );

@@ -8,7 +8,7 @@
 import type { ChatCall } from "../genai/chat-call.js";
 import { controllerSignal, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { globalState } from "../otel/state.js";
+import { globalState, reportInternalError } from "../otel/state.js";
 
 export type Obj = Record<PropertyKey, unknown>;
 // biome-ignore lint/suspicious/noExplicitAny: the SDK's methods are called through untyped references.
@@ -29,7 +29,7 @@ export const WRAP_ANTHROPIC: Wrapper = { key: "anthropic", name: "wrapAnthropic"
 
 /** Reports a failure inside a wrapper (counted once per kind and interval); the request itself goes on. */
 export function internalError(wrapper: Wrapper, where: string, err: unknown): void {
-  globalState().active?.diagnostics.error(
+  reportInternalError(
     `${wrapper.key}-${where}`,
     `Internal error in ${wrapper.name} (${where}; the request itself is unaffected): ${describeError(err)}`,
   );

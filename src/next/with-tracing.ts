@@ -4,7 +4,7 @@
  */
 import { trace } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
-import { globalState } from "../otel/state.js";
+import { globalState, reportInternalError } from "../otel/state.js";
 import { op } from "../tracing/op.js";
 import { type Settle, watchStream } from "./body-watch.js";
 import { loadAfter, scheduleFlush } from "./flush.js";
@@ -86,7 +86,7 @@ export function withTracing<F extends AnyFunction>(handler: F, options: WithTrac
     } catch (err) {
       if (called) throw err;
       // tracewire failed before the handler ran: run it untraced.
-      state.active?.diagnostics.error("next-wrap", `withTracing could not trace the request: ${describeError(err)}`);
+      reportInternalError("next-wrap", `withTracing could not trace the request: ${describeError(err)}`);
       return call();
     }
   };

@@ -395,11 +395,16 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   }
 
   private internalError(where: string, err: unknown): void {
-    this.internalErrors++;
-    this.diagnostics.error(
+    this.reportInternalError(
       `internal-${where}`,
       `Internal error in ${where} (tracing continues): ${describeError(err)}`,
     );
+  }
+
+  /** Counts and logs a failure of tracewire's own code elsewhere (see `ActiveProcessor.reportInternalError`). */
+  reportInternalError(key: string, message: string): void {
+    this.internalErrors++;
+    this.diagnostics.error(key, message);
   }
 }
 

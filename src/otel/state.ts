@@ -53,6 +53,11 @@ export interface ActiveProcessor {
    * processors of older copies (they get `forceFlush(exitFlushMillis)`).
    */
   exitFlush?(): Promise<void>;
+  /**
+   * Counts (`stats().internalErrors`) and logs (rate-limited) a failure of tracewire's own code outside the processor:
+   * a wrapper, op(), an integration. Absent in processors of older copies (they only log it).
+   */
+  reportInternalError?(key: string, message: string): void;
   /** Where it sends: for tracewire's own service clients (evaluations). Absent in processors of older copies. */
   serviceOptions?(): ServiceOptions;
   /** Native-route items queued, the queue's capacity and drops so far (evaluations pace themselves by it). */
@@ -106,4 +111,18 @@ export function globalState(): TracewireGlobal {
     handle: undefined,
   };
   return holder[KEY];
+}
+
+/**
+ * Reports a failure of tracewire's own code to the active processor: counted in `stats().internalErrors` and logged
+ * once per `key` and interval. Nothing happens while tracing is off. Never throws.
+ */
+export function reportInternalError(key: string, message: string): void {
+  try {
+    const active = globalState().active;
+    if (active?.reportInternalError) active.reportInternalError(key, message);
+    else active?.diagnostics.error(key, message);
+  } catch {
+    // A logger that throws: the failure it reports stays unlogged rather than reach the caller.
+  }
 }

@@ -11,7 +11,7 @@ import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } fro
 import { ValidationError } from "../errors.js";
 import { capErrorText, describeError } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
-import { globalState } from "../otel/state.js";
+import { globalState, reportInternalError } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { portableEndAttributes } from "../wire/span-to-call.js";
 import { Call, MAX_NAME_LENGTH } from "./call.js";
@@ -178,7 +178,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
     try {
       started = start(args);
     } catch (err) {
-      state.active.diagnostics.error(
+      reportInternalError(
         "op-start",
         `Could not start a call for ${opName} (running it untraced): ${describeError(err)}`,
       );
@@ -202,6 +202,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
       observeResult(result, { span, context: body, opName, end: endWithOutput, fail: endWithError });
     } catch (err) {
       // E.g. a Proxy whose traps throw when asked for `then`: end the call now rather than leave it open forever.
+      // The caller's own value refused to be read: logged, but not tracewire's failure, so not counted.
       state.active?.diagnostics.error("op-observe", `Could not observe the result of ${opName}: ${describeError(err)}`);
       endWithOutput(span, result, opName);
     }
@@ -302,6 +303,7 @@ function endWithError(span: Span, err: unknown): void {
     });
     setCallEndData(span, {});
   } catch (internal) {
+    // The error itself refused to be read (a hostile Proxy): logged, not counted as tracewire's failure.
     globalState().active?.diagnostics.error("op-error", `Could not record an error: ${describeError(internal)}`);
   } finally {
     span.end();
