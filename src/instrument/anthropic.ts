@@ -38,6 +38,7 @@ import { globalState } from "../otel/state.js";
 import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
+  isParams,
   observeApiPromise,
   rewrapWithOptions,
   WRAP_ANTHROPIC,
@@ -146,7 +147,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   const originalCreate = messages.create as AnyFunction;
   const create = function create(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
-    if (!isObj(params) || Array.isArray(params)) return Reflect.apply(originalCreate, this, args);
+    if (!isParams(params)) return Reflect.apply(originalCreate, this, args);
     // A create made by messages.stream() continues the call the helper started.
     const slot = context.active().getValue(STREAM_CALL_KEY) as StreamSlot | undefined;
     let call = slot?.call;
@@ -175,7 +176,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   const stream = function stream(this: unknown, ...args: unknown[]): unknown {
     const body = args[0];
     if (typeof originalStream !== "function") return undefined;
-    if (!isObj(body) || Array.isArray(body)) return Reflect.apply(originalStream, this, args);
+    if (!isParams(body)) return Reflect.apply(originalStream, this, args);
     const call = start(STREAM_OP, { ...body, stream: true }, args[1]);
     if (!call) return Reflect.apply(originalStream, this, args);
     const slot: StreamSlot = { call };

@@ -15,6 +15,18 @@ export type Obj = Record<PropertyKey, unknown>;
 export type AnyFunction = (...args: any[]) => any;
 
 export const isObj = (value: unknown): value is Obj => typeof value === "object" && value !== null;
+/**
+ * Whether a method's first argument is a request's parameters (an object, not an array) that tracing may read. Never
+ * throws: a revoked Proxy fails even `Array.isArray`, and then the SDK, not tracewire, says what is wrong with it.
+ */
+export function isParams(value: unknown): value is Obj {
+  try {
+    return isObj(value) && !Array.isArray(value);
+  } catch {
+    return false;
+  }
+}
+
 export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   isObj(value) && typeof (value as { then?: unknown }).then === "function";
 

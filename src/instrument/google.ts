@@ -38,6 +38,7 @@ import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
   isObj,
+  isParams,
   isThenable,
   type Obj,
   type Wrapper,
@@ -163,7 +164,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   const originalGenerate = models.generateContent as AnyFunction;
   const generateContent = function generateContent(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
-    if (!isObj(params) || Array.isArray(params)) return Reflect.apply(originalGenerate, this, args);
+    if (!isParams(params)) return Reflect.apply(originalGenerate, this, args);
     const call = start(false, params);
     if (!call) return Reflect.apply(originalGenerate, this, args);
     const requests: Requests = { count: 0, usage: undefined };
@@ -201,7 +202,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   const generateContentStream = function generateContentStream(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
     if (typeof originalStream !== "function") return undefined;
-    if (!isObj(params) || Array.isArray(params)) return Reflect.apply(originalStream, this, args);
+    if (!isParams(params)) return Reflect.apply(originalStream, this, args);
     const call = start(true, params);
     if (!call) return Reflect.apply(originalStream, this, args);
     let result: unknown;

@@ -50,6 +50,7 @@ import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   isObj,
+  isParams,
   isThenable,
   type Obj,
   observeApiPromise,
@@ -204,7 +205,7 @@ interface ClientTracing {
 function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: ClientTracing): AnyFunction {
   return function create(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
-    if (!isObj(params) || Array.isArray(params)) return Reflect.apply(original, this, args);
+    if (!isParams(params)) return Reflect.apply(original, this, args);
     let call: ChatCall | undefined;
     try {
       const requestOptions = isObj(args[1]) ? args[1] : undefined;
