@@ -37,6 +37,17 @@ import { type Method, tapFirstIterator } from "./stream-tap.js";
 /** Ends the span of a stream or promise the caller dropped without finishing it. */
 const abandoned = new FinalizationRegistry<ChatCall>((call) => call.cancel("abandoned"));
 
+/**
+ * Whether `{ ...params }` sends the same request as `params`: a plain object whose `stream` is its own, enumerable
+ * property. The SDK decides to stream by reading `params.stream`, so an inherited or non-enumerable `stream: true`
+ * (lost by the spread) would turn the caller's stream into a plain completion. Such requests are sent as they are,
+ * without the injected usage.
+ */
+function copiesFaithfully(params: Obj): boolean {
+  const proto: unknown = Object.getPrototypeOf(params);
+  return (proto === Object.prototype || proto === null) && Object.prototype.propertyIsEnumerable.call(params, "stream");
+}
+
 /** Whether a failure is the caller's own abort: the openai package's `APIUserAbortError`, or ours. */
 function isAbort(err: unknown): boolean {
   try {
@@ -83,7 +94,8 @@ export class ChatCall implements StreamOwner {
       format.injectsStreamUsage &&
       options.includeStreamUsage &&
       !noUsageInjection &&
-      params.stream_options == null;
+      params.stream_options == null &&
+      copiesFaithfully(params);
     this.body = this.injectedUsage ? { ...params, stream_options: { include_usage: true } } : params;
   }
 
