@@ -10,7 +10,7 @@
  */
 import type { Span } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
-import { globalState, reportInternalError } from "../otel/state.js";
+import { globalState, reportInternalError, settleLater } from "../otel/state.js";
 import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import type { StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
@@ -167,7 +167,7 @@ export class ChatStream {
   private awaitUsage(iterator: Obj): Promise<void> | undefined {
     const { accumulator, call } = this;
     if (call.done || !call.injectsUsage || !accumulator.finished || accumulator.hasUsage) return undefined;
-    return readOn(
+    const reading = readOn(
       iterator,
       () => accumulator.hasUsage || call.done,
       USAGE_AFTER_FINISH_MS,
@@ -180,6 +180,12 @@ export class ChatStream {
         }
       },
     );
+    if (!reading) return undefined;
+    // The call ends as soon as the reading stops (the usage came, or the wait ran out), not after the stream's own
+    // `return()`. The consumer's `return()` does not wait for any of it (stream-tap.ts); flush() and shutdown() do.
+    const ended = reading.then(() => this.stopped());
+    settleLater(ended);
+    return ended;
   }
 
   /** The iterator reported done: finished, failed in the stream itself, or stopped quietly by an abort. */

@@ -72,8 +72,9 @@ export interface IteratorHooks {
   /** The iterator reported done (or a step that is not an object). */
   end(): void;
   /**
-   * The consumer called `return()`. A promise returned here is awaited (never rejected into the consumer) before
-   * the iterator's own `return()` runs.
+   * The consumer called `return()`. A promise returned here (reading on past the consumer, e.g. for a usage chunk)
+   * is awaited before the iterator's own `return()` runs — in the background: the consumer's `return()` resolves at
+   * once, as a finished generator's does, since tracing never keeps the caller waiting on the network.
    */
   returning(): Promise<void> | undefined;
   /** `return()` completed. */
@@ -137,17 +138,21 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
         }
         return result;
       };
-      const result = before ? before.then(forward, forward) : forward();
-      return Promise.resolve(result).then(
-        (step) => {
-          hooks.returned();
-          return step;
-        },
-        (err: unknown) => {
-          hooks.failed(err);
-          throw err;
-        },
-      );
+      const settled = (result: unknown) =>
+        Promise.resolve(result).then(
+          (step) => {
+            hooks.returned();
+            return step;
+          },
+          (err: unknown) => {
+            hooks.failed(err);
+            throw err;
+          },
+        );
+      if (!before) return settled(forward());
+      // Reported to the hooks (the call ends failed); the consumer, already answered, never sees it.
+      settled(before.then(forward, forward)).catch(() => {});
+      return Promise.resolve({ value: args[0], done: true });
     });
   }
   const thrower = iterator.throw;

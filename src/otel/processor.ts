@@ -41,7 +41,7 @@ import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan, redactedSpanButAttributes } from "./span-redact.js";
-import { type ActiveProcessor, type AfterExport, globalState, type ServiceOptions } from "./state.js";
+import { type ActiveProcessor, type AfterExport, callsSettled, globalState, type ServiceOptions } from "./state.js";
 import { UsageRollup } from "./usage-rollup.js";
 
 /**
@@ -262,25 +262,30 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   }
 
   /**
-   * Sends everything queued so far on both routes; resolves when done, after `timeoutMs` (default
-   * `exportTimeoutMillis`, 30 s), or as soon as nothing can be sent before then (the service refuses connections,
-   * or its `Retry-After` outlasts the deadline). What is left stays queued: the background retries send it when the
-   * service is back, `shutdown()` counts it as dropped. Call-scoped requests still unsent reject (NotSentError).
-   */
-  /**
    * The flush on the way out (exit-hooks.ts): within `exitFlushMillis`, and an export still in flight at that deadline
    * is aborted (its items stay queued), so a service that never answers cannot hold the process open.
    */
   async exitFlush(): Promise<void> {
-    await this.callRequests.flush(this.exitFlushMillis, true);
+    const started = Date.now();
+    await callsSettled(this.exitFlushMillis);
+    await this.callRequests.flush(Math.max(1, this.exitFlushMillis - (Date.now() - started)), true);
   }
 
+  /**
+   * Sends everything queued so far on both routes; resolves when done, after `timeoutMs` (default
+   * `exportTimeoutMillis`, 30 s), or as soon as nothing can be sent before then (the service refuses connections,
+   * or its `Retry-After` outlasts the deadline). What is left stays queued: the background retries send it when the
+   * service is back, `shutdown()` counts it as dropped. Call-scoped requests still unsent reject (NotSentError).
+   * Calls about to end (a stream reading on for its usage after the consumer stopped) are waited for first.
+   */
   async forceFlush(timeoutMs?: number): Promise<void> {
     const deadline =
       typeof timeoutMs === "number" && timeoutMs > 0
         ? Math.min(timeoutMs, MAX_TIMER_MS)
         : this.options.exportTimeoutMillis;
-    await this.callRequests.flush(deadline);
+    const started = Date.now();
+    await callsSettled(deadline);
+    await this.callRequests.flush(Math.max(1, deadline - (Date.now() - started)));
   }
 
   /**
@@ -327,7 +332,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       if (state.active === this) state.active = undefined;
       if (state.live.size === 0) removeExitHooks();
       const deadline = this.options.exportTimeoutMillis;
-      await this.callRequests.shutdown(deadline); // both queues; every request's promise settles
+      const started = Date.now();
+      // A call about to end (see forceFlush) ends before the queues close, rather than be dropped as late.
+      await callsSettled(deadline);
+      await this.callRequests.shutdown(Math.max(1, deadline - (Date.now() - started))); // both queues; every request's promise settles
       await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
     })();
     return this.shutdownPromise;

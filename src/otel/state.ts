@@ -94,6 +94,11 @@ export interface TracewireGlobal {
    * bundle's copy) can end its call as cancelled the moment it stops the stream. Weak: never keeps a stream alive.
    */
   streamCancels?: WeakMap<object, (reason: "abort") => void>;
+  /**
+   * Work that ends calls shortly after the caller moved on (a stream reading on, bounded, for the usage chunk after a
+   * `break`): `flush()` and `shutdown()` wait for it, so such a call's end is sent with the rest instead of after.
+   */
+  settling?: Set<Promise<void>>;
 }
 
 const KEY = Symbol.for("tracewire.global.v1");
@@ -125,4 +130,28 @@ export function reportInternalError(key: string, message: string): void {
   } catch {
     // A logger that throws: the failure it reports stays unlogged rather than reach the caller.
   }
+}
+
+/** Registers `work` that will end calls soon (see `TracewireGlobal.settling`); it must settle on its own, bounded. */
+export function settleLater(work: Promise<void>): void {
+  const state = globalState();
+  const pending = (state.settling ??= new Set());
+  pending.add(work);
+  const done = () => {
+    pending.delete(work);
+  };
+  work.then(done, done);
+}
+
+/** Resolves when the work registered with {@link settleLater} so far has settled, or after `timeoutMs`. */
+export function callsSettled(timeoutMs: number): Promise<void> {
+  const pending = globalState().settling;
+  if (!pending || pending.size === 0) return Promise.resolve();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([
+    Promise.allSettled([...pending]),
+    new Promise((resolve) => {
+      timer = setTimeout(resolve, timeoutMs);
+    }),
+  ]).then(() => clearTimeout(timer));
 }

@@ -124,6 +124,20 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(call.end!.exception).toContain("stream_options");
   });
 
+  it("break right after the last finish_reason returns at once: the usage is awaited behind the caller's back", async () => {
+    const { wrapped } = clients();
+    // The stand-in sends the usage chunk 100 ms after the last finish_reason.
+    const stream = await wrapped.chat.completions.create(streamParams("m-usage-late"));
+    const sentBefore = ctx.server.lateUsageSent;
+    for await (const chunk of stream) if (chunk.choices[0]?.finish_reason) break;
+    // The loop is done before the server even sent the usage: tracewire reads on for it after the caller's `break`
+    // returned (before: the break waited for the usage chunk, up to 500 ms).
+    expect(ctx.server.lateUsageSent).toBe(sentBefore);
+    const call = await session.only(CREATE);
+    expect(ctx.server.lateUsageSent).toBe(sentBefore + 1);
+    expect((call.end!.summary as { usage?: unknown }).usage).toEqual(usageOfOneRequest(`m-usage-late${MODEL_SUFFIX}`));
+  });
+
   it("break right after the last finish_reason still records the usage that follows", async () => {
     const { wrapped } = clients();
     const stream = await wrapped.chat.completions.create(streamParams("m-usage-late"));

@@ -65,6 +65,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 export class OpenAIServer {
   /** Streams the client closed before the server finished them (aborts, breaks). */
   closedEarly = 0;
+  /** Usage chunks of `m-usage-late` sent so far (each 100 ms after its stream's last `finish_reason`). */
+  lateUsageSent = 0;
   /** When set, the streams answered from now on write each event the SDK yields only on a turn of this pacer. */
   pacer: Pacer | undefined;
   private counter = 0;
@@ -346,6 +348,7 @@ export class OpenAIServer {
       const { choices: _none, ...usageOnly } = chunk([], { usage: USAGE });
       send(usageOnly);
     } else if (withUsage && model !== "m-usage-last") send(chunk([], { usage: USAGE }));
+    if (withUsage && model === "m-usage-late") this.lateUsageSent++;
     res.write("data: [DONE]\n\n");
     finished = true;
     res.end();
