@@ -135,7 +135,8 @@ export function reportInternalError(key: string, message: string): void {
 /** Registers `work` that will end calls soon (see `TracewireGlobal.settling`); it must settle on its own, bounded. */
 export function settleLater(work: Promise<void>): void {
   const state = globalState();
-  const pending = (state.settling ??= new Set());
+  state.settling ??= new Set();
+  const pending = state.settling;
   pending.add(work);
   const done = () => {
     pending.delete(work);
