@@ -1,6 +1,8 @@
 /**
  * Watches what a traced function returned, without changing it, and ends the call when the value is complete:
- * - a promise: when it settles (a resolved stream is then watched in turn);
+ * - a native promise: when it settles (a resolved stream is then watched in turn);
+ * - any other thenable (an SDK's APIPromise, a query builder): when the caller's own `then` settles, never by calling
+ *   `then` itself, which may parse a body or run a query; as cancelled once nobody can await it (observe-thenable.ts);
  * - a generator, async generator or async iterable: when iteration finishes, throws, or is stopped early; the body
  *   of each step runs inside the call's context so work it starts nests under the call;
  * - a Node readable stream: like an async iterable when it is iterated (items collected); otherwise, when it is read
@@ -12,6 +14,8 @@
  * and every other method stay the same. Objects that refuse that (frozen) end the call at once.
  */
 import { type Context, context, type Span } from "@opentelemetry/api";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
+import { isNativePromise, type ThenableWatch, watchThenable } from "./observe-thenable.js";
 
 /** How many streamed items are kept as the call's output. */
 const MAX_STREAM_ITEMS = 1000;
@@ -107,6 +111,32 @@ function patchIterator(
   return true;
 }
 
+/**
+ * How a settled promise or thenable ends its call: the value is watched in turn (a stream), an error fails the call,
+ * an abandoned thenable ends it as cancelled. Built apart from `observeResult`, so that the watch, which a
+ * FinalizationRegistry holds until the thenable is collected, cannot keep the thenable alive through a shared scope.
+ */
+function thenableWatch(o: Observation): ThenableWatch {
+  return {
+    settled(value) {
+      try {
+        observeResult(value, o, true);
+      } catch {
+        o.end(o.span, undefined, o.opName);
+      }
+    },
+    failed: (err) => o.fail(o.span, err),
+    finished: () => o.end(o.span, undefined, o.opName),
+    abandoned() {
+      try {
+        o.span.setAttributes({ [ATTR_TRACEWIRE_CANCELLED]: true, [ATTR_TRACEWIRE_CANCEL_REASON]: "abandoned" });
+      } finally {
+        o.end(o.span, undefined, o.opName);
+      }
+    },
+  };
+}
+
 /** Starts watching `result`; the call ends through `o.end` / `o.fail` exactly once. */
 export function observeResult(result: unknown, o: Observation, afterPromise = false): void {
   if (!isObject(result)) {
@@ -115,16 +145,9 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
   }
 
   if (!afterPromise && typeof result.then === "function") {
-    (result as unknown as PromiseLike<unknown>).then(
-      (value) => {
-        try {
-          observeResult(value, o, true);
-        } catch {
-          o.end(o.span, undefined, o.opName);
-        }
-      },
-      (err: unknown) => o.fail(o.span, err),
-    );
+    const watch = thenableWatch(o);
+    if (isNativePromise(result)) (result as unknown as Promise<unknown>).then(watch.settled, watch.failed);
+    else if (!watchThenable(result, watch)) o.end(o.span, "[Thenable]", o.opName);
     return;
   }
 
