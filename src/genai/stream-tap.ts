@@ -3,62 +3,17 @@
  * object, and `next`/`return` on the one iterator it hands out, so the consumer keeps the very same objects. What a
  * step means is up to the caller (see ChatCall); this module only forwards calls and reports what happened.
  */
+import { type Method, replaceOwn } from "../tracing/shadow.js";
 import { isObj, type Obj } from "./guards.js";
 
-/** A method read off an object, called with `Reflect.apply`. */
-export type Method = (...args: unknown[]) => unknown;
+// Shadowing one object's members lives with op(), which observes results the same way; re-exported for genai/ and
+// instrument/.
+export { defineOwn, type Method, replaceOwn, tapFirstIterator } from "../tracing/shadow.js";
 
 /** The `controller.signal` of a stream (the openai `Stream` and our `ChatStream` both carry one), if any. */
 export function controllerSignal(stream: unknown): AbortSignal | undefined {
   const signal = (stream as { controller?: { signal?: unknown } } | null | undefined)?.controller?.signal;
   return signal instanceof AbortSignal ? signal : undefined;
-}
-
-/** Defines an own, non-enumerable, writable property (shadowing a prototype method on one instance). */
-export function defineOwn(target: object, key: PropertyKey, value: unknown): void {
-  Object.defineProperty(target, key, { value, configurable: true, writable: true, enumerable: false });
-}
-
-/**
- * Replaces `target[key]` on that one object with `value`. An own writable data property (the openai Stream's
- * `iterator`, an APIPromise's `parseResponse`, the `next`, `throw` and `return` that tslib's `__asyncGenerator` puts on
- * its iterators) is redefined in place, so it keeps its attributes and the object its keys; anything else is shadowed
- * by {@link defineOwn}.
- *
- * Never by assignment: V8 (Node 20 to 24) kept every closure assigned into such a field alive, with all it reaches,
- * across young-generation GCs, while the same value redefined is not. For `parseResponse` that promoted ~8 KB per call
- * and cost a third of `wrapOpenAI`'s CPU (bench/NOTES.md, "#28 — the closure stored by assignment").
- */
-export function replaceOwn(target: object, key: PropertyKey, value: unknown): void {
-  const own = Object.getOwnPropertyDescriptor(target, key);
-  if (own !== undefined && own.writable === true) Object.defineProperty(target, key, { value });
-  else defineOwn(target, key, value);
-}
-
-/**
- * Shadows `target[key]`, an iterator factory (`factory` is its current value), so that the first object it hands out
- * is passed to `onFirst` before the caller gets it; later iterators pass through untouched.
- */
-export function tapFirstIterator(
-  target: Record<PropertyKey, unknown>,
-  key: PropertyKey,
-  factory: Method,
-  onFirst: (iterator: Obj) => void,
-): void {
-  let claimed = false;
-  const observed = function (this: unknown, ...args: unknown[]): unknown {
-    const iterator = Reflect.apply(factory, this, args);
-    if (!claimed && isObj(iterator)) {
-      claimed = true;
-      try {
-        onFirst(iterator);
-      } catch {
-        // An iterator we cannot observe (frozen, say) is still the consumer's to use: never throw into it.
-      }
-    }
-    return iterator;
-  };
-  replaceOwn(target, key, observed);
 }
 
 /** What {@link tapIterator} reports. The consumer gets every result and error unchanged, after the hook ran. */

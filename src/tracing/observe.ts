@@ -1,8 +1,12 @@
 /**
  * Watches what a traced function returned, without changing it, and ends the call when the value is complete:
- * - a promise: when it settles (a resolved stream is then watched in turn);
+ * - a native promise: when it settles (a resolved stream is then watched in turn);
+ * - any other thenable (an SDK's APIPromise, a query builder): when the caller's own `then` settles, never by calling
+ *   `then` itself, which may parse a body or run a query; as cancelled once nobody can await it (observe-thenable.ts);
  * - a generator, async generator or async iterable: when iteration finishes, throws, or is stopped early; the body
- *   of each step runs inside the call's context so work it starts nests under the call;
+ *   of each step runs inside the call's context so work it starts nests under the call. An iterable's iterators are
+ *   watched as `Symbol.asyncIterator` or an `iterator()` factory of its own (an SDK Stream's, which `tee()` calls)
+ *   hands them out;
  * - a Node readable stream: like an async iterable when it is iterated (items collected); otherwise, when it is read
  *   through events or `pipe`, on `end`, `error` or `close` (listening to those does not switch it to flowing mode);
  * - a web `ReadableStream`: when read to its end through a reader (`getReader()`, which `new Response(stream)` uses),
@@ -12,6 +16,9 @@
  * and every other method stay the same. Objects that refuse that (frozen) end the call at once.
  */
 import { type Context, context, type Span } from "@opentelemetry/api";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
+import { isNativePromise, type ThenableWatch, watchThenable } from "./observe-thenable.js";
+import { type Method, tapFirstIterator } from "./shadow.js";
 
 /** How many streamed items are kept as the call's output. */
 const MAX_STREAM_ITEMS = 1000;
@@ -74,6 +81,7 @@ function patchIterator(
   state: Finisher = finisher(o),
 ): boolean {
   const next = iterator.next as (...args: unknown[]) => unknown;
+  if (typeof next !== "function") return false; // not an iterator: left as it is
   const onStep = (step: Step) => {
     if (step?.done) state.finish();
     else state.push(step?.value);
@@ -107,6 +115,32 @@ function patchIterator(
   return true;
 }
 
+/**
+ * How a settled promise or thenable ends its call: the value is watched in turn (a stream), an error fails the call,
+ * an abandoned thenable ends it as cancelled. Built apart from `observeResult`, so that the watch, which a
+ * FinalizationRegistry holds until the thenable is collected, cannot keep the thenable alive through a shared scope.
+ */
+function thenableWatch(o: Observation): ThenableWatch {
+  return {
+    settled(value) {
+      try {
+        observeResult(value, o, true);
+      } catch {
+        o.end(o.span, undefined, o.opName);
+      }
+    },
+    failed: (err) => o.fail(o.span, err),
+    finished: () => o.end(o.span, undefined, o.opName),
+    abandoned() {
+      try {
+        o.span.setAttributes({ [ATTR_TRACEWIRE_CANCELLED]: true, [ATTR_TRACEWIRE_CANCEL_REASON]: "abandoned" });
+      } finally {
+        o.end(o.span, undefined, o.opName);
+      }
+    },
+  };
+}
+
 /** Starts watching `result`; the call ends through `o.end` / `o.fail` exactly once. */
 export function observeResult(result: unknown, o: Observation, afterPromise = false): void {
   if (!isObject(result)) {
@@ -115,16 +149,9 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
   }
 
   if (!afterPromise && typeof result.then === "function") {
-    (result as unknown as PromiseLike<unknown>).then(
-      (value) => {
-        try {
-          observeResult(value, o, true);
-        } catch {
-          o.end(o.span, undefined, o.opName);
-        }
-      },
-      (err: unknown) => o.fail(o.span, err),
-    );
+    const watch = thenableWatch(o);
+    if (isNativePromise(result)) (result as unknown as Promise<unknown>).then(watch.settled, watch.failed);
+    else if (!watchThenable(result, watch)) o.end(o.span, "[Thenable]", o.opName);
     return;
   }
 
@@ -144,16 +171,33 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
   // A Node Readable is also async iterable, but may be consumed with events or `pipe` instead: watch both ways.
   const isStream = typeof result.pipe === "function" && typeof result.once === "function";
   if (typeof asyncIterator === "function") {
-    // An async iterable that is not itself an iterator (e.g. an SDK Stream): watch the iterator it hands out.
+    // An async iterable that is not itself an iterator: watch the iterators it hands out, through
+    // `Symbol.asyncIterator` and through an `iterator()` factory of its own, which an SDK Stream's `tee()` calls
+    // directly (openai, anthropic: their `Symbol.asyncIterator` calls it too) and a Node Readable offers beside
+    // `for await`. An iterator handed out through both is watched once.
     const state = finisher(o);
     let iterated = false;
-    const patched = define(result, Symbol.asyncIterator, function (this: unknown) {
-      const iterator = (asyncIterator as () => Record<PropertyKey, unknown>).call(this);
+    const watched = new WeakSet<object>();
+    const watchIterator = (iterator: unknown) => {
       iterated = true;
-      if (!isObject(iterator) || !patchIterator(iterator, o, true, state)) state.endWith("[AsyncIterable]");
+      if (isObject(iterator) && watched.has(iterator)) return;
+      if (isObject(iterator) && patchIterator(iterator, o, true, state)) watched.add(iterator);
+      else state.endWith("[AsyncIterable]");
+    };
+    const patched = define(result, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]) {
+      const iterator = Reflect.apply(asyncIterator as Method, this, args);
+      watchIterator(iterator);
       return iterator;
     });
     if (!patched) state.endWith("[AsyncIterable]");
+    const factory = result.iterator;
+    if (patched && typeof factory === "function") {
+      try {
+        tapFirstIterator(result, "iterator", factory as Method, watchIterator);
+      } catch {
+        // Not shadowable: `for await` is still watched through `Symbol.asyncIterator`.
+      }
+    }
     // Once iterated, the iterator ends the call (with its items) when it finishes, throws or is returned.
     if (isStream) watchStream(result, state, () => iterated);
     return;
@@ -182,8 +226,6 @@ function watchStream(result: Record<PropertyKey, unknown>, state: Finisher, iter
   stream.once("end", done);
   stream.once("close", done);
 }
-
-type Method = (...args: unknown[]) => unknown;
 
 /** A web `ReadableStream` (any realm's): it has the stream methods, whatever its class. */
 function isWebStream(value: Record<PropertyKey, unknown>): boolean {

@@ -4,8 +4,9 @@
  * return value is the very same object, errors are rethrown unchanged, and tracing failures are swallowed (counted
  * and logged) rather than surfaced.
  *
- * One behaviour to know: observing a returned promise attaches a handler to it, so a rejected op promise that
- * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call).
+ * One behaviour to know: observing a returned native promise attaches a handler to it, so a rejected op promise that
+ * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call). Other
+ * thenables (an SDK's APIPromise, a query builder) are never `then`ed by op(): see observe-thenable.ts.
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { ValidationError } from "../errors.js";
