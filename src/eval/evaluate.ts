@@ -14,9 +14,10 @@ import { type LoadedDataset, loadDataset, type PublishedDataset, publishDataset 
 import {
   EVALUATE_OP,
   evaluationValue,
-  modelAttributes,
   modelValue,
+  objectFields,
   PREDICT_AND_SCORE_OP,
+  pickAttributes,
   SUMMARIZE_OP,
   safeName,
   sourceOf,
@@ -84,7 +85,7 @@ async function publish<R extends Row, O>(
     publishScorers(specs, publisher, capture),
   ]);
   const [model, evaluation] = await Promise.all([
-    publisher.object(modelName, modelValue(modelName, predictRef, task.attributes)),
+    publisher.object(modelName, modelValue(modelName, predictRef, objectFields(task.attributes, modelName))),
     publisher.object(
       name,
       evaluationValue({
@@ -93,7 +94,7 @@ async function publish<R extends Row, O>(
         datasetRef: dataset.ref,
         scorerRefs: scorers.map((s) => s.ref),
         trials,
-        metadata: options.metadata ? (modelAttributes(options.metadata) as JsonObject) : null,
+        metadata: options.metadata ? objectFields(pickAttributes(options.metadata), name) : null,
         evaluateRef,
         predictAndScoreRef,
         summarizeRef,

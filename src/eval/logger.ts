@@ -15,9 +15,10 @@ import { type LoadedDataset, loadDataset, type PublishedDataset, publishDataset 
 import {
   EVALUATE_OP,
   evaluationValue,
-  modelAttributes,
   modelValue,
+  objectFields,
   PREDICT_AND_SCORE_OP,
+  pickAttributes,
   SUMMARIZE_OP,
   safeName,
 } from "./objects.js";
@@ -264,7 +265,8 @@ export class EvaluationLogger {
       publisher.ownOp(SUMMARIZE_OP),
       publisher.op(`${this.modelName}.predict`, "// logged with EvaluationLogger.logPrediction\n"),
     ]);
-    const attributes = typeof this.options.model === "object" ? modelAttributes(this.options.model) : {};
+    const attributes =
+      typeof this.options.model === "object" ? objectFields(pickAttributes(this.options.model), this.modelName) : {};
     const [model, evaluation] = await Promise.all([
       publisher.object(this.modelName, modelValue(this.modelName, predict, attributes)),
       publisher.object(
