@@ -8,10 +8,8 @@ import { createReadStream } from "node:fs";
 import { basename, extname } from "node:path";
 import { createInterface } from "node:readline";
 import { objectRef, parseRef, REF_PREFIX, tableRef } from "../api/refs.js";
-import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
-import { payloadSettings } from "../tracing/payload.js";
-import { serialize } from "../tracing/serialize.js";
+import { rowValue } from "./content.js";
 import { type Publisher, safeName } from "./objects.js";
 import type { DatasetSource, NamedDataset, Row } from "./types.js";
 
@@ -177,16 +175,20 @@ export function rowDigestOf(ref: unknown): string | undefined {
   return at === -1 ? undefined : decodeURIComponent(ref.slice(at + "/attr/rows/id/".length));
 }
 
-/** Publishes the rows as a table and a `Dataset` object; answers every row's digest and ref. */
+/**
+ * Publishes the rows as a table and a `Dataset` object; answers every row's digest and ref. Each row is published as
+ * the inputs of `opName` (the model's) are recorded: redacted, and without content when content capture is off
+ * (content.ts `rowValue`).
+ */
 export async function publishDataset<R extends Row>(
   loaded: LoadedDataset<R>,
   publisher: Publisher,
+  opName: string,
 ): Promise<PublishedDataset<R>> {
   if (loaded.published) return loaded.published;
   if (loaded.rows.length === 0)
     throw new ValidationError("evaluate(): the dataset has no rows; give it at least one.", "dataset");
-  const limits = payloadSettings().limits;
-  const values = loaded.rows.map((row) => serialize(row, limits) as JsonObject);
+  const values = loaded.rows.map((row, index) => rowValue(row, index, opName));
   const { client, project } = publisher;
   const first = values.slice(0, CHUNK_ROWS);
   const created = await client.tables.create({ table: { project_id: project, rows: first } });

@@ -10,13 +10,15 @@ import type { JsonObject, LlmUsage } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { currentAttributes } from "../tracing/context.js";
+import { summaryValue } from "./content.js";
 import { type LoadedDataset, loadDataset, type PublishedDataset, publishDataset } from "./dataset.js";
 import {
   EVALUATE_OP,
   evaluationValue,
-  modelAttributes,
   modelValue,
+  objectFields,
   PREDICT_AND_SCORE_OP,
+  pickAttributes,
   SUMMARIZE_OP,
   safeName,
   sourceOf,
@@ -76,7 +78,7 @@ async function publish<R extends Row, O>(
   const taken = new Set([name, loaded.name, ...specs.map((s) => s.name)]);
   const modelName = taken.has(task.name) ? `${task.name}-model` : task.name;
   const [dataset, evaluateRef, predictAndScoreRef, summarizeRef, predictRef, scorers] = await Promise.all([
-    publishDataset(loaded, publisher),
+    publishDataset(loaded, publisher, task.name),
     publisher.ownOp(EVALUATE_OP),
     publisher.ownOp(PREDICT_AND_SCORE_OP),
     publisher.ownOp(SUMMARIZE_OP),
@@ -84,7 +86,7 @@ async function publish<R extends Row, O>(
     publishScorers(specs, publisher, capture),
   ]);
   const [model, evaluation] = await Promise.all([
-    publisher.object(modelName, modelValue(modelName, predictRef, task.attributes)),
+    publisher.object(modelName, modelValue(modelName, predictRef, objectFields(task.attributes, modelName))),
     publisher.object(
       name,
       evaluationValue({
@@ -93,7 +95,7 @@ async function publish<R extends Row, O>(
         datasetRef: dataset.ref,
         scorerRefs: scorers.map((s) => s.ref),
         trials,
-        metadata: options.metadata ? (modelAttributes(options.metadata) as JsonObject) : null,
+        metadata: options.metadata ? objectFields(pickAttributes(options.metadata), name) : null,
         evaluateRef,
         predictAndScoreRef,
         summarizeRef,
@@ -318,11 +320,13 @@ async function run<R extends Row, O>(
   if (root) {
     const usage: Record<string, LlmUsage> = {};
     for (const { recorded } of kept) addUsage(usage, recorded.usage);
-    if (cancelled) root.end({ output: summary, cancelled: "abort", usage });
+    // The result keeps the whole summary; the service gets it redacted (content.ts `summaryValue`).
+    const output = summaryValue(summary as JsonObject);
+    if (cancelled) root.end({ output, cancelled: "abort", usage });
     else {
       const summarize = recorder.start(root, { opName: refs.summarize, inputs: { self: refs.evaluation } });
-      summarize.end({ output: summary });
-      root.end({ output: summary, usage });
+      summarize.end({ output });
+      root.end({ output, usage });
     }
   }
   const counts = {

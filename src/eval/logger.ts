@@ -9,15 +9,16 @@
 import type { JsonObject } from "../api/types/common.js";
 import { TracewireError, ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
-import { payloadSettings } from "../tracing/payload.js";
-import { serialize } from "../tracing/serialize.js";
+import { preparePayload } from "../tracing/payload.js";
+import { asObject, scoreValue, summaryValue } from "./content.js";
 import { type LoadedDataset, loadDataset, type PublishedDataset, publishDataset } from "./dataset.js";
 import {
   EVALUATE_OP,
   evaluationValue,
-  modelAttributes,
   modelValue,
+  objectFields,
   PREDICT_AND_SCORE_OP,
+  pickAttributes,
   SUMMARIZE_OP,
   safeName,
 } from "./objects.js";
@@ -57,7 +58,10 @@ export interface LoggedEvaluation {
   callId: string;
   /** Where to see it: the local viewer for `tracewire dev`, the hosted UI otherwise (undefined when unknown). */
   url: string | undefined;
-  /** The summary recorded as the root call's output: per scorer, `model_latency`, and your own under `output`. */
+  /**
+   * The summary: per scorer, `model_latency`, and your own under `output`. The root call's output is this as every
+   * payload is recorded — redacted, and without `output` when `captureContent` is false.
+   */
   summary: JsonObject;
 }
 
@@ -230,18 +234,24 @@ export class EvaluationLogger {
         names,
       );
       delete summary.output;
-      if (extra !== undefined) summary.output = serialize(extra, payloadSettings().limits) as JsonObject;
+      if (extra !== undefined) summary.output = extra as JsonObject;
+      // Recorded redacted, your summary under `output` as content (content.ts `summaryValue`); returned whole.
+      const recorded = summaryValue(summary);
       const summarize = this.recorder.start(ready.root, {
         opName: ready.refs.summarize,
         inputs: { self: ready.refs.evaluation },
         attributes: IMPERATIVE,
       });
-      summarize.end({ output: summary });
-      ready.root.end({ output: summary });
+      summarize.end({ output: recorded });
+      ready.root.end({ output: recorded });
       await this.feedback.settle();
       await this.session.processor.forceFlush();
       const { service } = this.session;
-      return { callId: ready.root.id, url: evaluationUrl(service.baseUrl, service.project, ready.root.id), summary };
+      return {
+        callId: ready.root.id,
+        url: evaluationUrl(service.baseUrl, service.project, ready.root.id),
+        summary,
+      };
     } finally {
       await this.session.close();
     }
@@ -258,13 +268,14 @@ export class EvaluationLogger {
     const { publisher } = this.session;
     const loaded = await loading;
     const [dataset, evaluate, predictAndScore, summarize, predict] = await Promise.all([
-      publishDataset(loaded, publisher),
+      publishDataset(loaded, publisher, this.modelName),
       publisher.ownOp(EVALUATE_OP),
       publisher.ownOp(PREDICT_AND_SCORE_OP),
       publisher.ownOp(SUMMARIZE_OP),
       publisher.op(`${this.modelName}.predict`, "// logged with EvaluationLogger.logPrediction\n"),
     ]);
-    const attributes = typeof this.options.model === "object" ? modelAttributes(this.options.model) : {};
+    const attributes =
+      typeof this.options.model === "object" ? objectFields(pickAttributes(this.options.model), this.modelName) : {};
     const [model, evaluation] = await Promise.all([
       publisher.object(this.modelName, modelValue(this.modelName, predict, attributes)),
       publisher.object(
@@ -301,20 +312,22 @@ export class EvaluationLogger {
     const { refs, dataset, root } = ready;
     const key = canonical(p.inputs);
     const row = dataset.rows.find((r) => canonical(r.row) === key);
-    const inputs = serialize(p.inputs, payloadSettings().limits) as JsonObject;
+    const inputs = preparePayload(p.inputs, "inputs", this.modelName);
+    // Not a dataset row: the example is the input itself, as the vendor's logger records it (none without content).
+    const example = row?.ref ?? inputs ?? null;
     const at = { startTime: p.startedAt };
     const pas = this.recorder.start(
       root,
       {
         opName: refs.predictAndScore,
-        inputs: { self: refs.evaluation, model: refs.model, example: row?.ref ?? inputs },
+        inputs: { self: refs.evaluation, model: refs.model, example },
         attributes: IMPERATIVE,
       },
       at,
     );
     const model = this.recorder.start(
       pas,
-      { opName: refs.predict, inputs: { self: refs.model, ...inputs }, attributes: IMPERATIVE },
+      { opName: refs.predict, inputs: { self: refs.model, ...asObject(inputs) }, attributes: IMPERATIVE },
       at,
     );
     return { pas, model };
@@ -325,8 +338,8 @@ export class EvaluationLogger {
     const { recorder } = this;
     const { refs } = ready;
     const { pas, model } = p.calls ?? this.open(ready, p);
-    const inputs = serialize(p.inputs, payloadSettings().limits) as JsonObject;
-    const output = serialize(p.output, payloadSettings().limits);
+    const inputs = preparePayload(p.inputs, "inputs", this.modelName) ?? null;
+    const output = preparePayload(p.output, "output", this.modelName) ?? null;
     const modelEnd = p.modelEndedAt ?? p.startedAt;
     if (p.error !== undefined) model.end({ error: p.error, endTime: modelEnd });
     else model.end({ output, endTime: modelEnd });
@@ -339,7 +352,7 @@ export class EvaluationLogger {
         { opName: opRef, inputs: { output: output as JsonObject[string], inputs }, attributes: IMPERATIVE_SCORE },
         { startTime: s.at },
       );
-      const value = serialize(s.value, payloadSettings().limits);
+      const value = scoreValue(s.value, s.name);
       call.end({ output: value, endTime: s.at });
       scores[s.name] = value;
       this.feedback.add(model, s.name, opRef, call, value);

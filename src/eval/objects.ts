@@ -8,7 +8,7 @@ import { objectRef, opRef } from "../api/refs.js";
 import type { TracingClient } from "../api/tracing/client.js";
 import type { JsonObject } from "../api/types/common.js";
 import { scrubText } from "../secrets.js";
-import { serialize } from "../tracing/serialize.js";
+import { redactPayload } from "../tracing/payload.js";
 
 /** The op names of an evaluation's own calls, as the service and its UI know them. */
 export const EVALUATE_OP = "Evaluation.evaluate";
@@ -102,15 +102,31 @@ export class Publisher {
   }
 }
 
-/** Fields of a task object or of `model.attributes` recorded on the Model object (functions left out). */
-export function modelAttributes(source: object | undefined): JsonObject {
-  if (!source) return {};
-  const out: JsonObject = {};
+/**
+ * The fields of a task object or of `model.attributes` that are recorded on the Model object (functions, `name`,
+ * `predict` and `_…` left out), read but not yet serialised: {@link objectFields} does that once the evaluation's
+ * tracing is known.
+ */
+export function pickAttributes(source: object | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  if (!source) return out;
   for (const [key, value] of Object.entries(source)) {
     if (typeof value === "function" || key === "name" || key === "predict" || key.startsWith("_")) continue;
-    out[key] = serialize(value) as JsonObject[string];
+    out[key] = value;
   }
   return out;
+}
+
+/**
+ * The fields recorded on one of the evaluation's objects (its Model's attributes, a Scorer's, the Evaluation's
+ * metadata), as every payload is: serialised whole — so a credential key at the top level is masked like one deeper
+ * down — with the configured `redactKeys` and limits, then the `redact` hook (as inputs of `name`). Kept with
+ * `captureContent: false`: they describe the model, they are not a row's content. When the hook fails or returns
+ * something that is not an object, no field is recorded.
+ */
+export function objectFields(fields: Record<string, unknown>, name: string): JsonObject {
+  const json = redactPayload(fields, "inputs", name);
+  return json !== null && typeof json === "object" && !Array.isArray(json) ? json : {};
 }
 
 /** The `Model` object: `{_type, _class_name, _bases, name, description, predict: <op ref>, …attributes}`. */

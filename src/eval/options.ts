@@ -4,7 +4,7 @@
  */
 import { ValidationError } from "../errors.js";
 import { unwrapOp } from "../tracing/op.js";
-import { modelAttributes, safeName } from "./objects.js";
+import { pickAttributes, safeName } from "./objects.js";
 import type { EvaluateOptions, Row, RunContext } from "./types.js";
 
 /** Default work in flight (docs/evaluations.md). */
@@ -31,7 +31,10 @@ export function resolveConcurrency(value: EvaluateOptions<Row, unknown>["concurr
   };
 }
 
-/** The task as a model: its name, the function to run, what is recorded about it. */
+/**
+ * The task as a model: its name, the function to run, what is recorded about it (its fields, serialised when the
+ * Model is published: by then the evaluation's tracing, and so its `redactKeys` and `redact`, are known).
+ */
 export function resolveTask<R extends Row, O>(options: EvaluateOptions<R, O>) {
   const { task } = options;
   // An arrow function written inline as `task: (row) => …` is named "task" by JavaScript: that names nothing.
@@ -42,7 +45,7 @@ export function resolveTask<R extends Row, O>(options: EvaluateOptions<R, O>) {
     return {
       name: named(op?.opName ?? task.name),
       fn,
-      attributes: modelAttributes(options.model?.attributes),
+      attributes: pickAttributes(options.model?.attributes),
       source: fn,
     };
   }
@@ -58,7 +61,7 @@ export function resolveTask<R extends Row, O>(options: EvaluateOptions<R, O>) {
   return {
     name,
     fn: ((row: R, context: RunContext) => predict.call(task, row, context)) as (row: R, c: RunContext) => unknown,
-    attributes: { ...modelAttributes(task), ...modelAttributes(options.model?.attributes) },
+    attributes: { ...pickAttributes(task), ...pickAttributes(options.model?.attributes) },
     source: predict,
   };
 }

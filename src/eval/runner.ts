@@ -8,8 +8,8 @@
 import type { JsonObject } from "../api/types/common.js";
 import { describeError } from "../otel/diagnostics.js";
 import type { ActiveProcessor } from "../otel/state.js";
-import { payloadSettings, preparePayload } from "../tracing/payload.js";
-import { serialize } from "../tracing/serialize.js";
+import { preparePayload } from "../tracing/payload.js";
+import { asObject, scoreValue } from "./content.js";
 import type { PublishedRow } from "./dataset.js";
 import { type EvalCall, type Recorder, type ScoreFeedback, within } from "./recorder.js";
 import type { Retrier } from "./retry.js";
@@ -93,10 +93,6 @@ export interface RunPlan<R extends Row> {
 /** JSON of `value` as an input or output payload (redacted; undefined when content capture is off). */
 function payload(value: unknown, kind: "inputs" | "output", opName: string): unknown {
   return preparePayload(value, kind, opName);
-}
-
-function asObject(value: unknown): JsonObject {
-  return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as JsonObject) : {};
 }
 
 /** Runs every item; resolves with one result per item, in item order. */
@@ -208,6 +204,8 @@ async function runItem<R extends Row>(
     result.output = output as never;
 
     const scores: Record<string, ScoreValue | null> = {};
+    // As recorded: the scorer's call output, its feedback, the row's scores (redacted; content.ts `scoreValue`).
+    const recorded: JsonObject = {};
     await Promise.all(
       plan.scorers.map(async (scorer) => {
         await scorerSlots.acquire();
@@ -231,9 +229,10 @@ async function runItem<R extends Row>(
               signal,
             );
             const value = asScore(attempted.value);
-            const json = serialize(value, payloadSettings().limits);
+            const json = scoreValue(value, scorer.name);
             scored.end({ output: json });
             scores[scorer.name] = value;
+            recorded[scorer.name] = json;
             plan.feedback.add(model, scorer.name, scorer.ref, scored, json);
           } catch (err) {
             if (err instanceof Cancelled) throw err;
@@ -251,8 +250,8 @@ async function runItem<R extends Row>(
     pas.end({
       output: {
         output: outputJson as JsonObject[string],
-        // Scores are verdicts, not content: kept when content capture is off (credential keys still masked).
-        scores: serialize(result.scores, payloadSettings().limits) as JsonObject,
+        // Scores are verdicts, not content: kept when content capture is off, redacted as the scorers' outputs are.
+        scores: Object.fromEntries(plan.scorers.map((s) => [s.name, recorded[s.name] ?? null])),
         model_latency: result.latency ?? null,
       },
     });

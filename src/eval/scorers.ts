@@ -4,10 +4,9 @@
  * `predict_and_score`. A scorer that throws scores null on that row (left out of the summary) and is reported
  * once per scorer, never once per row.
  */
-import type { JsonObject } from "../api/types/common.js";
 import { ValidationError } from "../errors.js";
 import { unwrapOp } from "../tracing/op.js";
-import { modelAttributes, type Publisher, safeName, scorerValue, sourceOf } from "./objects.js";
+import { objectFields, type Publisher, pickAttributes, safeName, scorerValue, sourceOf } from "./objects.js";
 import type { AnyScorer, ScorerInput, ScoreValue } from "./types.js";
 
 /** A scorer ready to run. */
@@ -31,7 +30,8 @@ export interface ScorerSpec {
   // biome-ignore lint/suspicious/noExplicitAny: see PreparedScorer.score.
   score: (input: ScorerInput<any, any>) => unknown;
   summarize?: ((scores: never[]) => unknown) | undefined;
-  object?: { description: string | null; attributes: JsonObject };
+  /** Its description and fields, serialised when it is published (objects.ts `objectFields`). */
+  object?: { description: string | null; attributes: Record<string, unknown> };
 }
 
 /** Checks the scorers and names them; duplicate names are an error (they would share a summary entry). */
@@ -69,7 +69,7 @@ export function specifyScorers(scorers: readonly AnyScorer[] | undefined): Score
       name: safeName(scorer.name, `scorer${i}`),
       score: (op?.fn ?? scorer.score.bind(scorer)) as ScorerSpec["score"],
       summarize: scorer.summarize?.bind(scorer) as ScorerSpec["summarize"],
-      object: { description: scorer.description ?? null, attributes: modelAttributes(scorer.attributes) },
+      object: { description: scorer.description ?? null, attributes: pickAttributes(scorer.attributes) },
     };
   });
   const seen = new Set<string>();
@@ -105,7 +105,13 @@ export async function publishScorers(
       ]);
       const selfRef = await publisher.object(
         spec.name,
-        scorerValue(spec.name, spec.object.description, opRef, summarizeRef, spec.object.attributes),
+        scorerValue(
+          spec.name,
+          spec.object.description,
+          opRef,
+          summarizeRef,
+          objectFields(spec.object.attributes, spec.name),
+        ),
       );
       return { name: spec.name, ref: selfRef, opRef, selfRef, score: spec.score, summarize: spec.summarize };
     }),

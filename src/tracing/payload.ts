@@ -37,9 +37,31 @@ export function preparePayload(
   const settings = payloadSettings();
   if (!settings.captureContent) return undefined;
   if (!settings.redact) return encodedNow ? serializeShared(value, settings.limits) : serialize(value, settings.limits);
+  return redactWith(settings, settings.redact, value, kind, opName);
+}
+
+/**
+ * {@link preparePayload} whatever `captureContent` says, for what is recorded even when content is not: the limits
+ * and credential keys, then the `redact` hook (failing closed). An evaluation's scores and the fields of the objects
+ * it publishes (its Model's attributes, its metadata) go this way. Never throws.
+ */
+export function redactPayload(value: unknown, kind: "inputs" | "output", opName: string): JsonValue {
+  const settings = payloadSettings();
+  return settings.redact
+    ? redactWith(settings, settings.redact, value, kind, opName)
+    : serialize(value, settings.limits);
+}
+
+function redactWith(
+  settings: PayloadSettings,
+  redact: NonNullable<PayloadSettings["redact"]>,
+  value: unknown,
+  kind: "inputs" | "output",
+  opName: string,
+): JsonValue {
   const payload = serialize(value, settings.limits);
   try {
-    const redacted = settings.redact(payload, { kind, opName });
+    const redacted = redact(payload, { kind, opName });
     // Returning nothing means "I edited it in place"; return null to record an explicit null. Either way the result
     // is serialized again (the hook may have put anything in it), with room for what the first pass already cut.
     return serialize(redacted === undefined ? payload : redacted, afterHook(settings.limits));
