@@ -94,11 +94,16 @@ export const DEFAULT_REDACTOR = new KeyRedactor();
 
 // `scheme://user:password@host` → `scheme://user:REDACTED@host` (a user name alone is kept: it is not a secret).
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi;
-// `Bearer abc`, `Basic abc` (an Authorization header's value written into text).
-const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/g;
-// `api_key=…`, `"apiKey": "…"`, `password: …` in free text (query strings, logged objects, config dumps).
+// `Bearer abc`, `Basic abc`, `Token abc` (an Authorization header's value written into text). Schemes are
+// case-insensitive (RFC 9110): `bearer` is masked in any case, the word hardly occurs otherwise. `basic` and `token`
+// are common words ("the basic plan", "token limit"), so only their capitalised and upper-case forms are masked
+// anywhere; in lower case they need a credential key before them (KEY_VALUE's scheme group).
+const AUTH_SCHEME = /\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]+/gi;
+const CAPITALISED_SCHEME = /^(?:Basic|BASIC|Token|TOKEN)$/;
+// `api_key=…`, `"apiKey": "…"`, `password: …`, `authorization: basic …` in free text (query strings, logged objects,
+// config dumps, headers): the key, the separator, an optional auth scheme, the value.
 const KEY_VALUE =
-  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)([^\s"'&,;(){}[\]]+)/gi;
+  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?([^\s"'&,;(){}[\]]+)/gi;
 
 /**
  * Masks the credentials free text can carry: a URL's password, an `Authorization` scheme's value and `key=value`
@@ -108,15 +113,19 @@ const KEY_VALUE =
 export function scrubText(text: string): string {
   return text
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
-    .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
-    .replace(KEY_VALUE, (_all, key: string, sep: string, value: string) =>
-      // Token counts are not credentials; an auth scheme's value was masked by the pass before.
-      /^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) ||
-      /^\d+$/.test(value) ||
-      /^(?:Bearer|Basic|Token|REDACTED)$/i.test(value)
-        ? `${key}${sep}${value}`
-        : `${key}${sep}${REDACTED}`,
-    );
+    .replace(AUTH_SCHEME, (all, scheme: string) =>
+      scheme.toLowerCase() === "bearer" || CAPITALISED_SCHEME.test(scheme) ? `${scheme} ${REDACTED}` : all,
+    )
+    .replace(KEY_VALUE, (_all, key: string, sep: string, scheme: string | undefined, value: string) => {
+      const kept =
+        value === REDACTED ||
+        // After a scheme the value is the credential; without one, token counts and a bare scheme are not.
+        (scheme === undefined &&
+          (/^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) ||
+            /^\d+$/.test(value) ||
+            /^(?:Bearer|Basic|Token)$/i.test(value)));
+      return `${key}${sep}${scheme ?? ""}${kept ? value : REDACTED}`;
+    });
 }
 
 // A string that is itself a URL with a password: anchored, so checking any other string fails at its first bytes.

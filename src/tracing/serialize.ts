@@ -50,7 +50,8 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint
  * - Error → `{name, message, stack, cause?, errors?, ...own enumerable props}`.
  * - Class instances → own enumerable properties plus `_type: "<ClassName>"` (an own `_type` property wins).
  * - Secrets: values under credential-like keys (`options.redactor`) become `"REDACTED"` unread; a URL's password
- *   and credential query parameters are masked, as are `Bearer …` and `key=…` in error messages and stacks.
+ *   and credential query parameters are masked, as are `Bearer …` and `key=…` in an Error's text fields (message,
+ *   stack, a string cause, any other string property).
  * - tracewire's own objects (a `Call`, the processor, clients) → their short summary; well-known clients and
  *   transports (`openai` / Anthropic clients, undici dispatchers, `Headers`, `Request`, `Response`, `AbortSignal`,
  *   streams and sockets) → a summary too (tracing/well-known.ts). Nothing inside them is read.
@@ -276,9 +277,14 @@ class Walker {
     if (Object.hasOwn(e, "errors")) fixed.push("errors"); // AggregateError keeps these non-enumerable
     this.props(out, e, fixed, depth);
     this.props(out, e, Object.keys(e), depth);
-    // Free text: no key says what a value is, so mask what looks like a credential (`Bearer …`, `key=…`, URLs).
-    if (typeof out.message === "string") out.message = scrubText(out.message);
-    if (typeof out.stack === "string") out.stack = scrubText(out.stack);
+    // Free text: no key says what a value is, so mask what looks like a credential (`Bearer …`, `key=…`, URLs). Not
+    // only message and stack: a string `cause`, an SDK's `detail` or `body` quote a request as readily.
+    for (const k of Object.keys(out)) {
+      const text = out[k];
+      if (typeof text !== "string") continue;
+      const scrubbed = scrubText(text);
+      if (scrubbed !== text) Object.defineProperty(out, k, { value: scrubbed }); // also for an own "__proto__" key
+    }
     return out;
   }
 

@@ -90,8 +90,27 @@ describe("free text", () => {
     ['{"password": "hunter2"}', '{"password": "REDACTED"}'],
     ["max_tokens=100 and total_tokens: 42", "max_tokens=100 and total_tokens: 42"],
     ["a plain sentence with no secret", "a plain sentence with no secret"],
+    // Header names and schemes are case-insensitive (RFC 9110): `bearer` in any case is a credential's mark.
+    ["upstream said: authorization: bearer abc.def-123", "upstream said: authorization: bearer REDACTED"],
+    ["BEARER abc.def-123", "BEARER REDACTED"],
+    ["Proxy-Authorization: basic dXNlcjpwdw==", "Proxy-Authorization: basic REDACTED"],
+    ["authorization: token ghp_abc123", "authorization: token REDACTED"],
+    // As plain words `basic` and `token` are common: without a credential key before them, they are prose.
+    ["the basic plan has a token limit", "the basic plan has a token limit"],
   ])("%s → %s", (text, masked) => {
     expect(scrubText(text)).toBe(masked);
+  });
+
+  it("every text field of an Error is masked like its message, not only message and stack", () => {
+    const e = Object.assign(new Error("upstream refused", { cause: "Authorization: Bearer sk-in-cause" }), {
+      detail: "retry with api_key=sk-in-detail",
+      code: "E_AUTH",
+    });
+    const out = serialize(e) as Record<string, unknown>;
+    expect(out.cause).toBe("Authorization: Bearer REDACTED");
+    expect(out.detail).toBe("retry with api_key=REDACTED");
+    expect(out.code).toBe("E_AUTH");
+    expect(JSON.stringify(out)).not.toContain("sk-in");
   });
 
   it("a payload string that is a URL with a password is masked; other strings are recorded as they are", () => {
