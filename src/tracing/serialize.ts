@@ -46,7 +46,8 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint
  * - Buffer, typed arrays, ArrayBuffer, DataView → `{_type, length, base64}`; `length` counts elements (bytes for
  *   ArrayBuffer / DataView) and `base64` covers the first `maxBinaryBytes` bytes, ending in `…` when cut.
  * - Map → an object when every key is a string (the common, readable case), else an array of `[key, value]` pairs so
- *   that keys like `1` and `"1"` or object keys never collide. Set → array.
+ *   that keys like `1` and `"1"` or object keys never collide (a credential-like string key's value is redacted in
+ *   both forms). Set → array.
  * - Error → `{name, message, stack, cause?, errors?, ...own enumerable props}`.
  * - Class instances → own enumerable properties plus `_type: "<ClassName>"` (an own `_type` property wins).
  * - Secrets: values under credential-like keys (`options.redactor`) become `"REDACTED"` unread; a URL's password
@@ -291,7 +292,14 @@ class Walker {
   private map(v: Map<unknown, unknown>, depth: number): JsonValue {
     const entries = take(mapEntries.call(v), this.o.maxItems) as [unknown, unknown][];
     const size: number = mapSize.call(v);
-    if (!entries.every((entry) => typeof entry[0] === "string")) return this.array(entries, depth, size);
+    if (!entries.every((entry) => typeof entry[0] === "string")) {
+      // As pairs, a credential key no longer sits where props() checks keys: its value is replaced here, unwalked.
+      const redactor = this.o.redactor;
+      const pairs = entries.map((entry) =>
+        typeof entry[0] === "string" && redactor.matches(entry[0]) ? [entry[0], REDACTED] : entry,
+      );
+      return this.array(pairs, depth, size);
+    }
     const record: Record<string, unknown> = Object.create(null);
     for (const [k, item] of entries) record[k as string] = item;
     const out: JsonObject = {};

@@ -75,6 +75,29 @@ describe("which keys hold credentials", () => {
     expect(read).toBe(false);
   });
 
+  it("a Map's credential keys are redacted unread also when other keys make it [key, value] pairs", () => {
+    let read = false;
+    const secret = {
+      toJSON() {
+        read = true;
+        return "sk-live";
+      },
+    };
+    const m = new Map<unknown, unknown>([
+      ["apiKey", "sk-0123456789"],
+      [1, "one"],
+      ["Authorization", secret],
+      [{ token: "t" }, "object key"],
+    ]);
+    expect(serialize(m)).toEqual([
+      ["apiKey", REDACTED],
+      [1, "one"],
+      ["Authorization", REDACTED],
+      [{ token: REDACTED }, "object key"],
+    ]);
+    expect(read).toBe(false);
+  });
+
   it("a list of your own replaces the defaults; [] records everything", () => {
     const own = new KeyRedactor(["ssn"]);
     expect(serialize({ ssn: "1", apiKey: "2" }, { redactor: own })).toEqual({ ssn: REDACTED, apiKey: "2" });
