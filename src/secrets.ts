@@ -105,13 +105,32 @@ const CAPITALISED_SCHEME = /^(?:Basic|BASIC|Token|TOKEN)$/;
 const KEY_VALUE =
   /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?([^\s"'&,;(){}[\]]+)/gi;
 
+// A PEM private key block (`-----BEGIN [RSA |EC |ENCRYPTED |OPENSSH ]PRIVATE KEY-----` … its END line; PGP's
+// `PRIVATE KEY BLOCK` too). A block cut short (a truncated string or message) is masked to the end of the text: what
+// is left of a key is still secret. Public keys and certificates are not matched.
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g;
+/** The shortest text that can hold a block: its BEGIN line alone (cut short). */
+const PRIVATE_KEY_MIN_LENGTH = "-----BEGIN PRIVATE KEY-----".length;
+
 /**
- * Masks the credentials free text can carry: a URL's password, an `Authorization` scheme's value and `key=value`
- * pairs under credential-like names. For error messages, stack traces and log lines, where no key says what a value
- * is. Cheap when there is nothing to mask (three regex scans of the text).
+ * `text` with every PEM private key block in it replaced by {@link REDACTED}. A key travels under whatever name its
+ * holder picked (a Google service account's JWT client keeps it as `key`), so the value itself is checked, not its
+ * key. Cheap enough for every payload string: short strings are not searched, others once for `PRIVATE KEY`.
+ */
+export function scrubPrivateKeys(text: string): string {
+  return text.length >= PRIVATE_KEY_MIN_LENGTH && text.includes("PRIVATE KEY")
+    ? text.replace(PRIVATE_KEY_BLOCK, REDACTED)
+    : text;
+}
+
+/**
+ * Masks the credentials free text can carry: a private key block, a URL's password, an `Authorization` scheme's
+ * value and `key=value` pairs under credential-like names. For error messages, stack traces and log lines, where no
+ * key says what a value is. Cheap when there is nothing to mask (a few regex scans of the text).
  */
 export function scrubText(text: string): string {
-  return text
+  return scrubPrivateKeys(text)
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
     .replace(AUTH_SCHEME, (all, scheme: string) =>
       scheme.toLowerCase() === "bearer" || CAPITALISED_SCHEME.test(scheme) ? `${scheme} ${REDACTED}` : all,
@@ -131,11 +150,15 @@ export function scrubText(text: string): string {
 // A string that is itself a URL with a password: anchored, so checking any other string fails at its first bytes.
 const STARTS_WITH_URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]*@/i;
 
-/** A whole-string URL with its password masked; other strings unchanged. Cheap enough for every payload string. */
-export function scrubUrlString(text: string): string {
-  return startsLikeUrl(text) && STARTS_WITH_URL_PASSWORD.test(text)
-    ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`)
-    : text;
+/**
+ * A string value (a payload string, a span attribute) with what marks it as a credential wherever it sits masked: a
+ * whole-string URL's password and any private key block. Other strings are returned as they are (the same string:
+ * `!==` says whether anything was masked). Cheap enough for every payload string.
+ */
+export function scrubString(text: string): string {
+  const url =
+    startsLikeUrl(text) && STARTS_WITH_URL_PASSWORD.test(text) ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`) : text;
+  return scrubPrivateKeys(url);
 }
 
 /**

@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from "../api/types/common.js";
 import { brandChecks, nodeBuffer, toBase64 } from "../runtime.js";
-import { REDACTED, redactUrl, scrubText, scrubUrlString, summaryOf } from "../secrets.js";
+import { REDACTED, redactUrl, scrubString, scrubText, summaryOf } from "../secrets.js";
 import { resolveSerializeOptions, type SerializeOptions } from "./serialize-options.js";
 import { className, describe, take, truncate, unbox, unserializable } from "./serialize-values.js";
 import { wellKnownSummary } from "./well-known.js";
@@ -51,8 +51,8 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint
  * - Error → `{name, message, stack, cause?, errors?, ...own enumerable props}`.
  * - Class instances → own enumerable properties plus `_type: "<ClassName>"` (an own `_type` property wins).
  * - Secrets: values under credential-like keys (`options.redactor`) become `"REDACTED"` unread; a URL's password
- *   and credential query parameters are masked, as are `Bearer …` and `key=…` in an Error's text fields (message,
- *   stack, a string cause, any other string property).
+ *   and credential query parameters are masked, and a PEM private key block in any string, whatever its key; so
+ *   are `Bearer …` and `key=…` in an Error's text fields (message, stack, a string cause, any other string property).
  * - tracewire's own objects (a `Call`, the processor, clients) → their short summary; well-known clients and
  *   transports (`openai` / Anthropic clients, undici dispatchers, `Headers`, `Request`, `Response`, `AbortSignal`,
  *   streams and sockets) → a summary too (tracing/well-known.ts). Nothing inside them is read.
@@ -329,7 +329,7 @@ class Walker {
   }
 
   private string(raw: string): string {
-    const s = scrubUrlString(raw);
+    const s = scrubString(raw);
     // Cut to whichever is smaller: the string limit or what is left of the payload budget.
     const room = Math.min(this.o.maxStringLength, this.o.maxBytes - this.bytes - 2);
     const r = s.length <= room ? s : truncate(s, Math.max(0, room));

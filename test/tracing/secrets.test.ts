@@ -3,6 +3,7 @@
  * because it only looks like a secret; and that a TracewireSpanProcessor in the app's own provider applies the same
  * payload settings as init() — capture off, the redact hook, redactKeys — checked at the stand-in service.
  */
+import { generateKeyPairSync } from "node:crypto";
 import { inspect } from "node:util";
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -142,6 +143,53 @@ describe("free text", () => {
       "see https://example.com/x?a=1",
       "Bearer xyz",
     ]);
+  });
+});
+
+describe("a private key in PEM form is masked wherever it sits", () => {
+  const pem = generateKeyPairSync("ed25519").privateKey.export({ type: "pkcs8", format: "pem" }) as string;
+  const body = pem.split("\n")[1]!;
+  const block = (label: string) => `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----`;
+
+  it("under a key that is no credential's name: a service account's JWT client keeps it as `key`", () => {
+    class JWT {
+      email = "runner@p.iam.gserviceaccount.com";
+      key = pem;
+      scopes = ["https://www.googleapis.com/auth/cloud-platform"];
+    }
+    const out = serialize({ chat: { model: "gemini-2.5-flash", client: new JWT() } });
+    expect(out).toEqual({
+      chat: {
+        model: "gemini-2.5-flash",
+        client: {
+          _type: "JWT",
+          email: "runner@p.iam.gserviceaccount.com",
+          key: `${REDACTED}\n`,
+          scopes: ["https://www.googleapis.com/auth/cloud-platform"],
+        },
+      },
+    });
+  });
+
+  it.each(["PRIVATE KEY", "RSA PRIVATE KEY", "EC PRIVATE KEY", "ENCRYPTED PRIVATE KEY", "OPENSSH PRIVATE KEY"])(
+    "%s: the block inside other text is replaced, the text around it kept",
+    (label) => {
+      const text = `loaded ${block(label)} from env`;
+      expect(serialize([text])).toEqual([`loaded ${REDACTED} from env`]);
+      expect(scrubText(`cannot parse ${block(label)} at line 3`)).toBe(`cannot parse ${REDACTED} at line 3`);
+    },
+  );
+
+  it("a block cut short (no END line) is masked to the end of the text", () => {
+    const cut = `key=-----BEGIN PRIVATE KEY-----\n${body.slice(0, 20)}`;
+    expect(serialize({ note: cut })).toEqual({ note: `key=${REDACTED}` });
+    expect(scrubText(`bad ${cut}`)).toBe(`bad key=${REDACTED}`);
+  });
+
+  it("public keys and certificates are not secrets and are kept", () => {
+    const text = `${block("PUBLIC KEY")}\n${block("CERTIFICATE")}`;
+    expect(serialize(text)).toBe(text);
+    expect(scrubText(text)).toBe(text);
   });
 });
 
