@@ -1,8 +1,9 @@
 /**
  * Credentials never leave the process by accident. One place decides what counts as a secret: values under
- * credential-like keys (in payloads, call attributes and span attributes), the password in a URL, and `Bearer …` /
- * `key=…` text in error messages and log lines. Used by the serializer (tracing/serialize.ts), the processor's exit
- * check of span attributes (otel/span-redact.ts) and tracewire's logger.
+ * credential-like keys (in payloads, call attributes and span attributes), a URL's password and credential query
+ * parameters, a PEM private key wherever it sits, and `Bearer …` / `key=…` text in error messages and log lines.
+ * Used by the serializer (tracing/serialize.ts), the processor's exit check of span attributes (otel/span-redact.ts)
+ * and tracewire's logger.
  */
 
 /** What replaces a redacted value. */
@@ -94,6 +95,8 @@ export const DEFAULT_REDACTOR = new KeyRedactor();
 
 // `scheme://user:password@host` → `scheme://user:REDACTED@host` (a user name alone is kept: it is not a secret).
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi;
+// `?key=…` / `&key=…`: how Google's APIs take an API key in a URL (other credential names are KEY_VALUE's).
+const URL_KEY_PARAM = /([?&#]key=)[^\s&#"'<>]+/gi;
 // `Bearer abc`, `Basic abc`, `Token abc` (an Authorization header's value written into text). Schemes are
 // case-insensitive (RFC 9110): `bearer` is masked in any case, the word hardly occurs otherwise. `basic` and `token`
 // are common words ("the basic plan", "token limit"), so only their capitalised and upper-case forms are masked
@@ -132,6 +135,7 @@ export function scrubPrivateKeys(text: string): string {
 export function scrubText(text: string): string {
   return scrubPrivateKeys(text)
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
+    .replace(URL_KEY_PARAM, `$1${REDACTED}`)
     .replace(AUTH_SCHEME, (all, scheme: string) =>
       scheme.toLowerCase() === "bearer" || CAPITALISED_SCHEME.test(scheme) ? `${scheme} ${REDACTED}` : all,
     )
@@ -150,15 +154,51 @@ export function scrubText(text: string): string {
 // A string that is itself a URL with a password: anchored, so checking any other string fails at its first bytes.
 const STARTS_WITH_URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]*@/i;
 
+// A query or fragment parameter (`?name=value`, `&name=value`, `#access_token=value`), as written.
+const URL_PARAM = /([?&#])([^=&#\s]+)=([^&#\s]+)/g;
+
 /**
  * A string value (a payload string, a span attribute) with what marks it as a credential wherever it sits masked: a
- * whole-string URL's password and any private key block. Other strings are returned as they are (the same string:
- * `!==` says whether anything was masked). Cheap enough for every payload string.
+ * whole-string URL's password and the values of its query (and fragment) parameters that `redactor` names or that are
+ * `key` (how Google's APIs take an API key), and any private key block. Other strings are returned unchanged (`!==`
+ * says whether anything was masked). Cheap enough for every payload string: text that does not open with
+ * `scheme://` costs a few character reads before the private key check.
  */
-export function scrubString(text: string): string {
-  const url =
-    startsLikeUrl(text) && STARTS_WITH_URL_PASSWORD.test(text) ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`) : text;
-  return scrubPrivateKeys(url);
+export function scrubString(text: string, redactor: KeyRedactor): string {
+  let out = text;
+  if (startsLikeUrl(text)) {
+    if (STARTS_WITH_URL_PASSWORD.test(out)) out = out.replace(URL_PASSWORD, `$1:${REDACTED}@`);
+    out = scrubUrlParams(out, redactor);
+  }
+  return scrubPrivateKeys(out);
+}
+
+/** `url` with the values of its credential parameters masked; names are compared decoded (`api%5Fkey`). */
+function scrubUrlParams(url: string, redactor: KeyRedactor): string {
+  let start = url.indexOf("?");
+  const hash = url.indexOf("#");
+  if (start < 0 || (hash >= 0 && hash < start)) start = hash;
+  if (start < 0) return url;
+  let changed = false;
+  const rest = url.slice(start).replace(URL_PARAM, (all, sep: string, name: string, value: string) => {
+    if (value === REDACTED || !isSecretParam(decodeParamName(name), redactor)) return all;
+    changed = true;
+    return `${sep}${name}=${REDACTED}`;
+  });
+  return changed ? url.slice(0, start) + rest : url;
+}
+
+function decodeParamName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, " "));
+  } catch {
+    return name;
+  }
+}
+
+/** Whether a URL parameter holds a credential: a name the redactor matches, or `key` (Google's API key). */
+function isSecretParam(name: string, redactor: KeyRedactor): boolean {
+  return name.toLowerCase() === "key" || redactor.matches(name);
 }
 
 /**
@@ -176,13 +216,14 @@ function startsLikeUrl(text: string): boolean {
   return false;
 }
 
-/** A URL's text with its password and credential-named query parameters masked. Never throws. */
+/** A URL's text with its password and credential query parameters masked ({@link scrubString}'s rule). Never throws. */
 export function redactUrl(url: URL, redactor: KeyRedactor = DEFAULT_REDACTOR): string {
   try {
     if (!url.password && !hasSecretParam(url, redactor)) return url.href;
     const copy = new URL(url.href);
     if (copy.password) copy.password = REDACTED;
-    for (const key of [...copy.searchParams.keys()]) if (redactor.matches(key)) copy.searchParams.set(key, REDACTED);
+    for (const key of [...copy.searchParams.keys()])
+      if (isSecretParam(key, redactor)) copy.searchParams.set(key, REDACTED);
     return copy.href;
   } catch {
     return "[URL]";
@@ -191,7 +232,7 @@ export function redactUrl(url: URL, redactor: KeyRedactor = DEFAULT_REDACTOR): s
 
 function hasSecretParam(url: URL, redactor: KeyRedactor): boolean {
   if (!url.search) return false;
-  for (const key of url.searchParams.keys()) if (redactor.matches(key)) return true;
+  for (const key of url.searchParams.keys()) if (isSecretParam(key, redactor)) return true;
   return false;
 }
 

@@ -48,7 +48,7 @@ export function redactAttributes(attributes: Attributes, redactor: KeyRedactor):
     let masked: typeof value;
     if (redactor.matches(key)) masked = REDACTED;
     else if (typeof value === "string") {
-      const scrubbed = scrubString(value);
+      const scrubbed = scrubString(value, redactor);
       if (scrubbed === value) continue;
       masked = scrubbed;
     } else continue;

@@ -40,7 +40,7 @@ export function plainEnough(value: unknown, options?: SerializeOptions): boolean
     switch (typeof v) {
       case "string": {
         const room = Math.min(o.maxStringLength, o.maxBytes - bytes - 2);
-        if (v.length > room || scrubString(v) !== v) return false;
+        if (v.length > room || scrubString(v, o.redactor) !== v) return false;
         bytes += v.length + 2;
         return true;
       }

@@ -329,7 +329,7 @@ class Walker {
   }
 
   private string(raw: string): string {
-    const s = scrubString(raw);
+    const s = scrubString(raw, this.o.redactor);
     // Cut to whichever is smaller: the string limit or what is left of the payload budget.
     const room = Math.min(this.o.maxStringLength, this.o.maxBytes - this.bytes - 2);
     const r = s.length <= room ? s : truncate(s, Math.max(0, room));

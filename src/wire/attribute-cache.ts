@@ -90,14 +90,14 @@ export class AttributeCache {
 /** `value` as it is written under `entry`'s verdict (after {@link AttributeCache.pair} decided it). */
 export function maskedValue(entry: KeyEntry, value: unknown): unknown {
   if (entry.secret) return REDACTED;
-  return entry.redactor !== undefined && typeof value === "string" ? scrubString(value) : value;
+  return entry.redactor !== undefined && typeof value === "string" ? scrubString(value, entry.redactor) : value;
 }
 
 /** `value` under `key` as it is written, for a key the cache does not hold. */
 export function maskedUncached(key: string, value: unknown, redactor: KeyRedactor | undefined): unknown {
   if (redactor === undefined) return value;
   if (redactor.matches(key)) return REDACTED;
-  return typeof value === "string" ? scrubString(value) : value;
+  return typeof value === "string" ? scrubString(value, redactor) : value;
 }
 
 /**

@@ -107,6 +107,26 @@ describe.each(["http/protobuf", "http/json"] as const)("span attributes leave th
     }
   });
 
+  it("a URL's credential query parameters are masked, first seen and repeated, under the processor's list", async () => {
+    const strict = tracerWith(protocol);
+    const own = tracerWith(protocol, ["tenant"]);
+    const url = `https://api.example.com/v1?tenant=acme&api_key=${SECRET}&key=${SECRET}g`;
+    for (let i = 0; i < 3; i++) {
+      strict.tracer.startSpan(`query-${i}`, { attributes: { "url.full": url } }).end();
+      own.tracer.startSpan(`own-query-${i}`, { attributes: { "url.full": url } }).end();
+    }
+    await Promise.all([strict.processor.forceFlush(), own.processor.forceFlush()]);
+    const spans = received();
+    for (let i = 0; i < 3; i++) {
+      expect(spans.get(`query-${i}`)).toEqual({
+        "url.full": "https://api.example.com/v1?tenant=acme&api_key=REDACTED&key=REDACTED",
+      });
+      expect(spans.get(`own-query-${i}`)).toEqual({
+        "url.full": `https://api.example.com/v1?tenant=REDACTED&api_key=${SECRET}&key=REDACTED`,
+      });
+    }
+  });
+
   it("a private key block is masked whatever key it is under, first seen and repeated", async () => {
     const { tracer, processor } = tracerWith(protocol);
     const key = `-----BEGIN PRIVATE KEY-----\n${SECRET}pem\n-----END PRIVATE KEY-----\n`;

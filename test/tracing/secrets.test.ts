@@ -137,6 +137,30 @@ describe("free text", () => {
     expect(JSON.stringify(out)).not.toContain("sk-in");
   });
 
+  it("a URL's credential query parameters are masked, Google's `key` too; look-alike names are kept", () => {
+    const urls = [
+      "https://api.example.com/v1?api_key=sk-1&page=2",
+      "https://generativelanguage.googleapis.com/v1beta/models/g:generateContent?alt=sse&key=AIza-1",
+      "https://app.example.com/callback#access_token=at-1&state=s",
+      "https://api.example.com/v1?X-Api%5FKey=sk-2&sort_key=name&monkey=1&keyboard=us",
+    ];
+    expect(serialize([...urls, new URL("https://x.example.com/?key=AIza-2&q=cats")])).toEqual([
+      "https://api.example.com/v1?api_key=REDACTED&page=2",
+      "https://generativelanguage.googleapis.com/v1beta/models/g:generateContent?alt=sse&key=REDACTED",
+      "https://app.example.com/callback#access_token=REDACTED&state=s",
+      "https://api.example.com/v1?X-Api%5FKey=REDACTED&sort_key=name&monkey=1&keyboard=us",
+      "https://x.example.com/?key=REDACTED&q=cats",
+    ]);
+    // A list of one's own decides the names, plus `key` (what Google's APIs take a key as).
+    expect(serialize(urls.slice(0, 2), { redactor: new KeyRedactor(["page"]) })).toEqual([
+      "https://api.example.com/v1?api_key=sk-1&page=REDACTED",
+      "https://generativelanguage.googleapis.com/v1beta/models/g:generateContent?alt=sse&key=REDACTED",
+    ]);
+    expect(scrubText(`POST ${urls[1]} failed: 403`)).toBe(
+      "POST https://generativelanguage.googleapis.com/v1beta/models/g:generateContent?alt=sse&key=REDACTED failed: 403",
+    );
+  });
+
   it("a payload string that is a URL with a password is masked; other strings are recorded as they are", () => {
     expect(serialize(["mysql://root:pw@db/app", "see https://example.com/x?a=1", "Bearer xyz"])).toEqual([
       "mysql://root:REDACTED@db/app",
