@@ -12,18 +12,26 @@ export const REDACTED = "REDACTED";
 /**
  * Keys whose values are replaced by `"REDACTED"` by default. A key matches an entry when, ignoring case, `-` and
  * `_`, it equals the entry or ends with it: `apiKey`, `OPENAI_API_KEY` and `x-api-key` all match `api_key`;
- * `client_secret` matches `secret`; `Set-Cookie` matches `cookie`. Pass your own list as `redactKeys` (spread this
- * one to extend it; `[]` turns key redaction off).
+ * `client_secret` matches `secret`; `Set-Cookie` matches `cookie`; `Helicone-Auth` and `x-auth` match `auth`;
+ * `AWS_SECRET_ACCESS_KEY` matches `secret_access_key`. Matching is by ending only, so a plural or a name that goes on
+ * after the word (`api_keys`, `secret_key`, `credential` beside `credentials`) needs its own entry. Pass your own list
+ * as `redactKeys` (spread this one to extend it; `[]` turns key redaction off).
  */
 export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
   "api_key",
+  "api_keys",
   "authorization",
+  "auth",
   "password",
   "passwd",
+  "passphrase",
   "secret",
+  "secret_key",
+  "secret_access_key",
   "token",
   "cookie",
   "private_key",
+  "credential",
   "credentials",
 ]);
 
@@ -104,9 +112,9 @@ const URL_KEY_PARAM = /([?&#]key=)[^\s&#"'<>]+/gi;
 const AUTH_SCHEME = /\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]+/gi;
 const CAPITALISED_SCHEME = /^(?:Basic|BASIC|Token|TOKEN)$/;
 // `api_key=…`, `"apiKey": "…"`, `password: …`, `authorization: basic …` in free text (query strings, logged objects,
-// config dumps, headers): the key, the separator, an optional auth scheme, the value.
+// config dumps, headers): the key (the names of DEFAULT_REDACT_KEYS), the separator, an optional auth scheme, the value.
 const KEY_VALUE =
-  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?([^\s"'&,;(){}[\]]+)/gi;
+  /\b([\w-]*(?:api[-_]?keys?|auth|authorization|password|passwd|passphrase|secret|secret[-_]?(?:access[-_]?)?key|token|cookie|private[-_]?key|credentials?))(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?([^\s"'&,;(){}[\]]+)/gi;
 
 // A PEM private key block (`-----BEGIN [RSA |EC |ENCRYPTED |OPENSSH ]PRIVATE KEY-----` … its END line; PGP's
 // `PRIVATE KEY BLOCK` too). A block cut short (a truncated string or message) is masked to the end of the text: what

@@ -4,6 +4,7 @@
  * payload settings as init() — capture off, the redact hook, redactKeys — checked at the stand-in service.
  */
 import { generateKeyPairSync } from "node:crypto";
+import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
 import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
@@ -40,6 +41,20 @@ describe("which keys hold credentials", () => {
     "Set-Cookie",
     "private_key",
     "credentials",
+    "auth",
+    "Helicone-Auth",
+    "x-auth",
+    "proxy-auth",
+    "credential",
+    "gcpCredential",
+    "secret_key",
+    "stripeSecretKey",
+    "secret_access_key",
+    "AWS_SECRET_ACCESS_KEY",
+    "passphrase",
+    "key_passphrase",
+    "api_keys",
+    "apiKeys",
   ])("%s is redacted", (key) => {
     expect(redactor.matches(key)).toBe(true);
   });
@@ -52,6 +67,8 @@ describe("which keys hold credentials", () => {
     "keyboard",
     "key",
     "author",
+    "authority",
+    "keys",
     "secretary_name",
     "model",
   ])("%s is kept", (key) => {
@@ -66,12 +83,12 @@ describe("which keys hold credentials", () => {
         return "sk-live";
       },
       logprobs: { content: [{ token: "Hello", logprob: -0.1, top_logprobs: [{ token: "Hi", logprob: -2 }] }] },
-      auth: { token: "abc" },
+      session: { token: "abc" },
     };
     expect(serialize(input)).toEqual({
       apiKey: REDACTED,
       logprobs: { content: [{ token: "Hello", logprob: -0.1, top_logprobs: [{ token: "Hi", logprob: -2 }] }] },
-      auth: { token: REDACTED },
+      session: { token: REDACTED },
     });
     expect(read).toBe(false);
   });
@@ -99,6 +116,16 @@ describe("which keys hold credentials", () => {
     expect(read).toBe(false);
   });
 
+  it("docs/configuration.md and docs/concepts.md name every entry of the list, and no other", () => {
+    const listed = (text: string) => [...text.matchAll(/`([a-z_]+)`/g)].map((m) => m[1]).sort();
+    const sorted = [...DEFAULT_REDACT_KEYS].sort();
+    const configuration = readFileSync("docs/configuration.md", "utf8");
+    expect(listed(/`DEFAULT_REDACT_KEYS` is (.*?)\. /s.exec(configuration)![1]!)).toEqual(sorted);
+    const concepts = readFileSync("docs/concepts.md", "utf8");
+    const sentence = /it equals the entry or ends with it: (.*?)\. A logprob/s.exec(concepts)![1]!;
+    expect(listed(sentence.replace(/\(so [^)]*\)/g, ""))).toEqual(sorted);
+  });
+
   it("a list of your own replaces the defaults; [] records everything", () => {
     const own = new KeyRedactor(["ssn"]);
     expect(serialize({ ssn: "1", apiKey: "2" }, { redactor: own })).toEqual({ ssn: REDACTED, apiKey: "2" });
@@ -121,6 +148,13 @@ describe("free text", () => {
     ["authorization: token ghp_abc123", "authorization: token REDACTED"],
     // As plain words `basic` and `token` are common: without a credential key before them, they are prose.
     ["the basic plan has a token limit", "the basic plan has a token limit"],
+    // The names of the default key list that end in something else than a word already above.
+    [
+      "aws_secret_access_key = AKIA0123 and secret_key: sk-1",
+      "aws_secret_access_key = REDACTED and secret_key: REDACTED",
+    ],
+    ["x-auth: tok-1, passphrase=pp-1, api_keys=k1", "x-auth: REDACTED, passphrase=REDACTED, api_keys=REDACTED"],
+    ["credential: c-1", "credential: REDACTED"],
   ])("%s → %s", (text, masked) => {
     expect(scrubText(text)).toBe(masked);
   });
