@@ -121,13 +121,17 @@ export function echo(raw: unknown): string {
   return text.length > 120 ? `${text.slice(0, 80)}… (${text.length} characters)` : text;
 }
 
-/** A URL as text with credentials and query values hidden, for error messages. */
-function redactUrlText(raw: unknown): string {
-  return echo(
-    String(raw)
-      .replace(/\/\/[^/?#]*@/, "//****@")
-      .replace(/\?.*$/, "?…"),
-  );
+/**
+ * A URL as text with credentials, query and fragment hidden, for error messages. The value may not parse, so its
+ * parts are not known: everything before the last `@` (after a `scheme://`) is taken as user info, as a password may
+ * hold `#`, `?` or `/`; then whatever follows a `?` or `#` goes.
+ */
+export function redactUrlText(raw: unknown): string {
+  const text = String(raw);
+  const at = text.lastIndexOf("@");
+  const scheme = at < 0 ? "" : (/^[a-z][a-z0-9+.-]*:\/\//i.exec(text)?.[0] ?? "");
+  const shown = at < 0 ? text : `${scheme}****${text.slice(at)}`;
+  return echo(shown.replace(/([?#])[\s\S]*$/, "$1…"));
 }
 
 /** The option name plus its environment variable, for error messages. */

@@ -1,8 +1,9 @@
 /**
  * Credentials never leave the process by accident. One place decides what counts as a secret: values under
- * credential-like keys (in payloads, call attributes and span attributes), the password in a URL, and `Bearer …` /
- * `key=…` text in error messages and log lines. Used by the serializer (tracing/serialize.ts), the processor's exit
- * check of span attributes (otel/span-redact.ts) and tracewire's logger.
+ * credential-like keys (in payloads, call attributes and span attributes), a URL's password and credential query
+ * parameters, a PEM private key wherever it sits, and `Bearer …` / `key=…` text in error messages and log lines.
+ * Used by the serializer (tracing/serialize.ts), the processor's exit check of span attributes (otel/span-redact.ts)
+ * and tracewire's logger.
  */
 
 /** What replaces a redacted value. */
@@ -11,18 +12,26 @@ export const REDACTED = "REDACTED";
 /**
  * Keys whose values are replaced by `"REDACTED"` by default. A key matches an entry when, ignoring case, `-` and
  * `_`, it equals the entry or ends with it: `apiKey`, `OPENAI_API_KEY` and `x-api-key` all match `api_key`;
- * `client_secret` matches `secret`; `Set-Cookie` matches `cookie`. Pass your own list as `redactKeys` (spread this
- * one to extend it; `[]` turns key redaction off).
+ * `client_secret` matches `secret`; `Set-Cookie` matches `cookie`; `Helicone-Auth` and `x-auth` match `auth`;
+ * `AWS_SECRET_ACCESS_KEY` matches `secret_access_key`. Matching is by ending only, so a plural or a name that goes on
+ * after the word (`api_keys`, `secret_key`, `credential` beside `credentials`) needs its own entry. Pass your own list
+ * as `redactKeys` (spread this one to extend it; `[]` turns key redaction off).
  */
 export const DEFAULT_REDACT_KEYS: readonly string[] = Object.freeze([
   "api_key",
+  "api_keys",
   "authorization",
+  "auth",
   "password",
   "passwd",
+  "passphrase",
   "secret",
+  "secret_key",
+  "secret_access_key",
   "token",
   "cookie",
   "private_key",
+  "credential",
   "credentials",
 ]);
 
@@ -94,39 +103,110 @@ export const DEFAULT_REDACTOR = new KeyRedactor();
 
 // `scheme://user:password@host` → `scheme://user:REDACTED@host` (a user name alone is kept: it is not a secret).
 const URL_PASSWORD = /\b([a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*):[^\s/?#@]*@/gi;
-// `Bearer abc`, `Basic abc` (an Authorization header's value written into text).
-const AUTH_SCHEME = /\b(Bearer|Basic|Token)\s+[A-Za-z0-9._~+/=-]+/g;
-// `api_key=…`, `"apiKey": "…"`, `password: …` in free text (query strings, logged objects, config dumps).
+// `?key=…` / `&key=…`: how Google's APIs take an API key in a URL (other credential names are KEY_VALUE's).
+const URL_KEY_PARAM = /([?&#]key=)[^\s&#"'<>]+/gi;
+// `Bearer abc`, `Basic abc`, `Token abc` (an Authorization header's value written into text). Schemes are
+// case-insensitive (RFC 9110): `bearer` is masked in any case, the word hardly occurs otherwise. `basic` and `token`
+// are common words ("the basic plan", "token limit"), so only their capitalised and upper-case forms are masked
+// anywhere; in lower case they need a credential key before them (KEY_VALUE's scheme group).
+const AUTH_SCHEME = /\b(bearer|basic|token)\s+[A-Za-z0-9._~+/=-]+/gi;
+const CAPITALISED_SCHEME = /^(?:Basic|BASIC|Token|TOKEN)$/;
+// `api_key=…`, `"apiKey": "…"`, `password: …`, `authorization: basic …` in free text (query strings, logged objects,
+// config dumps, headers): the key (the names of DEFAULT_REDACT_KEYS), the separator, an optional auth scheme, the value.
 const KEY_VALUE =
-  /\b([\w-]*(?:api[-_]?key|authorization|password|passwd|secret|token|cookie|private[-_]?key|credentials))(["']?\s*[:=]\s*["']?)([^\s"'&,;(){}[\]]+)/gi;
+  /\b([\w-]*(?:api[-_]?keys?|auth|authorization|password|passwd|passphrase|secret|secret[-_]?(?:access[-_]?)?key|token|cookie|private[-_]?key|credentials?))(["']?\s*[:=]\s*["']?)((?:bearer|basic|token)\s+)?([^\s"'&,;(){}[\]]+)/gi;
+
+// A PEM private key block (`-----BEGIN [RSA |EC |ENCRYPTED |OPENSSH ]PRIVATE KEY-----` … its END line; PGP's
+// `PRIVATE KEY BLOCK` too). A block cut short (a truncated string or message) is masked to the end of the text: what
+// is left of a key is still secret. Public keys and certificates are not matched.
+const PRIVATE_KEY_BLOCK =
+  /-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|$)/g;
+/** The shortest text that can hold a block: its BEGIN line alone (cut short). */
+const PRIVATE_KEY_MIN_LENGTH = "-----BEGIN PRIVATE KEY-----".length;
 
 /**
- * Masks the credentials free text can carry: a URL's password, an `Authorization` scheme's value and `key=value`
- * pairs under credential-like names. For error messages, stack traces and log lines, where no key says what a value
- * is. Cheap when there is nothing to mask (three regex scans of the text).
+ * `text` with every PEM private key block in it replaced by {@link REDACTED}. A key travels under whatever name its
+ * holder picked (a Google service account's JWT client keeps it as `key`), so the value itself is checked, not its
+ * key. Cheap enough for every payload string: short strings are not searched, others once for `PRIVATE KEY`.
+ */
+export function scrubPrivateKeys(text: string): string {
+  return text.length >= PRIVATE_KEY_MIN_LENGTH && text.includes("PRIVATE KEY")
+    ? text.replace(PRIVATE_KEY_BLOCK, REDACTED)
+    : text;
+}
+
+/**
+ * Masks the credentials free text can carry: a private key block, a URL's password, an `Authorization` scheme's
+ * value and `key=value` pairs under credential-like names. For error messages, stack traces and log lines, where no
+ * key says what a value is. Cheap when there is nothing to mask (a few regex scans of the text).
  */
 export function scrubText(text: string): string {
-  return text
+  return scrubPrivateKeys(text)
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
-    .replace(AUTH_SCHEME, `$1 ${REDACTED}`)
-    .replace(KEY_VALUE, (_all, key: string, sep: string, value: string) =>
-      // Token counts are not credentials; an auth scheme's value was masked by the pass before.
-      /^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) ||
-      /^\d+$/.test(value) ||
-      /^(?:Bearer|Basic|Token|REDACTED)$/i.test(value)
-        ? `${key}${sep}${value}`
-        : `${key}${sep}${REDACTED}`,
-    );
+    .replace(URL_KEY_PARAM, `$1${REDACTED}`)
+    .replace(AUTH_SCHEME, (all, scheme: string) =>
+      scheme.toLowerCase() === "bearer" || CAPITALISED_SCHEME.test(scheme) ? `${scheme} ${REDACTED}` : all,
+    )
+    .replace(KEY_VALUE, (_all, key: string, sep: string, scheme: string | undefined, value: string) => {
+      const kept =
+        value === REDACTED ||
+        // After a scheme the value is the credential; without one, token counts and a bare scheme are not.
+        (scheme === undefined &&
+          (/^(?:max|prompt|completion|input|output|total|reasoning|cached)/i.test(key) ||
+            /^\d+$/.test(value) ||
+            /^(?:Bearer|Basic|Token)$/i.test(value)));
+      return `${key}${sep}${scheme ?? ""}${kept ? value : REDACTED}`;
+    });
 }
 
 // A string that is itself a URL with a password: anchored, so checking any other string fails at its first bytes.
 const STARTS_WITH_URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:]*:[^\s/?#@]*@/i;
 
-/** A whole-string URL with its password masked; other strings unchanged. Cheap enough for every payload string. */
-export function scrubUrlString(text: string): string {
-  return startsLikeUrl(text) && STARTS_WITH_URL_PASSWORD.test(text)
-    ? text.replace(URL_PASSWORD, `$1:${REDACTED}@`)
-    : text;
+// A query or fragment parameter (`?name=value`, `&name=value`, `#access_token=value`), as written.
+const URL_PARAM = /([?&#])([^=&#\s]+)=([^&#\s]+)/g;
+
+/**
+ * A string value (a payload string, a span attribute) with what marks it as a credential wherever it sits masked: a
+ * whole-string URL's password and the values of its query (and fragment) parameters that `redactor` names or that are
+ * `key` (how Google's APIs take an API key), and any private key block. Other strings are returned unchanged (`!==`
+ * says whether anything was masked). Cheap enough for every payload string: text that does not open with
+ * `scheme://` costs a few character reads before the private key check.
+ */
+export function scrubString(text: string, redactor: KeyRedactor): string {
+  let out = text;
+  if (startsLikeUrl(text)) {
+    if (STARTS_WITH_URL_PASSWORD.test(out)) out = out.replace(URL_PASSWORD, `$1:${REDACTED}@`);
+    out = scrubUrlParams(out, redactor);
+  }
+  return scrubPrivateKeys(out);
+}
+
+/** `url` with the values of its credential parameters masked; names are compared decoded (`api%5Fkey`). */
+function scrubUrlParams(url: string, redactor: KeyRedactor): string {
+  let start = url.indexOf("?");
+  const hash = url.indexOf("#");
+  if (start < 0 || (hash >= 0 && hash < start)) start = hash;
+  if (start < 0) return url;
+  let changed = false;
+  const rest = url.slice(start).replace(URL_PARAM, (all, sep: string, name: string, value: string) => {
+    if (value === REDACTED || !isSecretParam(decodeParamName(name), redactor)) return all;
+    changed = true;
+    return `${sep}${name}=${REDACTED}`;
+  });
+  return changed ? url.slice(0, start) + rest : url;
+}
+
+function decodeParamName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, " "));
+  } catch {
+    return name;
+  }
+}
+
+/** Whether a URL parameter holds a credential: a name the redactor matches, or `key` (Google's API key). */
+function isSecretParam(name: string, redactor: KeyRedactor): boolean {
+  return name.toLowerCase() === "key" || redactor.matches(name);
 }
 
 /**
@@ -144,13 +224,14 @@ function startsLikeUrl(text: string): boolean {
   return false;
 }
 
-/** A URL's text with its password and credential-named query parameters masked. Never throws. */
+/** A URL's text with its password and credential query parameters masked ({@link scrubString}'s rule). Never throws. */
 export function redactUrl(url: URL, redactor: KeyRedactor = DEFAULT_REDACTOR): string {
   try {
     if (!url.password && !hasSecretParam(url, redactor)) return url.href;
     const copy = new URL(url.href);
     if (copy.password) copy.password = REDACTED;
-    for (const key of [...copy.searchParams.keys()]) if (redactor.matches(key)) copy.searchParams.set(key, REDACTED);
+    for (const key of [...copy.searchParams.keys()])
+      if (isSecretParam(key, redactor)) copy.searchParams.set(key, REDACTED);
     return copy.href;
   } catch {
     return "[URL]";
@@ -159,7 +240,7 @@ export function redactUrl(url: URL, redactor: KeyRedactor = DEFAULT_REDACTOR): s
 
 function hasSecretParam(url: URL, redactor: KeyRedactor): boolean {
   if (!url.search) return false;
-  for (const key of url.searchParams.keys()) if (redactor.matches(key)) return true;
+  for (const key of url.searchParams.keys()) if (isSecretParam(key, redactor)) return true;
   return false;
 }
 

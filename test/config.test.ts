@@ -165,6 +165,10 @@ describe("the API key never leaks", () => {
     ["a non-http scheme with credentials", "ftp://api:sk-SECRET-1@x.example.com"],
     ["an unparseable URL with credentials", "https://api:sk-SECRET-1@bad host"],
     ["a key in the query string", "https://x.example.com/?api_key=sk-SECRET-1"],
+    ["a password holding # (the URL does not parse)", "https://api:sk-SECRET#1@x.example.com"],
+    ["a password holding ? and /", "https://api:sk/SECRET?1@x.example.com"],
+    ["credentials without a scheme", "api:sk-SECRET-1@x.example.com"],
+    ["a token in the fragment", "https://x.example.com/#access_token=sk-SECRET-1"],
   ])("hides secrets in a bad URL: %s", (_name, url) => {
     const err = configError(() => resolveTransport(spec, { env: {}, baseUrl: url }));
     expect(`${err.message} ${err.value}`).not.toContain("SECRET");

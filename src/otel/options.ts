@@ -8,6 +8,7 @@ import {
   checkKeyTransport,
   ENV,
   type Env,
+  echo,
   kindOf,
   MAX_TIMER_MS,
   readApiKey,
@@ -143,8 +144,7 @@ function parseHeaderList(setting: string, text: string | undefined): Record<stri
   for (const pair of text.split(",")) {
     if (pair.trim() === "") continue;
     const eq = pair.indexOf("=");
-    if (eq <= 0)
-      throw new ConfigError(setting, JSON.stringify(pair.replace(/=.*/, "=****")), "k=v pairs separated by commas");
+    if (eq <= 0) throw new ConfigError(setting, maskHeaderList(text), "k=v pairs separated by commas");
     try {
       headers[decodeURIComponent(pair.slice(0, eq).trim()).toLowerCase()] = decodeURIComponent(
         pair.slice(eq + 1).trim(),
@@ -154,6 +154,18 @@ function parseHeaderList(setting: string, text: string | undefined): Record<stri
     }
   }
   return headers;
+}
+
+/**
+ * The header list as an error shows it: names kept, every value `****`, and an entry without `=` (a token pasted
+ * alone, a header whose `=` was lost) wholly `****` — it may be nothing but the credential.
+ */
+function maskHeaderList(text: string): string {
+  const masked = text.split(",").map((pair) => {
+    const eq = pair.indexOf("=");
+    return eq < 0 ? (pair.trim() === "" ? pair : "****") : `${pair.slice(0, eq)}=****`;
+  });
+  return echo(masked.join(","));
 }
 
 function readChoice<T extends string>(setting: string, value: unknown, choices: readonly T[]): T | undefined {

@@ -6,7 +6,7 @@
  */
 import type { ExportResult } from "@opentelemetry/core";
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
+import { kindOf, MAX_TIMER_MS, readHeaders, redactUrlText } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
@@ -265,9 +265,7 @@ function checkConfig(config: OtlpExporterConfig): void {
   if (!url || (url.protocol !== "http:" && url.protocol !== "https:")) {
     throw new ConfigError(
       setting("url"),
-      typeof config.url === "string"
-        ? JSON.stringify(config.url.replace(/\/\/[^/?#]*@/, "//****@"))
-        : kindOf(config.url),
+      typeof config.url === "string" ? redactUrlText(config.url) : kindOf(config.url),
       "the absolute http(s) URL of the OTLP traces endpoint",
     );
   }

@@ -1,8 +1,8 @@
 /**
  * The exit check of span attributes (DESIGN §3: one processor is the one exit). Other instrumentations record what
- * they see — an `http.request.header.authorization`, a `url.full` with a password, an exception message quoting a
- * `Bearer` token — and tracewire's own payloads were redacted when serialized, but span attributes set by anyone are
- * checked here, on both routes, before they are encoded.
+ * they see — an `http.request.header.authorization`, a `url.full` with a password, a private key, an exception
+ * message quoting a `Bearer` token — and tracewire's own payloads were redacted when serialized, but span attributes
+ * set by anyone are checked here, on both routes, before they are encoded.
  *
  * The span is never changed (other processors on the same provider see it as it is): when something must be masked,
  * the encoders get a view of it with redacted attributes, events and status. On the OTLP route the span's own
@@ -12,7 +12,7 @@
  */
 import type { Attributes, SpanStatus } from "@opentelemetry/api";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
-import { type KeyRedactor, REDACTED, scrubText, scrubUrlString } from "../secrets.js";
+import { type KeyRedactor, REDACTED, scrubString, scrubText } from "../secrets.js";
 
 /** `span`, or a view of it whose credential-bearing attributes, exception texts and status message are masked. */
 export function redactedSpan(span: ReadableSpan, redactor: KeyRedactor): ReadableSpan {
@@ -48,7 +48,7 @@ export function redactAttributes(attributes: Attributes, redactor: KeyRedactor):
     let masked: typeof value;
     if (redactor.matches(key)) masked = REDACTED;
     else if (typeof value === "string") {
-      const scrubbed = scrubUrlString(value);
+      const scrubbed = scrubString(value, redactor);
       if (scrubbed === value) continue;
       masked = scrubbed;
     } else continue;

@@ -6,11 +6,12 @@
  *
  * {@link plainEnough} walks the value the way the serializer's `Walker` would, with the same limits and the same byte
  * accounting, reading each property once and writing nothing. It says yes only when the serializer would return an
- * exact copy: plain objects and arrays, finite numbers, strings that no limit cuts and no URL password scrub changes,
- * no credential-like key, no cycle, no `toJSON`, nothing JSON would drop or rewrite in an array. Anything else takes
- * the copying path, so what is recorded is byte for byte what the copy would give.
+ * exact copy: plain objects and arrays, finite numbers, strings that no limit cuts and no scrub changes (secrets.ts
+ * `scrubString`: a URL's password, a private key block), no credential-like key, no cycle, no `toJSON`, nothing JSON
+ * would drop or rewrite in an array. Anything else takes the copying path, so what is recorded is byte for byte what
+ * the copy would give.
  */
-import { scrubUrlString } from "../secrets.js";
+import { scrubString } from "../secrets.js";
 import type { JsonValue, SerializeOptions } from "./serialize.js";
 import { resolveSerializeOptions, serialize } from "./serialize.js";
 
@@ -39,7 +40,7 @@ export function plainEnough(value: unknown, options?: SerializeOptions): boolean
     switch (typeof v) {
       case "string": {
         const room = Math.min(o.maxStringLength, o.maxBytes - bytes - 2);
-        if (v.length > room || scrubUrlString(v) !== v) return false;
+        if (v.length > room || scrubString(v, o.redactor) !== v) return false;
         bytes += v.length + 2;
         return true;
       }

@@ -8,7 +8,7 @@
  */
 import type { JsonValue } from "../api/types/common.js";
 import { brandChecks, nodeBuffer, toBase64 } from "../runtime.js";
-import { REDACTED, redactUrl, scrubText, scrubUrlString, summaryOf } from "../secrets.js";
+import { REDACTED, redactUrl, scrubString, scrubText, summaryOf } from "../secrets.js";
 import { resolveSerializeOptions, type SerializeOptions } from "./serialize-options.js";
 import { className, describe, take, truncate, unbox, unserializable } from "./serialize-values.js";
 import { wellKnownSummary } from "./well-known.js";
@@ -46,11 +46,13 @@ const typedArrayTag = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(Uint
  * - Buffer, typed arrays, ArrayBuffer, DataView → `{_type, length, base64}`; `length` counts elements (bytes for
  *   ArrayBuffer / DataView) and `base64` covers the first `maxBinaryBytes` bytes, ending in `…` when cut.
  * - Map → an object when every key is a string (the common, readable case), else an array of `[key, value]` pairs so
- *   that keys like `1` and `"1"` or object keys never collide. Set → array.
+ *   that keys like `1` and `"1"` or object keys never collide (a credential-like string key's value is redacted in
+ *   both forms). Set → array.
  * - Error → `{name, message, stack, cause?, errors?, ...own enumerable props}`.
  * - Class instances → own enumerable properties plus `_type: "<ClassName>"` (an own `_type` property wins).
  * - Secrets: values under credential-like keys (`options.redactor`) become `"REDACTED"` unread; a URL's password
- *   and credential query parameters are masked, as are `Bearer …` and `key=…` in error messages and stacks.
+ *   and credential query parameters are masked, and a PEM private key block in any string, whatever its key; so
+ *   are `Bearer …` and `key=…` in an Error's text fields (message, stack, a string cause, any other string property).
  * - tracewire's own objects (a `Call`, the processor, clients) → their short summary; well-known clients and
  *   transports (`openai` / Anthropic clients, undici dispatchers, `Headers`, `Request`, `Response`, `AbortSignal`,
  *   streams and sockets) → a summary too (tracing/well-known.ts). Nothing inside them is read.
@@ -276,16 +278,28 @@ class Walker {
     if (Object.hasOwn(e, "errors")) fixed.push("errors"); // AggregateError keeps these non-enumerable
     this.props(out, e, fixed, depth);
     this.props(out, e, Object.keys(e), depth);
-    // Free text: no key says what a value is, so mask what looks like a credential (`Bearer …`, `key=…`, URLs).
-    if (typeof out.message === "string") out.message = scrubText(out.message);
-    if (typeof out.stack === "string") out.stack = scrubText(out.stack);
+    // Free text: no key says what a value is, so mask what looks like a credential (`Bearer …`, `key=…`, URLs). Not
+    // only message and stack: a string `cause`, an SDK's `detail` or `body` quote a request as readily.
+    for (const k of Object.keys(out)) {
+      const text = out[k];
+      if (typeof text !== "string") continue;
+      const scrubbed = scrubText(text);
+      if (scrubbed !== text) Object.defineProperty(out, k, { value: scrubbed }); // also for an own "__proto__" key
+    }
     return out;
   }
 
   private map(v: Map<unknown, unknown>, depth: number): JsonValue {
     const entries = take(mapEntries.call(v), this.o.maxItems) as [unknown, unknown][];
     const size: number = mapSize.call(v);
-    if (!entries.every((entry) => typeof entry[0] === "string")) return this.array(entries, depth, size);
+    if (!entries.every((entry) => typeof entry[0] === "string")) {
+      // As pairs, a credential key no longer sits where props() checks keys: its value is replaced here, unwalked.
+      const redactor = this.o.redactor;
+      const pairs = entries.map((entry) =>
+        typeof entry[0] === "string" && redactor.matches(entry[0]) ? [entry[0], REDACTED] : entry,
+      );
+      return this.array(pairs, depth, size);
+    }
     const record: Record<string, unknown> = Object.create(null);
     for (const [k, item] of entries) record[k as string] = item;
     const out: JsonObject = {};
@@ -315,7 +329,7 @@ class Walker {
   }
 
   private string(raw: string): string {
-    const s = scrubUrlString(raw);
+    const s = scrubString(raw, this.o.redactor);
     // Cut to whichever is smaller: the string limit or what is left of the payload budget.
     const room = Math.min(this.o.maxStringLength, this.o.maxBytes - this.bytes - 2);
     const r = s.length <= room ? s : truncate(s, Math.max(0, room));

@@ -8,11 +8,11 @@
  * was sliced from).
  *
  * It is also where a span's attributes get their exit check for credentials (otel/span-redact.ts says what is
- * masked): a key's verdict (credential key or not) is kept with its entry, and a string value is checked for a URL
- * password or credential query parameters only when it differs from the key's last value — a cached pair is the
- * encoding of the value as it may leave the process.
+ * masked): a key's verdict (credential key or not) is kept with its entry, and a string value is checked (secrets.ts
+ * `scrubString`: a URL's password, a private key block) only when it differs from the key's last value — a cached
+ * pair is the encoding of the value as it may leave the process.
  */
-import { describeAs, type KeyRedactor, REDACTED, scrubUrlString } from "../secrets.js";
+import { describeAs, type KeyRedactor, REDACTED, scrubString } from "../secrets.js";
 
 /** What is cached for one attribute key. */
 export interface KeyEntry {
@@ -90,14 +90,14 @@ export class AttributeCache {
 /** `value` as it is written under `entry`'s verdict (after {@link AttributeCache.pair} decided it). */
 export function maskedValue(entry: KeyEntry, value: unknown): unknown {
   if (entry.secret) return REDACTED;
-  return entry.redactor !== undefined && typeof value === "string" ? scrubUrlString(value) : value;
+  return entry.redactor !== undefined && typeof value === "string" ? scrubString(value, entry.redactor) : value;
 }
 
 /** `value` under `key` as it is written, for a key the cache does not hold. */
 export function maskedUncached(key: string, value: unknown, redactor: KeyRedactor | undefined): unknown {
   if (redactor === undefined) return value;
   if (redactor.matches(key)) return REDACTED;
-  return typeof value === "string" ? scrubUrlString(value) : value;
+  return typeof value === "string" ? scrubString(value, redactor) : value;
 }
 
 /**

@@ -107,6 +107,38 @@ describe.each(["http/protobuf", "http/json"] as const)("span attributes leave th
     }
   });
 
+  it("a URL's credential query parameters are masked, first seen and repeated, under the processor's list", async () => {
+    const strict = tracerWith(protocol);
+    const own = tracerWith(protocol, ["tenant"]);
+    const url = `https://api.example.com/v1?tenant=acme&api_key=${SECRET}&key=${SECRET}g`;
+    for (let i = 0; i < 3; i++) {
+      strict.tracer.startSpan(`query-${i}`, { attributes: { "url.full": url } }).end();
+      own.tracer.startSpan(`own-query-${i}`, { attributes: { "url.full": url } }).end();
+    }
+    await Promise.all([strict.processor.forceFlush(), own.processor.forceFlush()]);
+    const spans = received();
+    for (let i = 0; i < 3; i++) {
+      expect(spans.get(`query-${i}`)).toEqual({
+        "url.full": "https://api.example.com/v1?tenant=acme&api_key=REDACTED&key=REDACTED",
+      });
+      expect(spans.get(`own-query-${i}`)).toEqual({
+        "url.full": `https://api.example.com/v1?tenant=REDACTED&api_key=${SECRET}&key=REDACTED`,
+      });
+    }
+  });
+
+  it("a private key block is masked whatever key it is under, first seen and repeated", async () => {
+    const { tracer, processor } = tracerWith(protocol);
+    const key = `-----BEGIN PRIVATE KEY-----\n${SECRET}pem\n-----END PRIVATE KEY-----\n`;
+    for (const name of ["pem", "pem2", "pem3"])
+      tracer.startSpan(name, { attributes: { "db.statement": `INSERT INTO keys VALUES ('${key}')` } }).end();
+    await processor.forceFlush();
+    const spans = received();
+    for (const name of ["pem", "pem2", "pem3"])
+      expect(spans.get(name)).toEqual({ "db.statement": "INSERT INTO keys VALUES ('REDACTED\n')" });
+    expect(double.wireText()).not.toContain(SECRET);
+  });
+
   it("a key the resource also carries (written unchecked) is checked again on the next span", async () => {
     // The resource is the app's own description of itself and is written as it is; the same key and value on a span
     // must not reuse what was cached for the resource. (A value no other test uses: the encoders' caches live as long

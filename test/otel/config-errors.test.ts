@@ -4,7 +4,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, type InitOptions, init } from "../../src/index.js";
-import { type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
+import { OtlpTraceExporter, type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
 import { globalState } from "../../src/otel/state.js";
 import { PROJECT } from "./helpers.js";
 
@@ -98,6 +98,28 @@ describe("ConfigError names the setting", () => {
   it.each(cases)("init(): $title", ({ options, setting }) => {
     const err = configError(() => init({ env: {}, ...(options as InitOptions) }));
     expect(err.setting).toBe(setting);
+  });
+
+  it.each([
+    ["an entry without =, the token alone", "x-tenant=blue,sk-SECRET-0123456789"],
+    ["a header whose = was dropped", "Authorization Bearer sk-SECRET-0123456789"],
+    ["an entry with an empty name", "x-tenant=blue,=sk-SECRET-0123456789"],
+  ])("OTEL_EXPORTER_OTLP_TRACES_HEADERS with %s: the error shows none of it", (_name, headers) => {
+    const err = configError(
+      () => new TracewireSpanProcessor({ ...BASE, env: { OTEL_EXPORTER_OTLP_TRACES_HEADERS: headers } }),
+    );
+    expect(err.setting).toBe("env OTEL_EXPORTER_OTLP_TRACES_HEADERS");
+    expect(`${err.message} ${err.value}`).not.toContain("SECRET");
+  });
+
+  it.each([
+    ["a password holding #", "https://u:sk-SECRET#1@collector.example.com/v1/traces"],
+    ["a key in the query of a non-http URL", "ftp://collector.example.com/v1/traces?api_key=sk-SECRET-1"],
+  ])("OtlpTraceExporter with a bad url (%s): the error shows no credential", (_name, url) => {
+    const config = { url, project: PROJECT, protocol: "http/protobuf", compression: "gzip", timeoutMs: 1000 };
+    const err = configError(() => new OtlpTraceExporter({ ...config, headers: {} } as never));
+    expect(err.setting).toContain("url");
+    expect(`${err.message} ${err.value}`).not.toContain("SECRET");
   });
 
   it("a good configuration after a bad one works (nothing half-registered)", async () => {

@@ -63,6 +63,9 @@ describe("serializeShared", () => {
       "credential key": { apiKey: "sk-0123456789abcdef" },
       "authorization header": { headers: { Authorization: "Bearer abc" } },
       "URL with a password": { url: "https://user:pw@example.com/x" },
+      "URL with a credential parameter": { url: "https://example.com/x?q=1&api_key=sk-1" },
+      "URL with Google's key parameter": { url: "https://example.com/x?key=AIza-1" },
+      "PEM private key": { key: "-----BEGIN PRIVATE KEY-----\nMC4CAQAwBQYDK2Vw\n-----END PRIVATE KEY-----\n" },
       buffer: { b: Buffer.from("hi") },
     };
     for (const [name, value] of Object.entries(cases)) {
