@@ -13,8 +13,7 @@
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { MAX_TIMER_MS } from "../config.js";
-import { DEFAULT_RETRY } from "../http/retry.js";
-import { HttpTransport } from "../http/transport.js";
+import type { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../secrets.js";
 import { TRACER_NAME } from "../version.js";
 import { releaseSlices } from "../wire/arena.js";
@@ -22,13 +21,12 @@ import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
 import { portableStartAttributes, setExportedSpanName, usageFromAttributes } from "../wire/span-to-call.js";
 import { adaptedEnd, adaptedStart } from "./call-adapters.js";
-import { CallRequests } from "./call-requests.js";
-import { CallsExporter } from "./calls-exporter.js";
+import type { CallRequests } from "./call-requests.js";
 import type { CallItem } from "./calls-route.js";
+import { createDelivery } from "./delivery.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
-import { callsExportEvents, otlpExportEvents } from "./export-events.js";
-import { ExportQueue, type QueueStats } from "./export-queue.js";
+import type { ExportQueue, QueueStats } from "./export-queue.js";
 import {
   isSampled,
   type ResolvedProcessorOptions,
@@ -36,7 +34,7 @@ import {
   type SpanRoute,
   type TracewireProcessorOptions,
 } from "./options.js";
-import { OtlpTraceExporter } from "./otlp-exporter.js";
+import type { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
@@ -99,59 +97,13 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.diagnostics = new Diagnostics(this.options.logger, undefined, this.options.apiKey);
     this.callRecords = new CallRecordEncoder(this.project);
     this.rollup = new UsageRollup(this.options.exportMode !== "otlp" || this.options.route !== undefined);
-    const queueOptions = {
-      maxQueueSize: this.options.maxQueueSize,
-      maxBatchSize: this.options.maxExportBatchSize,
-      scheduleDelayMs: this.options.scheduledDelayMillis,
-      exportTimeoutMs: this.options.exportTimeoutMillis,
-      retryBaseDelayMs: 1000,
-      retryMaxDelayMs: 30_000,
-    };
-
-    this.transport = new HttpTransport({
-      baseUrl: this.options.baseUrl,
-      ...(this.options.apiKey === undefined ? {} : { apiKey: this.options.apiKey }),
-      retry: { ...DEFAULT_RETRY, maxAttempts: 3, maxElapsedMs: this.options.exportTimeoutMillis },
-      timeoutMs: this.options.exportTimeoutMillis,
-      connectTimeoutMs: 10_000,
-      bodyTimeoutMs: this.options.exportTimeoutMillis,
-      gzip: false,
-      maxConnections: 4,
-      // The export queue retries an unreachable service on its own schedule (and tells a waiting flush at once).
-      retryUnreachable: false,
-    });
-    const callsExporter = new CallsExporter(
-      this.transport,
-      this.options.maxBatchBytes,
-      callsExportEvents(
-        () => this.calls,
-        this.diagnostics,
-        this.project,
-        (count, message) => this.rejectCalls(count, message),
-      ),
-      this.project,
-    );
-    this.calls = new ExportQueue<CallItem>(
-      (batch, signal) => callsExporter.export(batch, signal),
-      queueOptions,
-      (count, reason, items) => {
-        this.callRequests.dropped(items, reason); // their promises reject with NotSentError
-        this.diagnostics.warn("calls-dropped", `Dropped ${count} call item(s) because ${reason}.`);
-      },
-    );
-
-    this.otlpExporter = new OtlpTraceExporter(
-      this.options.otlp,
-      otlpExportEvents(() => this.otlp, this.diagnostics, this.project),
-      { queued: true },
-    );
-    this.otlp = new ExportQueue<EncodedSpan>(
-      (batch, signal) => this.otlpExporter.sendEncoded(batch, signal),
-      queueOptions,
-      (count, reason) => this.diagnostics.warn("otlp-dropped", `Dropped ${count} span(s) because ${reason}.`),
-    );
-
-    this.callRequests = new CallRequests(this.calls, this.otlp, this.options.maxQueueSize);
+    ({
+      transport: this.transport,
+      calls: this.calls,
+      otlp: this.otlp,
+      otlpExporter: this.otlpExporter,
+      callRequests: this.callRequests,
+    } = createDelivery(this.options, this.diagnostics, (count, message) => this.rejectCalls(count, message)));
 
     const state = globalState();
     state.live.add(this);
