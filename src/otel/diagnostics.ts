@@ -2,7 +2,7 @@
  * tracewire's own voice: internal failures are counted and reported through one logger, each kind at most once
  * per interval, so an outage produces a handful of lines instead of one per span.
  */
-import { describeAs, REDACTED, scrubText } from "../secrets.js";
+import { describeAs, knownSecretValue, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {
@@ -18,16 +18,24 @@ const PREFIX = "[tracewire]";
 export class Diagnostics {
   private readonly last = new Map<string, number>();
   private readonly suppressed = new Map<string, number>();
+  /**
+   * The secret as masked here too, not only through the known secrets: those keep the newest, and this logger's own
+   * key must stay masked in its lines however many others are registered. Undefined when too short to mask.
+   */
+  private readonly masked: string | undefined;
 
   /**
    * `secret`: a credential this logger must never print (the processor's API key), masked wherever a message
-   * quotes it; `Bearer …`, `key=…` and URL passwords are masked in every message too.
+   * quotes it; `Bearer …`, `key=…`, URL passwords and the known secrets are masked in every message. A secret
+   * shorter than 8 characters is not masked (it would mangle every line: a key `k` would mask every letter k).
    */
   constructor(
     private readonly logger: Logger = console,
     private readonly intervalMs = 60_000,
     private readonly secret?: string,
-  ) {}
+  ) {
+    this.masked = knownSecretValue(secret);
+  }
 
   /** Warns about `key` unless it was warned about within the interval; says how many were held back. */
   warn(key: string, message: string): void {
@@ -68,7 +76,7 @@ export class Diagnostics {
     const suffix = held > 0 ? ` (${held} similar message${held === 1 ? "" : "s"} suppressed)` : "";
     try {
       let text = scrubText(`${PREFIX} ${message}${suffix}`);
-      if (this.secret) text = text.replaceAll(this.secret, REDACTED);
+      if (this.masked) text = text.replaceAll(this.masked, REDACTED);
       this.logger[level](text);
     } catch {
       // A broken logger must not break tracing, and there is nowhere left to report it.

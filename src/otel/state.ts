@@ -84,6 +84,12 @@ export interface TracewireGlobal {
    * bundle's copy) can end its call as cancelled the moment it stops the stream. Weak: never keeps a stream alive.
    */
   streamCancels?: WeakMap<object, (reason: "abort") => void>;
+  /**
+   * Exact credential strings `scrubText` masks wherever they occur (secrets.ts `maskKnownSecrets`; registered by
+   * otel/known-secrets.ts), oldest first, at most `MAX_KNOWN_SECRETS`. Replaced whole on every change, never mutated:
+   * each copy of tracewire caches its pattern per list. Plain strings, so copies of other versions can share it.
+   */
+  knownSecrets?: readonly string[];
 }
 
 const KEY = Symbol.for("tracewire.global.v1");
