@@ -2,9 +2,12 @@
  * A server that answers a refused key with the key itself ("Incorrect API key provided: sk-…", as some
  * OpenAI-compatible servers and proxies do): the wrapped clients register their API key as a known secret, so the
  * failed call's exception, status and exception event reach the tracing service with the key masked, on the calls
- * route and on the OTLP route, and no log line quotes it either.
+ * route and on the OTLP route, and no log line quotes it either. The span itself is recorded masked, so the app's own
+ * exporters on the same provider never see the key either.
  */
 import Anthropic from "@anthropic-ai/sdk";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/index.js";
@@ -110,3 +113,22 @@ describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known se
   });
 });
 
+describe("masked where the span is recorded, not only where tracewire exports it", () => {
+  it("the app's own exporter on the same provider sees the status and exception masked", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      const key = freshKey();
+      await chat(wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 })));
+      const [span] = exporter.getFinishedSpans();
+      expect(span?.status.message).toContain(`Incorrect API key provided: ${REDACTED}.`);
+      const event = span?.events.find((e) => e.name === "exception");
+      expect(String(event?.attributes?.["exception.message"])).toContain(`Incorrect API key provided: ${REDACTED}.`);
+      expect(JSON.stringify([span?.status, span?.events])).not.toContain(key);
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+    }
+  });
+});
