@@ -136,12 +136,13 @@ export function scrubPrivateKeys(text: string): string {
 }
 
 /**
- * Masks the credentials free text can carry: a private key block, a URL's password, an `Authorization` scheme's
- * value and `key=value` pairs under credential-like names. For error messages, stack traces and log lines, where no
- * key says what a value is. Cheap when there is nothing to mask (a few regex scans of the text).
+ * Masks the credentials free text can carry: the known secrets ({@link maskKnownSecrets}), a private key block, a
+ * URL's password, an `Authorization` scheme's value and `key=value` pairs under credential-like names. For error
+ * messages, stack traces and log lines, where no key says what a value is. Cheap when there is nothing to mask (a
+ * few regex scans of the text).
  */
 export function scrubText(text: string): string {
-  return scrubPrivateKeys(text)
+  return scrubPrivateKeys(maskKnownSecrets(text))
     .replace(URL_PASSWORD, `$1:${REDACTED}@`)
     .replace(URL_KEY_PARAM, `$1${REDACTED}`)
     .replace(AUTH_SCHEME, (all, scheme: string) =>
@@ -295,4 +296,62 @@ export function summaryOf(value: object): Summary | undefined {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * Known secrets: exact credential strings the process holds — tracewire's own API key, the keys of the LLM clients
+ * it wraps, the values of credential-named environment variables `init()` reads — masked by {@link scrubText}
+ * wherever they occur. Patterns cannot catch a key a server quotes bare ("Incorrect API key provided: sk-…"); an
+ * exact match can. They live in tracewire's process-wide state (`globalState().knownSecrets`, otel/state.ts), so every
+ * bundled copy of tracewire masks what any copy registered; this module sits below otel/, so it reads that field
+ * through the state's global key. The list is replaced whole on every change, never mutated: a copy's cached pattern
+ * stays valid for as long as the list it was built from is the current one.
+ */
+const GLOBAL_STATE_KEY = Symbol.for("tracewire.global.v1");
+
+/**
+ * Shortest value registered as a known secret. Masking a short string everywhere would mangle text (a key `k` would
+ * mask every letter k), and a real credential is never that short.
+ */
+export const MIN_KNOWN_SECRET_LENGTH = 8;
+
+/** Longest value registered: an error message that quotes a credential quotes a key or token, not a whole file. */
+export const MAX_KNOWN_SECRET_LENGTH = 4096;
+
+/** How many known secrets are kept (the oldest go first): an app that makes a client per tenant key cannot grow it. */
+export const MAX_KNOWN_SECRETS = 128;
+
+// One pattern per list: the list's values, longest first (so one that contains another is masked whole).
+const knownPatterns = new WeakMap<readonly string[], RegExp>();
+
+/** The current known secrets (registered through otel/known-secrets.ts), oldest first; empty when there are none. */
+export function knownSecrets(): readonly string[] {
+  const state = (globalThis as { [GLOBAL_STATE_KEY]?: { knownSecrets?: readonly string[] } })[GLOBAL_STATE_KEY];
+  return state?.knownSecrets ?? [];
+}
+
+/** `text` with every known secret replaced by {@link REDACTED}. One regex scan; none when no secret is known. */
+export function maskKnownSecrets(text: string): string {
+  const secrets = knownSecrets();
+  if (secrets.length === 0) return text;
+  let pattern = knownPatterns.get(secrets);
+  if (pattern === undefined) {
+    const escaped = [...secrets]
+      .sort((a, b) => b.length - a.length)
+      .map((s) => s.replace(/[\\^$.*+?()[\]{}|/-]/g, "\\$&"));
+    pattern = new RegExp(escaped.join("|"), "g");
+    knownPatterns.set(secrets, pattern);
+  }
+  return text.replace(pattern, REDACTED);
+}
+
+/**
+ * The value to register as a known secret, or undefined when `value` is not one: not a string, or (trimmed: a key read
+ * from a file keeps its newline) shorter than {@link MIN_KNOWN_SECRET_LENGTH} or longer than
+ * {@link MAX_KNOWN_SECRET_LENGTH}.
+ */
+export function knownSecretValue(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed.length >= MIN_KNOWN_SECRET_LENGTH && trimmed.length <= MAX_KNOWN_SECRET_LENGTH ? trimmed : undefined;
 }

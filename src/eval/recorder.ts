@@ -15,7 +15,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import { callRef } from "../api/refs.js";
 import type { JsonObject, LlmUsage } from "../api/types/common.js";
-import { describeError } from "../otel/diagnostics.js";
+import { describeError, exceptionFields } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData } from "../otel/span-data.js";
 import type { ActiveProcessor } from "../otel/state.js";
 import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
@@ -106,9 +106,9 @@ export class EvalCall {
       if (ending.cancelled !== undefined) {
         span.setAttributes({ [ATTR_TRACEWIRE_CANCELLED]: true, [ATTR_TRACEWIRE_CANCEL_REASON]: ending.cancelled });
       } else if (ending.error !== undefined) {
-        const message = describeError(ending.error);
-        span.setStatus({ code: SpanStatusCode.ERROR, message });
-        span.recordException(ending.error instanceof Error ? ending.error : { message });
+        // Masked at the source (a model's error can quote its key): every exporter of the span sees them masked.
+        span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(ending.error) });
+        span.recordException(exceptionFields(ending.error));
       }
       const data: { output?: unknown; usage?: Record<string, LlmUsage> } = {};
       if ("output" in ending) data.output = ending.output;

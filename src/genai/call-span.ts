@@ -7,7 +7,7 @@
  */
 import { type Attributes, type Context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
-import { describeError } from "../otel/diagnostics.js";
+import { describeError, exceptionFields } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { globalState } from "../otel/state.js";
 import { ATTR_ERROR_TYPE, ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
@@ -117,10 +117,10 @@ export function endCallSpan(call: CallSpan, end: CallSpanEnd): void {
       attributes[ATTR_TRACEWIRE_CANCELLED] = true;
       attributes[ATTR_TRACEWIRE_CANCEL_REASON] = end.cancelled;
     } else if (end.error !== undefined) {
-      const message = describeError(end.error);
-      span.setStatus({ code: SpanStatusCode.ERROR, message });
+      // Masked at the source (a refused key's error can quote the key): every exporter of the span sees them masked.
+      span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(end.error) });
       attributes[ATTR_ERROR_TYPE] = end.errorType ?? errorTypeOf(end.error);
-      span.recordException(end.error instanceof Error ? end.error : { message });
+      span.recordException(exceptionFields(end.error));
     }
     if (globalState().active) {
       const payload = end.output ? preparePayload(end.output.value, "output", opName) : undefined;

@@ -6,7 +6,7 @@
  */
 import { type Attributes, type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
-import { describeError } from "../otel/diagnostics.js";
+import { describeError, exceptionFields } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { globalState } from "../otel/state.js";
 import { ATTR_ERROR_TYPE, ATTR_GEN_AI_CONVERSATION_ID } from "../semconv.js";
@@ -125,11 +125,12 @@ export function recordChatEnd(
     if (reason) attributes[ATTR_TRACEWIRE_CANCEL_REASON] = reason;
   } else if (kind === "error") {
     // Status first: reading the error's own fields (getters, a Proxy) may throw, and the call must still fail.
-    const message = describeError(err);
-    span.setStatus({ code: SpanStatusCode.ERROR, message });
+    // Both texts masked here, at the source (a refused key's error can quote the key): every exporter of the span,
+    // not only tracewire's, sees them masked.
+    span.setStatus({ code: SpanStatusCode.ERROR, message: describeError(err) });
     try {
       attributes[ATTR_ERROR_TYPE] = errorTypeOf(err);
-      span.recordException(err instanceof Error ? err : { message });
+      span.recordException(exceptionFields(err));
     } catch {
       attributes[ATTR_ERROR_TYPE] = "_OTHER";
     }

@@ -34,6 +34,7 @@ import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
+import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import { processEnv } from "../runtime.js";
 import {
@@ -108,6 +109,8 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     );
   }
   if ((messages as Record<PropertyKey, unknown>)[WRAPPED]) return client;
+  // Masked wherever an error quotes them: the API key (`x-api-key`) or the bearer token (`authToken`).
+  rememberClientSecrets(client, ["apiKey", "authToken"]);
   const env = options.env ?? processEnv();
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");

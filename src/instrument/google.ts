@@ -34,6 +34,7 @@ import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
+import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
@@ -117,6 +118,8 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
     );
   }
   if (models[WRAPPED]) return client;
+  // Masked wherever an error quotes it (a Vertex AI client built from Google auth has none).
+  rememberClientSecrets(client, ["apiKey"]);
   const env = options.env ?? process.env;
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapGoogleGenAI options");

@@ -45,6 +45,7 @@ import { OPENAI_RESPONSES_FORMAT } from "../genai/openai-responses.js";
 import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
+import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import { processEnv } from "../runtime.js";
 import {
@@ -284,6 +285,9 @@ function instrumentResponsesParse(responses: Obj): void {
   });
 }
 
+/** The credentials an `openai` client holds (an `AzureOpenAI` too): its API key and its admin key. */
+const OPENAI_SECRETS = ["apiKey", "adminAPIKey"];
+
 /**
  * Traces the model calls of an `openai` client (v5, v6 or v7), one GenAI span per HTTP request, recorded as a call
  * with the request parameters as inputs:
@@ -310,6 +314,8 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
     );
   }
   if (completions[WRAPPED]) return client;
+  // Masked wherever an error quotes them (a 401 "Incorrect API key provided: sk-…").
+  rememberClientSecrets(client, OPENAI_SECRETS);
   const env = options.env ?? processEnv();
   const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
   const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };

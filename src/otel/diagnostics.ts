@@ -2,7 +2,7 @@
  * tracewire's own voice: internal failures are counted and reported through one logger, each kind at most once
  * per interval, so an outage produces a handful of lines instead of one per span.
  */
-import { describeAs, REDACTED, scrubText } from "../secrets.js";
+import { describeAs, knownSecretValue, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {
@@ -18,16 +18,24 @@ const PREFIX = "[tracewire]";
 export class Diagnostics {
   private readonly last = new Map<string, number>();
   private readonly suppressed = new Map<string, number>();
+  /**
+   * The secret as masked here too, not only through the known secrets: those keep the newest, and this logger's own
+   * key must stay masked in its lines however many others are registered. Undefined when too short to mask.
+   */
+  private readonly masked: string | undefined;
 
   /**
    * `secret`: a credential this logger must never print (the processor's API key), masked wherever a message
-   * quotes it; `Bearer …`, `key=…` and URL passwords are masked in every message too.
+   * quotes it; `Bearer …`, `key=…`, URL passwords and the known secrets are masked in every message. A secret
+   * shorter than 8 characters is not masked (it would mangle every line: a key `k` would mask every letter k).
    */
   constructor(
     private readonly logger: Logger = console,
     private readonly intervalMs = 60_000,
     private readonly secret?: string,
-  ) {}
+  ) {
+    this.masked = knownSecretValue(secret);
+  }
 
   /** Warns about `key` unless it was warned about within the interval; says how many were held back. */
   warn(key: string, message: string): void {
@@ -68,7 +76,7 @@ export class Diagnostics {
     const suffix = held > 0 ? ` (${held} similar message${held === 1 ? "" : "s"} suppressed)` : "";
     try {
       let text = scrubText(`${PREFIX} ${message}${suffix}`);
-      if (this.secret) text = text.replaceAll(this.secret, REDACTED);
+      if (this.masked) text = text.replaceAll(this.masked, REDACTED);
       this.logger[level](text);
     } catch {
       // A broken logger must not break tracing, and there is nowhere left to report it.
@@ -87,12 +95,23 @@ export function capErrorText(text: string): string {
 }
 
 /**
- * Describes an unknown thrown value in one line, `Name: message` for errors. Never throws, whatever was thrown (a
- * Proxy whose traps throw, an error whose getters throw), and never returns more than {@link MAX_ERROR_TEXT} chars.
+ * `text` as an error text may be recorded or logged: credentials masked (`scrubText`: known secrets, `Bearer …`,
+ * `key=…`), then cut by {@link capErrorText}. Masked before it is cut, so a cut never leaves half a key behind; a
+ * huge text is first cut to twice the limit, so masking costs a bounded scan.
+ */
+export function errorText(text: string): string {
+  return capErrorText(scrubText(text.length > 2 * MAX_ERROR_TEXT ? text.slice(0, 2 * MAX_ERROR_TEXT) : text));
+}
+
+/**
+ * Describes an unknown thrown value in one line, `Name: message` for errors, credentials masked ({@link errorText}):
+ * it becomes span status messages and log lines, and an LLM error can quote the API key it refused. Never throws,
+ * whatever was thrown (a Proxy whose traps throw, an error whose getters throw), and never returns more than
+ * {@link MAX_ERROR_TEXT} chars.
  */
 export function describeError(err: unknown): string {
   try {
-    return capErrorText(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    return errorText(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
   } catch {
     try {
       // An Error whose getters throw: its class is still worth saying.
@@ -103,6 +122,48 @@ export function describeError(err: unknown): string {
       return "unprintable error";
     }
   }
+}
+
+/** What a span records of a thrown value (`span.recordException` takes it as it takes an error). */
+export interface ExceptionFields {
+  name?: string;
+  message: string;
+  stack?: string;
+  code?: string | number;
+}
+
+/**
+ * What is recorded of a thrown value: name, message and stack read once, defensively (a getter or Proxy trap that
+ * throws costs that field, never the call), each masked and cut ({@link errorText}: recorded whole, the
+ * error of a refused key could carry the key to every exporter of the span). Non-errors keep only their description.
+ * Never throws.
+ */
+export function exceptionFields(err: unknown): ExceptionFields {
+  let isError = false;
+  try {
+    isError = err instanceof Error;
+  } catch {}
+  if (!isError) return { message: describeError(err) };
+  const read = (key: "name" | "message" | "stack"): string | undefined => {
+    try {
+      const value: unknown = (err as Record<string, unknown>)[key];
+      return typeof value === "string" ? errorText(value) : undefined;
+    } catch {
+      return undefined;
+    }
+  };
+  const name = read("name");
+  const stack = read("stack");
+  let code: unknown;
+  try {
+    code = (err as { code?: unknown }).code; // Node's system errors: the OTel SDK records it as exception.type
+  } catch {}
+  return {
+    message: read("message") ?? "unprintable error",
+    ...(name === undefined ? {} : { name }),
+    ...(stack === undefined ? {} : { stack }),
+    ...(typeof code === "number" || (typeof code === "string" && code.length <= 256) ? { code } : {}),
+  };
 }
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.

@@ -27,6 +27,7 @@ import { createDelivery } from "./delivery.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import type { ExportQueue, QueueStats } from "./export-queue.js";
+import { rememberSecret } from "./known-secrets.js";
 import {
   isSampled,
   type ResolvedProcessorOptions,
@@ -93,8 +94,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.options = resolveProcessorOptions(options);
     this.project = this.options.project;
     this.payload = this.options.payload;
-    // The logger never prints the API key, whatever message carries it.
+    // The API key: never printed by the logger, and masked wherever a span's error text quotes it.
     this.diagnostics = new Diagnostics(this.options.logger, undefined, this.options.apiKey);
+    rememberSecret(this.options.apiKey);
     this.callRecords = new CallRecordEncoder(this.project);
     this.rollup = new UsageRollup(this.options.exportMode !== "otlp" || this.options.route !== undefined);
     ({

@@ -99,6 +99,12 @@ export interface TracewireGlobal {
    * `break`): `flush()` and `shutdown()` wait for it, so such a call's end is sent with the rest instead of after.
    */
   settling?: Set<Promise<void>>;
+  /**
+   * Exact credential strings `scrubText` masks wherever they occur (secrets.ts `maskKnownSecrets`; registered by
+   * otel/known-secrets.ts), oldest first, at most `MAX_KNOWN_SECRETS`. Replaced whole on every change, never mutated:
+   * each copy of tracewire caches its pattern per list. Plain strings, so copies of other versions can share it.
+   */
+  knownSecrets?: readonly string[];
 }
 
 const KEY = Symbol.for("tracewire.global.v1");

@@ -10,6 +10,7 @@ import { ENV, echo, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { createContextManager } from "../otel/context-manager.js";
+import { rememberEnvSecrets } from "../otel/known-secrets.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
@@ -136,6 +137,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
 
   checkServiceName(options.serviceName);
   const processor = new TracewireSpanProcessor(options);
+  // The keys the app's clients are built from (OPENAI_API_KEY, …), wrapped or not: masked wherever an error quotes one.
+  rememberEnvSecrets(env, processor.payload.redactor);
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
 

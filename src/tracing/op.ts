@@ -10,7 +10,7 @@
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { ValidationError } from "../errors.js";
-import { capErrorText, describeError } from "../otel/diagnostics.js";
+import { describeError, exceptionFields } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
@@ -259,38 +259,6 @@ function endWithOutput(span: Span, output: unknown, opName: string): void {
   } finally {
     span.end();
   }
-}
-
-/**
- * What is recorded of a thrown value: name, message and stack read once, defensively (a getter or Proxy trap that
- * throws costs that field, never the call), each cut to a bounded length. Non-errors keep only their description.
- */
-function exceptionFields(err: unknown): { name?: string; message: string; stack?: string; code?: string | number } {
-  let isError = false;
-  try {
-    isError = err instanceof Error;
-  } catch {}
-  if (!isError) return { message: describeError(err) };
-  const read = (key: "name" | "message" | "stack"): string | undefined => {
-    try {
-      const value: unknown = (err as Record<string, unknown>)[key];
-      return typeof value === "string" ? capErrorText(value) : undefined;
-    } catch {
-      return undefined;
-    }
-  };
-  const name = read("name");
-  const stack = read("stack");
-  let code: unknown;
-  try {
-    code = (err as { code?: unknown }).code; // Node's system errors: the OTel SDK records it as exception.type
-  } catch {}
-  return {
-    message: read("message") ?? "unprintable error",
-    ...(name === undefined ? {} : { name }),
-    ...(stack === undefined ? {} : { stack }),
-    ...(typeof code === "number" || (typeof code === "string" && code.length <= 256) ? { code } : {}),
-  };
 }
 
 /** Ends a call as failed: status ERROR, the exception recorded, the error itself left untouched. Never throws. */

@@ -3,7 +3,10 @@
  * a traced function's inputs or output. Their fields hold API keys, auth headers, connection pools, sockets and
  * buffers: nothing a trace needs, and some of it secret. Recognised by brand checks where Node has them, else by
  * the shape the libraries are known to have (the `openai`, Anthropic and Google Gen AI SDKs, undici), so none of them
- * is imported.
+ * is imported. Never by the object's own class name alone: a subclass (`class MyClient extends OpenAI`) has another
+ * name, and a minified bundle renames every class, yet walking either leaks what no key name says is secret
+ * (`_options.defaultHeaders` with a `Helicone-Auth` header, Anthropic's `webhookKey`). So a class name counts
+ * anywhere in the prototype chain, and where names are gone the shape decides (see {@link isLlmClient}).
  */
 import { nodeBuiltin } from "../runtime.js";
 import { type KeyRedactor, REDACTED, redactUrl } from "../secrets.js";
@@ -44,8 +47,8 @@ function fetchClasses(): FetchIntrinsics {
 }
 const signalAborted = Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted")!.get!;
 
-// Class names of LLM SDK clients: their instances carry `apiKey`, `baseURL` and a fetch/transport (`GoogleGenAI`:
-// its API key, Google auth with its credentials, and an API client).
+// Class names of LLM SDK clients, matched anywhere in the prototype chain: their instances carry `apiKey`, `baseURL`
+// and a fetch/transport (`GoogleGenAI`: its API key, Google auth with its credentials, and an API client).
 const LLM_CLIENTS = new Set([
   "OpenAI",
   "AzureOpenAI",
@@ -54,8 +57,10 @@ const LLM_CLIENTS = new Set([
   "AnthropicVertex",
   "GoogleGenAI",
 ]);
-// undici's dispatchers (and Node's http.Agent) hold pools of sockets and, for proxies, proxy credentials.
+// undici's dispatchers (and Node's http.Agent) hold pools of sockets and, for proxies, proxy credentials. Their
+// base classes are listed too, so any subclass matches through its chain.
 const DISPATCHERS = new Set([
+  "DispatcherBase",
   "Dispatcher",
   "Agent",
   "Pool",
@@ -68,7 +73,8 @@ const DISPATCHERS = new Set([
   "H2CClient",
 ]);
 
-// Node's own handles that are emitters but not streams (an http.Agent holds sockets and their TLS sessions).
+// Node's own handles that are emitters but not streams (an http.Agent holds sockets and their TLS sessions),
+// matched anywhere in the chain (`HttpsProxyAgent` extends http.Agent, with the proxy's credentials).
 const NODE_HANDLES = new Set(["Agent", "Server", "Worker", "ChildProcess", "Http2Session"]);
 
 /**
@@ -93,12 +99,65 @@ export function wellKnownSummary(v: object, name: string | undefined, redactor: 
   // Sockets, Node streams, IncomingMessage / ServerResponse: their state is not data.
   const Stream = nodeClass("Stream");
   if (Stream && v instanceof Stream) return { _type: name ?? "Stream" };
-  if (name === undefined) return undefined;
-  const EventEmitter = NODE_HANDLES.has(name) ? nodeClass("EventEmitter") : undefined;
-  if (EventEmitter && v instanceof EventEmitter) return { _type: name as string };
-  if (LLM_CLIENTS.has(name) && "apiKey" in v) return llmClient(v, name, redactor);
-  if (DISPATCHERS.has(name) && typeof (v as { dispatch?: unknown }).dispatch === "function") return { _type: name };
+  const EventEmitter = nodeClass("EventEmitter");
+  if (EventEmitter && v instanceof EventEmitter) {
+    if (isDispatcher(v)) return { _type: name ?? "Dispatcher" };
+    if (chainHas(v, NODE_HANDLES)) return { _type: name ?? "EventEmitter" };
+    return undefined;
+  }
+  if (isLlmClient(v)) return llmClient(v, name ?? "LLMClient", redactor);
+  // An undici dispatcher where `node:events` is not the emitter undici extends (a runtime's own): by its names.
+  if (chainHas(v, DISPATCHERS) && isDispatcher(v)) return { _type: name ?? "Dispatcher" };
   return undefined;
+}
+
+/**
+ * Whether `v` has undici's Dispatcher interface: `dispatch()`, `close()` and `destroy()`, which every dispatcher of
+ * every undici version has, whatever its class is called (on an emitter, that is undici's own base class). All three,
+ * not `dispatch()` alone: a store or event bus may well have a `dispatch()` and its state is data.
+ */
+function isDispatcher(v: object): boolean {
+  try {
+    const d = v as { dispatch?: unknown; close?: unknown; destroy?: unknown };
+    return typeof d.dispatch === "function" && typeof d.close === "function" && typeof d.destroy === "function";
+  } catch {
+    return false; // a getter that throws: not undici's, and the walk reports the getter where it reads it
+  }
+}
+
+// Deep enough for an SDK class under a few levels of app subclasses (`Anthropic` → `BaseAnthropic` → …).
+const MAX_CHAIN = 8;
+
+/**
+ * Whether a class of `v`'s prototype chain has one of `names`. A few property reads per level; a prototype whose
+ * `constructor` getter throws ends the search (no SDK class has one), so the object is walked as any other.
+ */
+function chainHas(v: object, names: ReadonlySet<string>): boolean {
+  try {
+    let proto: unknown = Object.getPrototypeOf(v);
+    for (let i = 0; i < MAX_CHAIN && proto !== null && proto !== Object.prototype; i++) {
+      const name: unknown = (proto as { constructor?: { name?: unknown } }).constructor?.name;
+      if (typeof name === "string" && names.has(name)) return true;
+      proto = Object.getPrototypeOf(proto);
+    }
+  } catch {}
+  return false;
+}
+
+/**
+ * Whether `v` is an LLM SDK client: by name, a class of its prototype chain is one of {@link LLM_CLIENTS} and it
+ * has an `apiKey`; by shape, for a minified bundle, it is
+ * - a client generated by Stainless (`openai` and `@anthropic-ai/sdk` with their Azure, Bedrock and Vertex variants,
+ *   and any other Stainless SDK): `_options` (the constructor's options, default headers and all), `baseURL`, and
+ *   `buildRequest()` from its base class. Three reads, and all three are what these clients are built around (their
+ *   request pipeline), not details that move between versions; a data object has no `buildRequest()`;
+ * - a `@google/genai` client: `apiClient` (which holds the key and Google auth), `models`, and a boolean `vertexai`.
+ */
+function isLlmClient(v: object): boolean {
+  if (chainHas(v, LLM_CLIENTS)) return "apiKey" in v;
+  const o = v as { buildRequest?: unknown; vertexai?: unknown };
+  if ("_options" in v && "baseURL" in v && typeof o.buildRequest === "function") return true;
+  return "apiClient" in v && "models" in v && typeof o.vertexai === "boolean";
 }
 
 function headers(v: Headers, f: FetchIntrinsics, redactor: KeyRedactor): Summary {

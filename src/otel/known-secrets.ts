@@ -1,0 +1,50 @@
+/**
+ * Registers known secrets: the exact credential strings `scrubText` masks wherever they occur (see secrets.ts
+ * `maskKnownSecrets` for why patterns are not enough). Registered are tracewire's own API key (the processor), the API
+ * keys of the LLM clients tracewire wraps, and at `init()` the values of the environment variables whose name the
+ * redactor matches (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, …): the keys an app's clients are most
+ * often built from, wrapped or not (the AI SDK's providers, LangChain's models).
+ */
+import { type KeyRedactor, knownSecretValue, MAX_KNOWN_SECRETS } from "../secrets.js";
+import { globalState } from "./state.js";
+
+/**
+ * Registers `value` as a known secret when it is one (a string of 8 to 4096 characters, trimmed; see
+ * `knownSecretValue`); the oldest goes when the list is full. Cheap when `value` is known already. Never throws.
+ */
+export function rememberSecret(value: unknown): void {
+  const secret = knownSecretValue(value);
+  if (secret === undefined) return;
+  const state = globalState();
+  const current = state.knownSecrets ?? [];
+  if (current.includes(secret)) return;
+  // A new list, never the old one changed: see TracewireGlobal.knownSecrets.
+  const next =
+    current.length >= MAX_KNOWN_SECRETS ? current.slice(current.length - MAX_KNOWN_SECRETS + 1) : [...current];
+  next.push(secret);
+  state.knownSecrets = next;
+}
+
+/**
+ * Registers the credentials an SDK client holds under `keys` (`apiKey`, `authToken`). Each is read guarded: a getter
+ * that throws, or a Proxy, costs that key only, and never the wrapping of the client.
+ */
+export function rememberClientSecrets(client: object, keys: readonly string[]): void {
+  for (const key of keys) {
+    try {
+      rememberSecret((client as Record<string, unknown>)[key]);
+    } catch {
+      // An unreadable key is one we cannot mask; the client itself is unaffected.
+    }
+  }
+}
+
+/** Registers the values of the variables of `env` whose name `redactor` matches (`OPENAI_API_KEY`, `DB_PASSWORD`). */
+export function rememberEnvSecrets(env: Record<string, string | undefined>, redactor: KeyRedactor): void {
+  if (!redactor.active) return;
+  try {
+    for (const name of Object.keys(env)) if (redactor.matches(name)) rememberSecret(env[name]);
+  } catch {
+    // An env object whose getters throw (a Proxy over a secrets manager): nothing more to register from it.
+  }
+}

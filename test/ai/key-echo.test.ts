@@ -1,0 +1,55 @@
+/**
+ * `ai` 6 records a failed model call on its own spans (exception event, status), which tracewire turns into calls.
+ * When the model's server quotes the refused key, the key must not travel with them: `init()` registers the values of
+ * credential-named variables of its environment (here `OPENAI_API_KEY`, which the provider was built from) as known
+ * secrets, and the processor's exit check masks them in every exception text and status message.
+ */
+import { generateText } from "ai6";
+import { createOpenAICompatible } from "ai6-openai-compatible";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { REDACTED } from "../../src/index.js";
+import { freshKey, refusal, startKeyEchoServer } from "../support/key-echo-server.js";
+import type { TestServer } from "../support/server.js";
+import { type Session, startSession } from "../support/tracing-session.js";
+import { named, recorded } from "./support.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startKeyEchoServer();
+});
+afterAll(() => server.close());
+
+let session: Session | undefined;
+afterEach(async () => {
+  await session?.stop();
+  session = undefined;
+});
+
+describe("ai 6: a model error that quotes the API key", () => {
+  it.each(["calls", "otlp"] as const)("%s route: recorded with the key masked", async (route) => {
+    const key = freshKey();
+    session = await startSession({ env: { OPENAI_API_KEY: key }, ...(route === "otlp" ? { export: "otlp" } : {}) });
+    const provider = createOpenAICompatible({ name: "standin", baseURL: `${server.url}/v1`, apiKey: key });
+    await expect(
+      generateText({
+        model: provider("gpt-4o-mini"),
+        prompt: "hi",
+        maxRetries: 0,
+        experimental_telemetry: { isEnabled: true, functionId: "refused" },
+      }),
+    ).rejects.toThrow();
+    await session.tracing.flush();
+    if (route === "calls") {
+      const [operation] = named(recorded(session.double), "refused");
+      expect(String(operation?.end.exception)).toContain(refusal(REDACTED));
+    } else {
+      const texts = session.double.spans.flatMap((s) => [
+        s.status.message,
+        ...s.events.map((e) => String(e.attributes["exception.message"])),
+      ]);
+      expect(texts.join("\n")).toContain(refusal(REDACTED));
+    }
+    expect(session.double.wireText()).not.toContain(key);
+    expect(session.logs.map((l) => l.message).join("\n")).not.toContain(key);
+  });
+});

@@ -1,0 +1,134 @@
+/**
+ * A server that answers a refused key with the key itself ("Incorrect API key provided: sk-…", as some
+ * OpenAI-compatible servers and proxies do): the wrapped clients register their API key as a known secret, so the
+ * failed call's exception, status and exception event reach the tracing service with the key masked, on the calls
+ * route and on the OTLP route, and no log line quotes it either. The span itself is recorded masked, so the app's own
+ * exporters on the same provider never see the key either.
+ */
+import Anthropic from "@anthropic-ai/sdk";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import OpenAI from "openai";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { REDACTED } from "../../src/index.js";
+import { wrapAnthropic } from "../../src/instrument/anthropic.js";
+import { wrapGoogleGenAI } from "../../src/instrument/google.js";
+import { wrapOpenAI } from "../../src/instrument/openai.js";
+import { freshKey, startKeyEchoServer } from "../support/key-echo-server.js";
+import type { TestServer } from "../support/server.js";
+import { type Session, startSession } from "../support/tracing-session.js";
+import { genai, HAS_GOOGLE } from "./google-support.js";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startKeyEchoServer();
+});
+afterAll(() => server.close());
+
+let session: Session | undefined;
+afterEach(async () => {
+  await session?.stop();
+  session = undefined;
+});
+
+/** Everything the tracing service received and everything tracewire logged: the key is in neither. */
+function expectNowhere(key: string): void {
+  expect(session!.double.wireText()).not.toContain(key);
+  expect(session!.logs.map((l) => l.message).join("\n")).not.toContain(key);
+}
+
+const chat = (client: OpenAI) =>
+  client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }).then(
+    () => expect.unreachable("the server refuses every key"),
+    (e: unknown) => e as Error,
+  );
+
+describe("wrapOpenAI: a 401 that quotes the client's key", () => {
+  it("calls route: the call's exception says why it failed, with the key masked", async () => {
+    session = await startSession();
+    const key = freshKey();
+    const client = wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    const err = await chat(client);
+    // The app's own error is untouched: masking is for what leaves the process.
+    expect(err.message).toContain(key);
+    const call = await session.only("openai.chat.completions.create");
+    const exception = String(call.end?.exception);
+    expect(exception).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expect(exception).toContain("401");
+    expectNowhere(key);
+  });
+
+  it("OTLP route: status message and exception event masked", async () => {
+    session = await startSession({ export: "otlp" });
+    const key = freshKey();
+    const client = wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    await chat(client);
+    await session.tracing.flush();
+    const [span] = session.double.spans;
+    expect(span?.status.message).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    const event = span?.events.find((e) => e.name === "exception");
+    expect(String(event?.attributes["exception.message"])).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+
+  it("a key shorter than 8 characters is not registered (masking it everywhere would mangle text)", async () => {
+    session = await startSession();
+    const client = wrapOpenAI(new OpenAI({ apiKey: "k", baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    await chat(client);
+    const call = await session.only("openai.chat.completions.create");
+    expect(String(call.end?.exception)).toContain("Incorrect API key provided: k. You can find your API key");
+  });
+});
+
+describe("wrapAnthropic: the client's apiKey and authToken are known secrets", () => {
+  it.each(["apiKey", "authToken"] as const)("%s quoted by a 401 is masked", async (option) => {
+    session = await startSession();
+    const key = freshKey();
+    const client = wrapAnthropic(new Anthropic({ [option]: key, baseURL: server.url, maxRetries: 0 }));
+    await client.messages
+      .create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .then(
+        () => expect.unreachable("the server refuses every key"),
+        () => undefined,
+      );
+    const call = await session.only("anthropic.messages.create");
+    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+});
+
+describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known secret", () => {
+  it("a 401 quoting it is masked", async () => {
+    session = await startSession();
+    const key = freshKey();
+    const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: server.url } }));
+    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
+      () => expect.unreachable("the server refuses every key"),
+      () => undefined,
+    );
+    await session.tracing.flush();
+    const [call] = [...session.double.calls.values()];
+    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+});
+
+describe("masked where the span is recorded, not only where tracewire exports it", () => {
+  it("the app's own exporter on the same provider sees the status and exception masked", async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
+    try {
+      const key = freshKey();
+      await chat(wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 })));
+      const [span] = exporter.getFinishedSpans();
+      expect(span?.status.message).toContain(`Incorrect API key provided: ${REDACTED}.`);
+      const event = span?.events.find((e) => e.name === "exception");
+      expect(String(event?.attributes?.["exception.message"])).toContain(`Incorrect API key provided: ${REDACTED}.`);
+      expect(JSON.stringify([span?.status, span?.events])).not.toContain(key);
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+    }
+  });
+});

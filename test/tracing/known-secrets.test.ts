@@ -1,0 +1,109 @@
+/**
+ * Known secrets: the exact credential strings `scrubText` masks wherever they occur. Which values `init()` registers
+ * from its environment (credential-named variables, 8 characters or more), that tracewire's own key is masked in its
+ * log lines only when long enough to mask (a key `k` once masked every letter k), that the list is bounded, that
+ * one value containing another is masked whole, that a value is matched literally, and that the list lives in the
+ * process-wide state (a second copy of secrets.ts masks what this one registered).
+ */
+import { randomUUID } from "node:crypto";
+import { afterEach, describe, expect, it } from "vitest";
+import { REDACTED } from "../../src/index.js";
+import { rememberSecret } from "../../src/otel/known-secrets.js";
+import { globalState } from "../../src/otel/state.js";
+import { knownSecrets, MAX_KNOWN_SECRETS, scrubText } from "../../src/secrets.js";
+import { type Session, startSession } from "../support/tracing-session.js";
+
+/** A value no other test registered (the list is process-wide). */
+const unique = (prefix: string) => `${prefix}-${randomUUID()}`;
+
+let session: Session | undefined;
+afterEach(async () => {
+  await session?.stop();
+  session = undefined;
+});
+
+describe("init() registers the values of credential-named variables of its environment", () => {
+  it("OPENAI_API_KEY, ANTHROPIC_API_KEY, DB_PASSWORD, GITHUB_TOKEN: masked; other names and short values: kept", async () => {
+    const values = {
+      OPENAI_API_KEY: unique("sk-openai"),
+      ANTHROPIC_API_KEY: unique("sk-ant"),
+      DB_PASSWORD: unique("pw"),
+      GITHUB_TOKEN: `${unique("ghp")}\n`, // read from a file, newline and all
+      SHORT_SECRET: "abc1234",
+      HOME_DIRECTORY: unique("/home/user"),
+    };
+    session = await startSession({ env: values });
+    const text = Object.values(values).join(" | ");
+    expect(scrubText(text)).toBe(
+      [REDACTED, REDACTED, REDACTED, `${REDACTED}\n`, "abc1234", values.HOME_DIRECTORY].join(" | "),
+    );
+  });
+
+  it("the names are those the configured redactor matches (redactKeys)", async () => {
+    const ssn = unique("ssn-value");
+    const openai = unique("sk-openai");
+    session = await startSession({ env: { EMPLOYEE_SSN: ssn, OPENAI_API_KEY: openai }, redactKeys: ["ssn"] });
+    expect(scrubText(`${ssn} ${openai}`)).toBe(`${REDACTED} ${openai}`);
+  });
+});
+
+describe("tracewire's own API key in its log lines", () => {
+  it("a long key is masked wherever a warning quotes it", async () => {
+    const apiKey = unique("tw-key");
+    session = await startSession({ apiKey });
+    session.tracing.processor!.diagnostics.warn("test", `the service said: invalid key ${apiKey}`);
+    expect(session.logs.map((l) => l.message)).toContain(`[tracewire] the service said: invalid key ${REDACTED}`);
+  });
+
+  it("a key of one letter masks nothing (it would turn every k of every line into REDACTED)", async () => {
+    session = await startSession({ apiKey: "k" });
+    session.tracing.processor!.diagnostics.warn("test", "check the key (apiKey / TRACEWIRE_API_KEY)");
+    expect(session.logs.map((l) => l.message)).toContain("[tracewire] check the key (apiKey / TRACEWIRE_API_KEY)");
+  });
+});
+
+describe("the list", () => {
+  it(`keeps the newest ${MAX_KNOWN_SECRETS}: the oldest goes first, the newest is masked`, () => {
+    const first = unique("first");
+    rememberSecret(first);
+    const later = Array.from({ length: MAX_KNOWN_SECRETS }, (_, i) => unique(`later-${i}`));
+    for (const value of later) rememberSecret(value);
+    expect(knownSecrets()).toHaveLength(MAX_KNOWN_SECRETS);
+    expect(knownSecrets()).not.toContain(first);
+    expect(scrubText(`${first} ${later.at(-1)}`)).toBe(`${first} ${REDACTED}`);
+  });
+
+  it("registering a value twice keeps one entry", () => {
+    const value = unique("twice");
+    rememberSecret(value);
+    const before = knownSecrets();
+    rememberSecret(value);
+    expect(knownSecrets()).toBe(before);
+  });
+
+  it("a value that contains another is masked whole, whichever came first", () => {
+    const short = unique("prefix");
+    const long = `${short}-and-more-${randomUUID()}`;
+    rememberSecret(short);
+    rememberSecret(long);
+    expect(scrubText(`a ${long} b ${short} c`)).toBe(`a ${REDACTED} b ${REDACTED} c`);
+  });
+
+  it("a value is matched literally, regex characters and all", () => {
+    const value = `a.b*c+d?(e)[f]{g}|h\\${randomUUID()}`;
+    rememberSecret(value);
+    expect(scrubText(`x ${value} y`)).toBe(`x ${REDACTED} y`);
+    expect(scrubText(`x ${value.replace(".", "Z")} y`)).toBe(`x ${value.replace(".", "Z")} y`);
+  });
+
+  it("lives in the process-wide state: another copy of secrets.ts masks what this copy registered", async () => {
+    const value = unique("shared");
+    rememberSecret(value);
+    expect(globalState().knownSecrets).toContain(value);
+    // A second instance of the module, as a second bundled copy of tracewire has.
+    // @ts-expect-error -- the query makes Vite load the module again; TypeScript knows no such file
+    const copy = (await import("../../src/secrets.js?copy")) as typeof import("../../src/secrets.js");
+    expect(copy.scrubText).not.toBe(scrubText);
+    expect(copy.scrubText(`quoted: ${value}`)).toBe(`quoted: ${REDACTED}`);
+  });
+});
