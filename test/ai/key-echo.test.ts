@@ -6,30 +6,18 @@
  */
 import { generateText } from "ai6";
 import { createOpenAICompatible } from "ai6-openai-compatible";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/index.js";
-import { freshKey, refusal, startKeyEchoServer } from "../support/key-echo-server.js";
-import type { TestServer } from "../support/server.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { freshKey, refusal, setupKeyEcho } from "../support/key-echo-server.js";
 import { named, recorded } from "./support.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startKeyEchoServer();
-});
-afterAll(() => server.close());
-
-let session: Session | undefined;
-afterEach(async () => {
-  await session?.stop();
-  session = undefined;
-});
+const echo = setupKeyEcho();
 
 describe("ai 6: a model error that quotes the API key", () => {
   it.each(["calls", "otlp"] as const)("%s route: recorded with the key masked", async (route) => {
     const key = freshKey();
-    session = await startSession({ env: { OPENAI_API_KEY: key }, ...(route === "otlp" ? { export: "otlp" } : {}) });
-    const provider = createOpenAICompatible({ name: "standin", baseURL: `${server.url}/v1`, apiKey: key });
+    const session = await echo.start({ env: { OPENAI_API_KEY: key }, ...(route === "otlp" ? { export: "otlp" } : {}) });
+    const provider = createOpenAICompatible({ name: "standin", baseURL: `${echo.url}/v1`, apiKey: key });
     await expect(
       generateText({
         model: provider("gpt-4o-mini"),

@@ -9,32 +9,20 @@ import Anthropic from "@anthropic-ai/sdk";
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import OpenAI from "openai";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
 import { wrapOpenAI } from "../../src/instrument/openai.js";
-import { freshKey, startKeyEchoServer } from "../support/key-echo-server.js";
-import type { TestServer } from "../support/server.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { freshKey, setupKeyEcho } from "../support/key-echo-server.js";
 import { genai, HAS_GOOGLE } from "./google-support.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startKeyEchoServer();
-});
-afterAll(() => server.close());
-
-let session: Session | undefined;
-afterEach(async () => {
-  await session?.stop();
-  session = undefined;
-});
+const echo = setupKeyEcho();
 
 /** Everything the tracing service received and everything tracewire logged: the key is in neither. */
 function expectNowhere(key: string): void {
-  expect(session!.double.wireText()).not.toContain(key);
-  expect(session!.logs.map((l) => l.message).join("\n")).not.toContain(key);
+  expect(echo.session.double.wireText()).not.toContain(key);
+  expect(echo.session.logs.map((l) => l.message).join("\n")).not.toContain(key);
 }
 
 const chat = (client: OpenAI) =>
@@ -45,9 +33,9 @@ const chat = (client: OpenAI) =>
 
 describe("wrapOpenAI: a 401 that quotes the client's key", () => {
   it("calls route: the call's exception says why it failed, with the key masked", async () => {
-    session = await startSession();
+    const session = await echo.start();
     const key = freshKey();
-    const client = wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    const client = wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${echo.url}/v1`, maxRetries: 0 }));
     const err = await chat(client);
     // The app's own error is untouched: masking is for what leaves the process.
     expect(err.message).toContain(key);
@@ -59,9 +47,9 @@ describe("wrapOpenAI: a 401 that quotes the client's key", () => {
   });
 
   it("OTLP route: status message and exception event masked", async () => {
-    session = await startSession({ export: "otlp" });
+    const session = await echo.start({ export: "otlp" });
     const key = freshKey();
-    const client = wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    const client = wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${echo.url}/v1`, maxRetries: 0 }));
     await chat(client);
     await session.tracing.flush();
     const [span] = session.double.spans;
@@ -72,8 +60,8 @@ describe("wrapOpenAI: a 401 that quotes the client's key", () => {
   });
 
   it("a key shorter than 8 characters is not registered (masking it everywhere would mangle text)", async () => {
-    session = await startSession();
-    const client = wrapOpenAI(new OpenAI({ apiKey: "k", baseURL: `${server.url}/v1`, maxRetries: 0 }));
+    const session = await echo.start();
+    const client = wrapOpenAI(new OpenAI({ apiKey: "k", baseURL: `${echo.url}/v1`, maxRetries: 0 }));
     await chat(client);
     const call = await session.only("openai.chat.completions.create");
     expect(String(call.end?.exception)).toContain("Incorrect API key provided: k. You can find your API key");
@@ -82,9 +70,9 @@ describe("wrapOpenAI: a 401 that quotes the client's key", () => {
 
 describe("wrapAnthropic: the client's apiKey and authToken are known secrets", () => {
   it.each(["apiKey", "authToken"] as const)("%s quoted by a 401 is masked", async (option) => {
-    session = await startSession();
+    const session = await echo.start();
     const key = freshKey();
-    const client = wrapAnthropic(new Anthropic({ [option]: key, baseURL: server.url, maxRetries: 0 }));
+    const client = wrapAnthropic(new Anthropic({ [option]: key, baseURL: echo.url, maxRetries: 0 }));
     await client.messages
       .create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
       .then(
@@ -99,9 +87,9 @@ describe("wrapAnthropic: the client's apiKey and authToken are known secrets", (
 
 describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known secret", () => {
   it("a 401 quoting it is masked", async () => {
-    session = await startSession();
+    const session = await echo.start();
     const key = freshKey();
-    const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: server.url } }));
+    const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: echo.url } }));
     await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
       () => expect.unreachable("the server refuses every key"),
       () => undefined,
@@ -120,7 +108,7 @@ describe("masked where the span is recorded, not only where tracewire exports it
     expect(trace.setGlobalTracerProvider(provider)).toBe(true);
     try {
       const key = freshKey();
-      await chat(wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 })));
+      await chat(wrapOpenAI(new OpenAI({ apiKey: key, baseURL: `${echo.url}/v1`, maxRetries: 0 })));
       const [span] = exporter.getFinishedSpans();
       expect(span?.status.message).toContain(`Incorrect API key provided: ${REDACTED}.`);
       const event = span?.events.find((e) => e.name === "exception");

@@ -4,32 +4,20 @@
  * (here `OPENAI_API_KEY`, which the app's client was built from and which tracewire never wrapped) as known secrets.
  */
 import OpenAI from "openai";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/index.js";
 import { TracewireCallbackHandler } from "../../src/instrument/langchain.js";
-import { freshKey, refusal, startKeyEchoServer } from "../support/key-echo-server.js";
-import type { TestServer } from "../support/server.js";
-import { type Session, startSession } from "../support/tracing-session.js";
+import { freshKey, refusal, setupKeyEcho } from "../support/key-echo-server.js";
 import { one, recorded, StandInChatModel } from "./support.js";
 
-let server: TestServer;
-beforeAll(async () => {
-  server = await startKeyEchoServer();
-});
-afterAll(() => server.close());
-
-let session: Session | undefined;
-afterEach(async () => {
-  await session?.stop();
-  session = undefined;
-});
+const echo = setupKeyEcho();
 
 describe("LangChain: a model error that quotes the API key", () => {
   it("is recorded with the key masked, the key known from init()'s environment", async () => {
     const key = freshKey();
-    session = await startSession({ env: { OPENAI_API_KEY: key } });
+    const session = await echo.start({ env: { OPENAI_API_KEY: key } });
     const model = new StandInChatModel({
-      client: new OpenAI({ apiKey: key, baseURL: `${server.url}/v1`, maxRetries: 0 }),
+      client: new OpenAI({ apiKey: key, baseURL: `${echo.url}/v1`, maxRetries: 0 }),
       model: "gpt-4o-mini",
     });
     await expect(model.invoke("hi", { callbacks: [new TracewireCallbackHandler()] })).rejects.toThrow(key);
