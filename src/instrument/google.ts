@@ -36,6 +36,7 @@ import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
+import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   isObj,
@@ -120,7 +121,8 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   if (models[WRAPPED]) return client;
   // Masked wherever an error quotes it (a Vertex AI client built from Google auth has none).
   rememberClientSecrets(client, ["apiKey"]);
-  const env = options.env ?? process.env;
+  // processEnv(): `process` may be missing (Workers) or throw on every access (Vercel's edge).
+  const env = options.env ?? processEnv();
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapGoogleGenAI options");
 
