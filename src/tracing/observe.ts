@@ -184,8 +184,22 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
       if (isObject(iterator) && patchIterator(iterator, o, true, state)) watched.add(iterator);
       else state.endWith("[AsyncIterable]");
     };
+    // Once `Symbol.asyncIterator` has handed out an iterator, one the `iterator()` factory hands out later is read
+    // through it: openai 7 installs its own `Symbol.asyncIterator` per stream, an async generator that normalizes the
+    // chunks of the factory's iterator, which it asks for only on its first step. Watching both would record every
+    // chunk twice; the outer one yields what the caller gets. (openai 6 returns the factory's iterator itself, asked
+    // for during the call: the same object, watched once.)
+    let inAsyncIterator = false;
+    let handedOut = false;
     const patched = define(result, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]) {
-      const iterator = Reflect.apply(asyncIterator as Method, this, args);
+      inAsyncIterator = true;
+      let iterator: unknown;
+      try {
+        iterator = Reflect.apply(asyncIterator as Method, this, args);
+      } finally {
+        inAsyncIterator = false;
+      }
+      handedOut = true;
       watchIterator(iterator);
       return iterator;
     });
@@ -193,7 +207,10 @@ export function observeResult(result: unknown, o: Observation, afterPromise = fa
     const factory = result.iterator;
     if (patched && typeof factory === "function") {
       try {
-        tapFirstIterator(result, "iterator", factory as Method, watchIterator);
+        tapFirstIterator(result, "iterator", factory as Method, (iterator) => {
+          if (handedOut && !inAsyncIterator) return;
+          watchIterator(iterator);
+        });
       } catch {
         // Not shadowable: `for await` is still watched through `Symbol.asyncIterator`.
       }
