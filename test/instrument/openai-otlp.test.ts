@@ -3,11 +3,10 @@
  * independent protobufjs decoder): GenAI semantic-convention name, kind and attributes; status and `error.type` for
  * failures; cancellations told apart from errors; opt-in content attributes; provider detection.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { beforeEach, describe, expect, it } from "vitest";
 import { withThread } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
+import { gc } from "../support/gc.js";
 import { MODEL_SUFFIX, TEXT, TOOL_CALLS, USAGE } from "../support/openai-server.js";
 import type { DecodedSpan } from "../support/otlp.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
@@ -342,14 +341,6 @@ describe.each(VERSIONS)("$name", (version) => {
 });
 
 describe("a stream nobody finishes", () => {
-  let gc: (() => void) | undefined;
-  try {
-    setFlagsFromString("--expose-gc");
-    gc = runInNewContext("gc") as () => void;
-  } catch {
-    gc = undefined;
-  }
-
   /** Collects garbage until the span arrives (finalizers run after a collection, on a later turn). */
   async function collectUntilEnded(): Promise<DecodedSpan[]> {
     for (let i = 0; i < 50 && session.double.spans.length === 0; i++) {

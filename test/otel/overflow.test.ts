@@ -3,11 +3,10 @@
  * once the service is back, and memory stays flat however many spans are offered.
  */
 
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { trace } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { op, type TracewireHandle } from "../../src/index.js";
+import { gc } from "../support/gc.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { expectDeliveredOnce, recordingLogger, startTracing } from "./helpers.js";
 
@@ -74,8 +73,6 @@ describe("drops are counted exactly", () => {
 
 describe("memory", () => {
   it("200k spans through a queue of 100 with the sink down: heap stays flat after GC", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
     const { logger } = recordingLogger();
     tracing = startTracing(double, { maxQueueSize: 100, logger });
     double.down(["/otel/v1/traces"], "reset");
@@ -88,10 +85,10 @@ describe("memory", () => {
       }
     };
     burst(5_000); // warm-up: the queue is full from here on
-    gc();
+    gc!();
     const before = process.memoryUsage().heapUsed;
     burst(200_000);
-    gc();
+    gc!();
     const grown = process.memoryUsage().heapUsed - before;
 
     expect(tracing.stats().otlp).toMatchObject({ queued: 100, dropped: 205_000 - 100, sent: 0 });

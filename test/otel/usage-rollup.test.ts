@@ -6,8 +6,6 @@
  * field, and against the vendor's rule: a call's usage is the sum of the leaves below it (Python's
  * `sum_dict_leaves` over the children's summaries).
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { context, trace } from "@opentelemetry/api";
 import type { JSONSchema7 } from "ai6";
 import { generateText as generateText6, jsonSchema, stepCountIs, streamText as streamText6, tool } from "ai6";
@@ -29,6 +27,7 @@ import {
 } from "../instrument/anthropic-support.js";
 import { MESSAGES, makeClient, setupOpenAIServer, usageOfOneRequest, VERSIONS } from "../instrument/support.js";
 import { MODEL_SUFFIX as ANTHROPIC_SUFFIX } from "../support/anthropic-server.js";
+import { gc } from "../support/gc.js";
 import { MODEL_SUFFIX, USAGE } from "../support/openai-server.js";
 import { TracingDouble } from "../support/tracing-double.js";
 
@@ -533,8 +532,6 @@ describe("memory stays bounded", () => {
   });
 
   it("a parent that never ends, over 100k calls of distinct models: heap stays flat after GC", async () => {
-    setFlagsFromString("--expose-gc");
-    const gc = runInNewContext("gc") as () => void;
     double.down(["/call/upsert_batch"], "reset");
     let burst: (from: number, count: number) => void = () => {};
     const forever = op(async function forever() {
@@ -547,10 +544,10 @@ describe("memory stays bounded", () => {
     });
     void forever();
     burst(0, 5_000); // warm-up: the parent's 64 models are taken from here on
-    gc();
+    gc!();
     const before = process.memoryUsage().heapUsed;
     burst(5_000, 100_000);
-    gc();
+    gc!();
     const grown = process.memoryUsage().heapUsed - before;
     expect(tracing.stats().calls.dropped).toBeGreaterThanOrEqual(2 * 100_000); // the children were calls of its
     // One entry per distinct model would keep ~15 MB here; the capped accumulator keeps nothing more.

@@ -4,24 +4,15 @@
  * `then`, and Promise subclasses. op() must not call their `then` itself: the caller's own `then` (or `await`) is
  * observed instead, and a result nobody awaits is ended as abandoned once it is garbage-collected.
  */
-import { setFlagsFromString } from "node:v8";
-import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { op } from "../../src/index.js";
 import { makeClient, setupOpenAIServer, VERSIONS } from "../instrument/support.js";
+import { gc } from "../support/gc.js";
 import { MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
 import { setupSession } from "../support/tracing-session.js";
 
 const s = setupSession();
 const llm = setupOpenAIServer();
-
-let gc: (() => void) | undefined;
-try {
-  setFlagsFromString("--expose-gc");
-  gc = runInNewContext("gc") as () => void;
-} catch {
-  gc = undefined;
-}
 
 /** Collects garbage until the call named `opName` has ended (finalizers run on a later turn), then returns it. */
 async function collectUntilEnded(opName: string) {
