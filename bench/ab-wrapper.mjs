@@ -13,7 +13,7 @@
  * `--whole`: each build runs its own `init()` too, and before each block the process-wide state is pointed at that
  * build's tracer and processor (the wrappers start their spans from `state.tracer`): the A/B then covers the whole
  * path, the processor's encoding and sending included. `--b-init='<JSON>'` adds `init()` options to B's (e.g.
- * `{"captureContent":false}` to take the payloads out).
+ * `{"captureContent":false}` to take the payloads out); `--init='<JSON>'` adds options to every build's `init()`.
  *
  * Run: node --expose-gc bench/ab-wrapper.mjs --a=node_modules/.cg/a [--b=<another dist>] [--path=stream|plain]
  *        [--rounds=20] [--calls=300 for streams, 1500 otherwise] [--whole]
@@ -44,7 +44,9 @@ const IN_FLIGHT = 4;
 
 const chat = await startServer("./openai-server.mjs");
 const sink = await startSink();
-init(sinkOptions(sink, "/tw", 8 * CALLS));
+/** `--init='<JSON>'`: `init()` options of every build (e.g. `{"export":"otlp"}`); `--b-init` adds B's own on top. */
+const BOTH_INIT = JSON.parse(arg("init", "{}"));
+init({ ...sinkOptions(sink, "/tw", 8 * CALLS), ...BOTH_INIT });
 /** The process-wide state every copy of tracewire shares (otel/state.ts). */
 const state = globalThis[Symbol.for("tracewire.global.v1")];
 const snapshot = () => ({ handle: state.handle, tracer: state.tracer, active: state.active });
@@ -58,7 +60,7 @@ if (WHOLE) {
     ["B", initB],
   ]) {
     state.handle = undefined; // so that this build's init() starts its own provider and processor
-    initX({ ...sinkOptions(sink, "/tw", 8 * CALLS), ...(name === "B" ? JSON.parse(arg("b-init", "{}")) : {}) });
+    initX({ ...sinkOptions(sink, "/tw", 8 * CALLS), ...BOTH_INIT, ...(name === "B" ? JSON.parse(arg("b-init", "{}")) : {}) });
     recorders[name] = snapshot();
   }
 }
