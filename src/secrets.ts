@@ -169,11 +169,14 @@ const URL_PARAM = /([?&#])([^=&#\s]+)=([^&#\s]+)/g;
 /**
  * A string value (a payload string, a span attribute) with what marks it as a credential wherever it sits masked: a
  * whole-string URL's password and the values of its query (and fragment) parameters that `redactor` names or that are
- * `key` (how Google's APIs take an API key), and any private key block. Other strings are returned unchanged (`!==`
- * says whether anything was masked). Cheap enough for every payload string: text that does not open with
- * `scheme://` costs a few character reads before the private key check.
+ * `key` (how Google's APIs take an API key), and any private key block; a string that is a known secret whole is
+ * masked whole ({@link isKnownSecret}) unless key redaction is off (`redactKeys: []`: the user asked for what they
+ * put, as it is). Other strings are returned unchanged (`!==` says whether anything was
+ * masked). Cheap enough for every payload string: text that does not open with `scheme://` costs a few character
+ * reads before the private key check.
  */
 export function scrubString(text: string, redactor: KeyRedactor): string {
+  if (redactor.active && isKnownSecret(text)) return REDACTED;
   let out = text;
   if (startsLikeUrl(text)) {
     if (STARTS_WITH_URL_PASSWORD.test(out)) out = out.replace(URL_PASSWORD, `$1:${REDACTED}@`);
@@ -343,6 +346,44 @@ export function maskKnownSecrets(text: string): string {
     knownPatterns.set(secrets, pattern);
   }
   return text.replace(pattern, REDACTED);
+}
+
+/** The current known secrets as a set, and which lengths they have: built once per list (lists are never changed). */
+interface KnownIndex {
+  readonly list: readonly string[];
+  readonly values: ReadonlySet<string>;
+  /** `lengths[n] === 1` when some known secret is `n` characters long. */
+  readonly lengths: Uint8Array;
+}
+let knownIndex: KnownIndex | undefined;
+
+/** Whether `c` is a character `trim()` removes that a key read from a file or a header may carry (ASCII only). */
+const edgeSpace = (c: number) => c <= 32;
+
+/**
+ * Whether `text` is, whole (surrounding whitespace aside), one of the {@link knownSecrets}: the value of a field
+ * whose name says nothing (`{ openaiKey: process.env.OPENAI_API_KEY }`, an attribute `app.client.key`), which key
+ * names cannot catch. For nearly every string it costs a length check: only a string as long as a known secret is
+ * looked up. A secret inside longer text is {@link scrubText}'s job (error texts and log lines); payload text is not
+ * searched for it, which would cost a scan of every string of every call.
+ */
+export function isKnownSecret(text: string): boolean {
+  const list = knownSecrets();
+  if (list.length === 0) return false;
+  let index = knownIndex;
+  if (index === undefined || index.list !== list) {
+    const lengths = new Uint8Array(MAX_KNOWN_SECRET_LENGTH + 1);
+    for (const secret of list) lengths[secret.length] = 1;
+    index = { list, values: new Set(list), lengths };
+    knownIndex = index;
+  }
+  const n = text.length;
+  if (n < MIN_KNOWN_SECRET_LENGTH) return false;
+  if (n <= MAX_KNOWN_SECRET_LENGTH && index.lengths[n] === 1 && index.values.has(text)) return true;
+  // A key read from a file keeps its newline; registered values are trimmed.
+  if (!edgeSpace(text.charCodeAt(0)) && !edgeSpace(text.charCodeAt(n - 1))) return false;
+  const trimmed = text.trim();
+  return index.lengths[trimmed.length] === 1 && index.values.has(trimmed);
 }
 
 /**

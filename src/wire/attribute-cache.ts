@@ -12,7 +12,7 @@
  * `scrubString`: a URL's password, a private key block) only when it differs from the key's last value — a cached
  * pair is the encoding of the value as it may leave the process.
  */
-import { describeAs, type KeyRedactor, REDACTED, scrubString } from "../secrets.js";
+import { describeAs, type KeyRedactor, knownSecrets, REDACTED, scrubString } from "../secrets.js";
 
 /** What is cached for one attribute key. */
 export interface KeyEntry {
@@ -28,6 +28,8 @@ export interface KeyEntry {
   redactor: KeyRedactor | undefined;
   /** Whether `redactor` says this key holds a credential (every value written as `REDACTED`). */
   secret: boolean;
+  /** The known secrets `pair` was checked against: a value cached before its secret became known is checked again. */
+  known: readonly string[] | undefined;
 }
 
 const MAX_KEYS = 1024;
@@ -56,6 +58,7 @@ export class AttributeCache {
         pair: undefined,
         redactor: undefined,
         secret: false,
+        known: undefined,
       };
       this.entries.set(key, entry);
     }
@@ -78,6 +81,11 @@ export class AttributeCache {
     // Every value of a credential key is written the same way: compare the masked value, not the secret.
     const seen = entry.secret ? REDACTED : value;
     if (entry.value === seen) {
+      const known = knownSecrets();
+      if (entry.known !== known) {
+        entry.known = known;
+        entry.pair = undefined;
+      }
       entry.pair ??= this.encodePair(entry, maskedValue(entry, value));
       return entry.pair;
     }

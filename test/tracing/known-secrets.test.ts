@@ -6,11 +6,13 @@
  * process-wide state (a second copy of secrets.ts masks what this one registered).
  */
 import { randomUUID } from "node:crypto";
+import { trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
-import { REDACTED } from "../../src/index.js";
+import { op, REDACTED } from "../../src/index.js";
 import { rememberSecret } from "../../src/otel/known-secrets.js";
 import { globalState } from "../../src/otel/state.js";
 import { knownSecrets, MAX_KNOWN_SECRETS, scrubText } from "../../src/secrets.js";
+import { allSpans, decodeTraceRequest } from "../support/otlp.js";
 import { type Session, startSession } from "../support/tracing-session.js";
 
 /** A value no other test registered (the list is process-wide). */
@@ -106,4 +108,61 @@ describe("the list", () => {
     expect(copy.scrubText).not.toBe(scrubText);
     expect(copy.scrubText(`quoted: ${value}`)).toBe(`quoted: ${REDACTED}`);
   });
+});
+
+describe("a known secret as a whole value in what is recorded", () => {
+  it("is masked in payloads, whatever key holds it, on the calls route", async () => {
+    const key = unique("sk-proj");
+    session = await startSession({ env: { OPENAI_API_KEY: key } });
+    // `openaiKey` is no credential name the redactor knows, but its value is the key the process holds.
+    const configure = op(function configure(settings: { openaiKey: string; model: string; keys: string[] }) {
+      return { connected: true, usedKey: settings.openaiKey, note: `not a key: ${key.slice(0, 6)}` };
+    });
+    configure({ openaiKey: key, model: "gpt-4o-mini", keys: [`${key}\n`, "kept"] });
+    const call = await session.only("configure");
+    expect(call.start.inputs).toEqual({
+      arg0: { openaiKey: REDACTED, model: "gpt-4o-mini", keys: [REDACTED, "kept"] },
+    });
+    expect(call.end?.output).toEqual({ connected: true, usedKey: REDACTED, note: `not a key: ${key.slice(0, 6)}` });
+    expect(JSON.stringify(call)).not.toContain(key);
+  });
+
+  it("is masked in span attributes other code sets, on the calls route", async () => {
+    const key = unique("sk-ant");
+    session = await startSession({ env: { ANTHROPIC_API_KEY: key }, export: "calls" });
+    trace
+      .getTracer("app")
+      .startSpan("configure", { attributes: { "app.client.key": key, "app.model": "claude" } })
+      .end();
+    const call = await session.only("configure");
+    expect(call.start.attributes).toEqual({ "app.client.key": REDACTED, "app.model": "claude" });
+  });
+
+  it.each(["http/protobuf", "http/json"] as const)(
+    "is masked in span attributes on the OTLP route (%s), also where a value was cached before it became known",
+    async (otlpProtocol) => {
+      const late = unique("late-key");
+      const key = unique("sk-ant");
+      session = await startSession({ env: { ANTHROPIC_API_KEY: key }, export: "otlp", otlpProtocol });
+      const tracer = trace.getTracer("app");
+      const emit = (name: string, value: string) =>
+        tracer.startSpan(name, { attributes: { "app.client.key": value, "app.model": "claude" } }).end();
+      // The second span of a value is written from the encoder's cached pair.
+      emit("env-1", key);
+      emit("env-2", key);
+      emit("before-1", late);
+      emit("before-2", late);
+      await session.tracing.flush();
+      rememberSecret(late);
+      emit("after", late);
+      await session.tracing.flush();
+      const spans = session.double.otlpRequests.flatMap((r) =>
+        allSpans(decodeTraceRequest(r.body, r.headers["content-type"] ?? "")),
+      );
+      const byName = new Map(spans.map((span) => [span.name, span.attributes]));
+      expect(byName.get("before-2")?.["app.client.key"]).toBe(late);
+      for (const name of ["env-1", "env-2", "after"])
+        expect(byName.get(name), name).toMatchObject({ "app.client.key": REDACTED, "app.model": "claude" });
+    },
+  );
 });
