@@ -11,6 +11,19 @@ import { processEnv } from "./runtime.js";
 /** Where settings are read from when an option is not given. Defaults to `process.env`. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
+/**
+ * What an `env` option takes: the variables by name, such as `process.env`, `Deno.env.toObject()`, a test's `{}`, or
+ * a Cloudflare Worker's `env` (`import { env } from "cloudflare:workers"`), whose type is an interface of the
+ * worker's bindings rather than a record of strings. Only the variables tracewire knows are read (`TRACEWIRE_*`,
+ * `OTEL_*`): give them as vars or secrets (strings); the worker's other bindings are never looked at.
+ */
+export type EnvOption = Env | object;
+
+/** The variables an `env` option gives, else `process.env` (or nothing where there is no process). */
+export function envOf(env: EnvOption | undefined): Env {
+  return (env as Env | undefined) ?? processEnv();
+}
+
 /** Environment variable names (DESIGN §4). One table, so docs and code cannot drift. */
 export const ENV = {
   apiKey: "TRACEWIRE_API_KEY",
@@ -66,7 +79,7 @@ export interface ClientOptions {
    */
   allowInsecureHttp?: boolean;
   /** Read settings from this instead of `process.env` (useful in tests and multi-tenant servers). */
-  env?: Env;
+  env?: EnvOption;
 }
 
 /** `****wxyz`: the last four characters of a long key, enough to tell keys apart and never enough to use one. */
@@ -322,7 +335,7 @@ export function resolveTransport(spec: ServiceSpec, options: ClientOptions): Tra
   if (options !== undefined && (typeof options !== "object" || options === null)) {
     throw new ConfigError(`${spec.client} options`, typeof options, "an options object");
   }
-  const env = options.env ?? processEnv();
+  const env = envOf(options.env);
   const read = readUrl("baseUrl", spec.baseUrlEnv, options.baseUrl, env);
   if (read === undefined) {
     throw new ConfigError(

@@ -11,7 +11,7 @@
  * @module tracewire
  */
 
-export { type ClientOptions, ENV, type Env, maskSecret } from "./config.js";
+export { type ClientOptions, ENV, type Env, type EnvOption, maskSecret } from "./config.js";
 export * from "./errors.js";
 export type { TracewireStats } from "./otel/processor.js";
 export { DEFAULT_REDACT_KEYS, REDACTED } from "./secrets.js";

@@ -26,6 +26,7 @@
  * - `client.withOptions()` returns a wrapped client too.
  */
 import { context, createContextKey, trace } from "@opentelemetry/api";
+import { type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { ANTHROPIC_MESSAGES, ANTHROPIC_PROVIDER } from "../genai/anthropic-messages.js";
 import { ChatCall } from "../genai/chat-call.js";
@@ -36,7 +37,6 @@ import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
-import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   isParams,
@@ -54,7 +54,7 @@ export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAtt
    */
   providerName?: string;
   /** Where `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is read. Default `process.env`. */
-  env?: Record<string, string | undefined>;
+  env?: EnvOption;
 }
 
 /** Marks a `messages` instance that is already traced. */
@@ -111,7 +111,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   if ((messages as Record<PropertyKey, unknown>)[WRAPPED]) return client;
   // Masked wherever an error quotes them: the API key (`x-api-key`) or the bearer token (`authToken`).
   rememberClientSecrets(client, ["apiKey", "authToken"]);
-  const env = options.env ?? processEnv();
+  const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");
   const self = client as Obj;

@@ -25,7 +25,7 @@
  *   for `callOf()`; the request itself is the traced `models.generateContent(Stream)` it makes.
  */
 import { context, createContextKey } from "@opentelemetry/api";
-import type { Env } from "../config.js";
+import { type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { ChatCall } from "../genai/chat-call.js";
 import { GEMINI_GENERATE_CONTENT, GOOGLE_PROVIDER, geminiRecordedParams } from "../genai/google-generate.js";
@@ -36,7 +36,6 @@ import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
-import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   isObj,
@@ -55,7 +54,7 @@ export interface WrapGoogleGenAIOptions extends Pick<ChatTraceOptions, "contentA
    */
   providerName?: string;
   /** Where `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` is read. Default `process.env`. */
-  env?: Env;
+  env?: EnvOption;
 }
 
 const WRAP_GOOGLE: Wrapper = { key: "google", name: "wrapGoogleGenAI" };
@@ -121,8 +120,8 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   if (models[WRAPPED]) return client;
   // Masked wherever an error quotes it (a Vertex AI client built from Google auth has none).
   rememberClientSecrets(client, ["apiKey"]);
-  // processEnv(): `process` may be missing (Workers) or throw on every access (Vercel's edge).
-  const env = options.env ?? processEnv();
+  // envOf(): `process` may be missing (Workers) or throw on every access (Vercel's edge).
+  const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapGoogleGenAI options");
 

@@ -35,7 +35,7 @@
  * `responses.create` synchronously and marks it in no way, so its shadow names the request while it runs.
  */
 import { context, createContextKey } from "@opentelemetry/api";
-import { ENV, type Env } from "../config.js";
+import { ENV, type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
 import type { CallFormat } from "../genai/call-format.js";
 import { ChatCall } from "../genai/chat-call.js";
@@ -47,7 +47,6 @@ import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
-import { processEnv } from "../runtime.js";
 import {
   type AnyFunction,
   isObj,
@@ -68,7 +67,7 @@ export interface WrapOpenAIOptions extends ChatTraceOptions {
    * Where `TRACEWIRE_INFERENCE_BASE_URL`, `TRACEWIRE_TRAINING_BASE_URL` and
    * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` are read. Default `process.env`.
    */
-  env?: Env;
+  env?: EnvOption;
 }
 
 /** Marks a resource instance (`chat.completions`, `responses`, `embeddings`) that is already traced. */
@@ -316,7 +315,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
   if (completions[WRAPPED]) return client;
   // Masked wherever an error quotes them (a 401 "Incorrect API key provided: sk-…").
   rememberClientSecrets(client, OPENAI_SECRETS);
-  const env = options.env ?? processEnv();
+  const env = envOf(options.env);
   const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
   const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };
 

@@ -7,8 +7,9 @@ import type { ReadableSpan, Span } from "@opentelemetry/sdk-trace-base";
 import {
   checkKeyTransport,
   ENV,
-  type Env,
+  type EnvOption,
   echo,
+  envOf,
   kindOf,
   MAX_TIMER_MS,
   readApiKey,
@@ -19,7 +20,6 @@ import {
   readUrl,
 } from "../config.js";
 import { ConfigError } from "../errors.js";
-import { processEnv } from "../runtime.js";
 import type { Logger } from "./diagnostics.js";
 import { type PayloadOptions, type PayloadSettings, resolvePayloadOptions } from "./payload-options.js";
 
@@ -112,8 +112,8 @@ export interface TracewireProcessorOptions extends PayloadOptions {
   allowInsecureHttp?: boolean;
   /** Where warnings go. Default `console`. */
   logger?: Logger;
-  /** Read settings from this instead of `process.env`. */
-  env?: Env;
+  /** Read settings from this instead of `process.env` (a Worker's `env` too: see {@link EnvOption}). */
+  env?: EnvOption;
 }
 
 /** Fully resolved processor settings. */
@@ -211,7 +211,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
   if (options.env !== undefined && (options.env === null || typeof options.env !== "object")) {
     throw new ConfigError("env", kindOf(options.env), "an object of environment variables, like process.env");
   }
-  const env = options.env ?? processEnv();
+  const env = envOf(options.env);
   const baseUrl = readUrl("baseUrl", ENV.baseUrl, options.baseUrl, env);
   if (baseUrl === undefined) {
     throw new ConfigError(

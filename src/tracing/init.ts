@@ -6,7 +6,7 @@
 import { context, propagation, trace } from "@opentelemetry/api";
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from "@opentelemetry/core";
 import { defaultResource, resourceFromAttributes } from "@opentelemetry/resources";
-import { ENV, echo, readBoolean } from "../config.js";
+import { ENV, echo, envOf, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { createContextManager } from "../otel/context-manager.js";
@@ -14,7 +14,6 @@ import { rememberEnvSecrets } from "../otel/known-secrets.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
-import { processEnv } from "../runtime.js";
 import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { createProvider } from "./provider.js";
@@ -103,7 +102,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
     throw new ValidationError("init() options must be an object.", "options");
   const state = globalState();
   if (state.handle) return state.handle as TracewireHandle;
-  const env = options.env ?? processEnv();
+  const env = envOf(options.env);
   // Checked first: even "tracing is off" is said through it.
   const logger = readLogger(options.logger);
 

@@ -8,6 +8,8 @@
  * Both kinds are parsed for syntax here. A new unmarked block that no test runs fails this file, and so does a
  * marked one that a test does run, a malformed marker, a reference to a block that does not exist, and a reference
  * this check cannot read (a variable instead of a literal).
+ *
+ * Running a block strips its types: test/readme/snippet-types.test.ts type-checks the ts blocks.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";

@@ -25,15 +25,16 @@ export const CONDITIONS = {
 /**
  * Bundles `entry` into one minified-or-not ESM file the way the platform's bundler would: browser platform (so
  * `browser` fields apply), the platform's export conditions, Node built-ins and `cloudflare:*` left to the runtime,
- * function names kept (wrangler's default). Returns the code and esbuild's warnings (which must be none).
+ * function names kept (wrangler's default). Source text is JavaScript unless its `loader` says `ts` (wrangler
+ * bundles a worker.ts as is). Returns the code and esbuild's warnings (which must be none).
  */
 export async function bundle(
-  entry: string | { contents: string; resolveDir: string },
+  entry: string | { contents: string; resolveDir: string; loader?: "js" | "ts" },
   platform: keyof typeof CONDITIONS,
   options: { minify?: boolean; plugins?: Plugin[]; external?: string[] } = {},
 ): Promise<{ code: string; warnings: string[]; bytes: number }> {
   const result = await build({
-    ...(typeof entry === "string" ? { entryPoints: [entry] } : { stdin: { ...entry, loader: "js" } }),
+    ...(typeof entry === "string" ? { entryPoints: [entry] } : { stdin: { loader: "js" as const, ...entry } }),
     bundle: true,
     write: false,
     format: "esm",

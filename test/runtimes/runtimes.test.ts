@@ -162,7 +162,7 @@ describe.skipIf(!enabled)("runtimes beyond Node (workerd, Vercel edge, Bun, Deno
 
   it("workerd: the worker of docs/runtimes-and-deployment.md, verbatim", async () => {
     const source = docBlock("docs/runtimes-and-deployment.md", "## Cloudflare Workers");
-    const worker = await bundle({ contents: source, resolveDir: APP_DIR }, "workerd");
+    const worker = await bundle({ contents: source, resolveDir: APP_DIR, loader: "ts" }, "workerd");
     expect(worker.warnings).toEqual([]);
     const served = await serveWorker(worker.code, {
       TRACEWIRE_BASE_URL: service.url,

@@ -1,9 +1,15 @@
-import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, readProject, resolveTransport } from "../../config.js";
+import {
+  type ClientOptions,
+  ENV,
+  envOf,
+  MODEL_SERVICE_TIMEOUT_MS,
+  readProject,
+  resolveTransport,
+} from "../../config.js";
 import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
-import { processEnv } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
@@ -61,7 +67,7 @@ export class InferenceClient {
       },
       options,
     );
-    const env = options.env ?? processEnv();
+    const env = envOf(options.env);
     this.project =
       readProject("project", ENV.inferenceProject, options.project, env) ??
       readProject("project", ENV.project, undefined, env);

@@ -1,6 +1,5 @@
-import { type ClientOptions, ENV, readProject, resolveTransport } from "../../config.js";
+import { type ClientOptions, ENV, envOf, readProject, resolveTransport } from "../../config.js";
 import { HttpTransport } from "../../http/transport.js";
-import { processEnv } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
 import type { ServiceContext } from "../base.js";
 import { AnnotationQueuesApi } from "./annotation-queues.js";
@@ -76,7 +75,7 @@ export class TracingClient {
       { client: "TracingClient", baseUrlEnv: ENV.baseUrl, nonIdempotent: "replay" },
       options,
     );
-    this.defaultProject = readProject("project", ENV.project, options.project, options.env ?? processEnv());
+    this.defaultProject = readProject("project", ENV.project, options.project, envOf(options.env));
     this.transport = new HttpTransport(transportOptions);
     const context: ServiceContext = { transport: this.transport, project: this.defaultProject };
     this.context = context;

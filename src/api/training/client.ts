@@ -1,11 +1,11 @@
-import { type ClientOptions, ENV, MODEL_SERVICE_TIMEOUT_MS, resolveTransport } from "../../config.js";
+import { type ClientOptions, ENV, envOf, MODEL_SERVICE_TIMEOUT_MS, resolveTransport } from "../../config.js";
 import { InternalServerError, ProtocolError } from "../../errors.js";
 import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { readAll } from "../../http/request-parts.js";
 import { HttpTransport } from "../../http/transport.js";
-import { bytesToText, processEnv } from "../../runtime.js";
+import { bytesToText } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
 import { type CallOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
@@ -65,7 +65,7 @@ export class TrainingClient {
       name: "TrainingClient",
       baseUrl: transportOptions.baseUrl,
       provider: GEN_AI_PROVIDER.training,
-      env: options.env ?? processEnv(),
+      env: envOf(options.env),
     });
     this.chat = { completions: new TrainingChatCompletions(this.transport, tracing) };
     this.models = new TrainingModels(this.transport);
