@@ -276,12 +276,11 @@ describe("README.md and docs/ ts blocks type-check", () => {
   const all = snippets();
   const dist = process.env.TRACEWIRE_SNIPPET_TYPES === "dist";
   let result: ReturnType<typeof typeCheck>;
-  let elapsed = 0;
+  // ~10 s of CPU on a 2-core machine, most of it parsing the SDKs' declarations (~1,800 files); no time is asserted
+  // (timing belongs in bench/), the bound only stops a hung compile.
   beforeAll(() => {
-    const started = performance.now();
     result = typeCheck([...all, CANARY], dist);
-    elapsed = performance.now() - started;
-  }, 120_000);
+  }, 300_000);
   const canary = (failure: string) => failure.startsWith(`${CANARY.file}:${CANARY.heading}#`);
 
   it("checks every ts block of the docs (and only those) in one program, tracewire's types from src/ (or dist/)", () => {
@@ -291,9 +290,6 @@ describe("README.md and docs/ ts blocks type-check", () => {
     // Build-independent: `paths` wins over the package's self-reference to dist/ (dist mode: the other way round).
     expect(result.tracewire).toContain(dist ? "dist/index.d.ts" : "src/index.ts");
     expect(result.tracewire.filter((f) => f.startsWith(dist ? "src/" : "dist/"))).toEqual([]);
-    // ~10 s of CPU on a 2-core CI box, most of it parsing the SDKs' declarations (~1,800 files): the bound leaves
-    // room for a loaded machine.
-    expect(elapsed).toBeLessThan(60_000);
   });
 
   it("every ts block compiles against the package's types", () => {
