@@ -20,6 +20,7 @@
  * Nothing here throws into LangChain: each handler method is guarded, failures are logged (rate-limited).
  */
 import { type Context, context, createContextKey } from "@opentelemetry/api";
+import { rememberSecret } from "../otel/known-secrets.js";
 import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import { threadContext } from "../tracing/context.js";
 import {
@@ -123,6 +124,32 @@ function current(runs: RunTracker, active: Context): Context | undefined {
 export function withRunScope<T>(fn: () => T): T {
   const scope: RunScope = { run: undefined };
   return context.with(context.active().setValue(SCOPE_KEY, scope), fn);
+}
+
+/** Models whose declared credentials are registered already (one lookup per request afterwards). */
+const REMEMBERED = new WeakSet<object>();
+
+/**
+ * Registers as known secrets the credentials a LangChain model, LLM or retriever declares in its `lc_secrets` (field
+ * path → environment variable: `{ apiKey: "OPENAI_API_KEY" }`), read from the instance. A key the app passed in code
+ * rather than through the environment is then masked like one `init()` found there: a server that refuses it by
+ * quoting it ("Incorrect API key provided: sk-…") would otherwise send it to the tracing service in the recorded
+ * exception. Never throws; read once per instance.
+ */
+export function rememberModelSecrets(model: unknown): void {
+  if (!isObj(model) || REMEMBERED.has(model)) return;
+  REMEMBERED.add(model);
+  try {
+    const declared = (model as { lc_secrets?: unknown }).lc_secrets;
+    if (!isObj(declared)) return;
+    for (const path of Object.keys(declared)) {
+      let value: unknown = model;
+      for (const part of path.split(".")) value = isObj(value) ? value[part] : undefined;
+      rememberSecret(value);
+    }
+  } catch {
+    // A getter that throws: what it held cannot be masked; the model itself is unaffected.
+  }
 }
 
 /** The context of a run scope started now, for methods that hand out an iterator (each step runs in it). */

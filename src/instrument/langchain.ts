@@ -11,7 +11,8 @@
  *
  * Both entry points also wrap the request methods of `@langchain/core`'s chat model, LLM and retriever base classes
  * (`_generateUncached`, `_streamIterator`, `invoke`) in a run scope, once per copy, so the model's own request runs
- * in its call's context. Nothing else about them changes: the same arguments, the same return values and errors.
+ * in its call's context, and register the credentials the model declares (`lc_secrets`) as known secrets, masked in
+ * what tracewire records. Nothing else about them changes: the same arguments, the same return values and errors.
  *
  * @module tracewire/langchain
  */
@@ -23,7 +24,7 @@ import { BaseRetriever } from "@langchain/core/retrievers";
 import type { Context } from "@opentelemetry/api";
 import { context } from "@opentelemetry/api";
 import { frameworkError } from "../genai/framework-runs.js";
-import { LangChainHandler, runScopeContext, withRunScope } from "../genai/langchain.js";
+import { LangChainHandler, rememberModelSecrets, runScopeContext, withRunScope } from "../genai/langchain.js";
 import { describeAs } from "../secrets.js";
 
 const PATCHED = Symbol.for("tracewire.langchain.patched");
@@ -78,10 +79,12 @@ function iteratorIn(ctx: Context, iterator: AsyncIterator<unknown> & AsyncIterab
 function hookModels(modules: LangChainModules): void {
   const scoped = (original: Method): Method =>
     function (this: unknown, ...args: unknown[]) {
+      rememberModelSecrets(this);
       return withRunScope(() => original.apply(this, args));
     };
   const scopedIterator = (original: Method): Method =>
     function (this: unknown, ...args: unknown[]) {
+      rememberModelSecrets(this);
       const ctx = runScopeContext();
       const iterator = context.with(ctx, () => original.apply(this, args)) as AsyncIterator<unknown> &
         AsyncIterable<unknown>;
