@@ -234,6 +234,16 @@ export class RunTracker {
     this.runs.clear();
   }
 
+  /** Ends `run` and every open run under it with `end`, innermost first (a stream its consumer stopped reading). */
+  endUnder(run: FrameworkRun, end: CallSpanEnd): void {
+    const under = (r: FrameworkRun) => {
+      for (let up: FrameworkRun | undefined = r; up !== undefined; up = up.parent) if (up === run) return true;
+      return false;
+    };
+    const open = (run.root.members ?? []).filter((r) => !r.ended && under(r)).reverse();
+    for (const r of open) this.end(r, end);
+  }
+
   /** Tokens `run` aggregates that no call below it recorded: what it records as its own usage. */
   usageRemainder(run: FrameworkRun, input: unknown, output: unknown, cached?: unknown): Attributes {
     const below = run.usage;

@@ -44,6 +44,7 @@ import {
   toolOutput,
   toolStart,
 } from "./langchain-shapes.js";
+import { claimStream, endStream, type StreamScope } from "./langchain-streams.js";
 
 const FRAMEWORK = "langchain";
 /** LangChain's AsyncLocalStorage (a LangSmith RunTree holding the current runnable config). */
@@ -124,6 +125,15 @@ function current(runs: RunTracker, active: Context): Context | undefined {
 export function withRunScope<T>(fn: () => T): T {
   const scope: RunScope = { run: undefined };
   return context.with(context.active().setValue(SCOPE_KEY, scope), fn);
+}
+
+/** A `stream()` whose consumer stopped reading: what its run left open ends as cancelled (langchain-streams.ts). */
+export function stopStream(scope: StreamScope): void {
+  try {
+    endStream(state().runs, scope);
+  } catch (err) {
+    frameworkError(FRAMEWORK, "stream-stop", err);
+  }
 }
 
 /** Models whose declared credentials are registered already (one lookup per request afterwards). */
@@ -353,6 +363,7 @@ export class LangChainHandler {
     const hidden = Array.isArray(tags) && tags.includes(HIDDEN_TAG);
     const run = s.runs.add({ id: runId, parent, base, spec, model, transparent: hidden });
     if (!hidden) s.runs.start(run);
+    claimStream(run);
     return run;
   }
 

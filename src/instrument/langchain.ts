@@ -21,10 +21,19 @@ import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { BaseLLM } from "@langchain/core/language_models/llms";
 import { BaseRetriever } from "@langchain/core/retrievers";
+import * as runnables from "@langchain/core/runnables";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { Context } from "@opentelemetry/api";
 import { context } from "@opentelemetry/api";
 import { frameworkError } from "../genai/framework-runs.js";
-import { LangChainHandler, rememberModelSecrets, runScopeContext, withRunScope } from "../genai/langchain.js";
+import {
+  LangChainHandler,
+  rememberModelSecrets,
+  runScopeContext,
+  stopStream,
+  withRunScope,
+} from "../genai/langchain.js";
+import { type StreamScope, streamScopeContext } from "../genai/langchain-streams.js";
 import { describeAs } from "../secrets.js";
 
 const PATCHED = Symbol.for("tracewire.langchain.patched");
@@ -39,6 +48,13 @@ export interface LangChainModules {
   BaseLLM?: unknown;
   /** `BaseRetriever` from `@langchain/core/retrievers`: its `invoke` runs in its call's context when given. */
   BaseRetriever?: unknown;
+  /**
+   * The exports of `@langchain/core/runnables`: the `stream()` of `Runnable` and of the classes that define their own
+   * run in a stream scope, so a stream its consumer stops reading ends its calls (genai/langchain-streams.ts).
+   */
+  runnables?: Record<string, unknown>;
+  /** `IterableReadableStream` from `@langchain/core/utils/stream`: what `stream()` returns (its `return`, `cancel`). */
+  IterableReadableStream?: unknown;
 }
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
@@ -98,6 +114,57 @@ function hookModels(modules: LangChainModules): void {
   wrapMethod((modules.BaseRetriever as { prototype?: unknown } | undefined)?.prototype, "invoke", scoped);
 }
 
+/** The streams `stream()` returned, with their scope: returned or cancelled before their end, they end their calls. */
+const watched = new WeakMap<object, StreamScope>();
+
+/**
+ * Runs every `stream()` of the copy's runnables in a stream scope, and ends what a stream left open when its consumer
+ * returns or cancels it (once per class). The stream itself is returned as is; the first scope that claimed a run
+ * keeps the stream (a `RunnableBinding` delegates its `stream()` to the runnable it binds).
+ */
+function hookStreams(modules: LangChainModules): void {
+  const exports = modules.runnables ?? {};
+  const base = exports.Runnable as { prototype?: object } | undefined;
+  const classes = Object.values(exports).filter(
+    (c): c is { prototype: object } =>
+      typeof c === "function" &&
+      isObject(c.prototype) &&
+      (c === base || (isObject(base?.prototype) && Object.prototype.isPrototypeOf.call(base.prototype, c.prototype))) &&
+      Object.hasOwn(c.prototype, "stream"),
+  );
+  for (const cls of classes)
+    wrapMethod(
+      cls.prototype,
+      "stream",
+      (original) =>
+        async function (this: unknown, ...args: unknown[]) {
+          const { ctx, scope } = streamScopeContext();
+          const stream = await context.with(ctx, () => original.apply(this, args));
+          if (scope.run && isObject(stream) && !watched.has(stream)) watched.set(stream, scope);
+          return stream;
+        },
+    );
+  const proto = (modules.IterableReadableStream as { prototype?: unknown } | undefined)?.prototype;
+  for (const name of ["return", "cancel"])
+    wrapMethod(
+      proto,
+      name,
+      (original) =>
+        async function (this: unknown, ...args: unknown[]) {
+          try {
+            return await original.apply(this, args);
+          } finally {
+            const scope = isObject(this) ? watched.get(this) : undefined;
+            if (scope) stopStream(scope);
+          }
+        },
+    );
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === "object" || typeof value === "function") && value !== null;
+}
+
 /**
  * Adds `handler` to every callback manager the copy's `CallbackManager` configures (once per copy; a manager that
  * already has a handler of its name keeps its own). Given as an inheritable handler when the call brought none or a
@@ -126,7 +193,14 @@ function hookCallbacks(modules: LangChainModules, handler: LangChainHandler): vo
 }
 
 /** This module's own copy of `@langchain/core`. */
-const OWN: LangChainModules = { CallbackManager, BaseChatModel, BaseLLM, BaseRetriever };
+const OWN: LangChainModules = {
+  CallbackManager,
+  BaseChatModel,
+  BaseLLM,
+  BaseRetriever,
+  runnables: runnables as Record<string, unknown>,
+  IterableReadableStream,
+};
 
 /**
  * A LangChain callback handler recording every run it hears of as tracewire calls: pass it in a call's `callbacks`
@@ -139,6 +213,7 @@ export class TracewireCallbackHandler extends LangChainHandler {
     super();
     try {
       hookModels(OWN);
+      hookStreams(OWN);
     } catch (err) {
       frameworkError("langchain", "hook", err);
     }
@@ -163,17 +238,21 @@ let shared: TracewireCallbackHandler | undefined;
 /** Loads one copy's modules with `load`, or undefined when that copy is not installed. */
 async function copyOf(load: (path: string) => unknown): Promise<LangChainModules | undefined> {
   try {
-    const [callbacks, chat, llms, retrievers] = (await Promise.all([
+    const [callbacks, chat, llms, retrievers, runnableExports, streams] = (await Promise.all([
       load("@langchain/core/callbacks/manager"),
       load("@langchain/core/language_models/chat_models"),
       load("@langchain/core/language_models/llms"),
       load("@langchain/core/retrievers"),
+      load("@langchain/core/runnables"),
+      load("@langchain/core/utils/stream"),
     ])) as Record<string, unknown>[];
     return {
       CallbackManager: callbacks?.CallbackManager,
       BaseChatModel: chat?.BaseChatModel,
       BaseLLM: llms?.BaseLLM,
       BaseRetriever: retrievers?.BaseRetriever,
+      runnables: runnableExports,
+      IterableReadableStream: streams?.IterableReadableStream,
     };
   } catch {
     return undefined;
@@ -192,6 +271,7 @@ export function instrumentLangChain(options: InstrumentLangChainOptions = {}): P
   for (const modules of options?.modules ?? []) {
     hookCallbacks(modules, handler);
     hookModels(modules);
+    hookStreams(modules);
   }
   if (instrumented) return instrumented;
   hookCallbacks(OWN, handler);
@@ -203,6 +283,7 @@ export function instrumentLangChain(options: InstrumentLangChainOptions = {}): P
       if (!modules) continue;
       hookCallbacks(modules, handler);
       hookModels(modules);
+      hookStreams(modules);
     }
     return handler;
   })();

@@ -1,0 +1,77 @@
+/**
+ * A LangChain stream whose consumer stops reading: `runnable.stream()` reports its run's end only when the stream
+ * runs to its end or throws, so a consumer that breaks out of it (or cancels it) used to leave the run's call, and the
+ * model call inside it, open forever. They now end once, as cancelled (`break`); a stream read to its end, and the
+ * value it streamed, are unchanged.
+ * (The handler is created before `stream` is looked up: creating it is what hooks `stream()`.)
+ */
+import { RunnableLambda } from "@langchain/core/runnables";
+import OpenAI from "openai";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TracewireCallbackHandler } from "../../src/instrument/langchain.js";
+import { OpenAIServer, TEXT } from "../support/openai-server.js";
+import { setupSessionPerTest } from "../support/tracing-session.js";
+import { named, one, recorded, StandInChatModel, summaryOf } from "./support.js";
+
+const session = setupSessionPerTest();
+
+describe("LangChain: a stream whose consumer stops reading", () => {
+  let server: OpenAIServer;
+  beforeAll(async () => {
+    server = await OpenAIServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  const model = (name: string) =>
+    new StandInChatModel({
+      client: new OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0 }),
+      model: name,
+    });
+  const cancelled = (call: Awaited<ReturnType<typeof recorded>>[number]) => summaryOf(call).tracewire;
+
+  /** Stops `stream` the way `stop` says: after two chunks with `break`, or `cancel()` before reading any. */
+  async function stopEarly(stream: AsyncIterable<unknown> & { cancel(): Promise<void> }, stop: "break" | "cancel") {
+    let chunks = 0;
+    if (stop === "cancel") await stream.cancel();
+    else for await (const _chunk of stream) if (++chunks === 2) break;
+    return chunks;
+  }
+
+  for (const stop of ["break", "cancel"] as const)
+    it(`model.stream(), stopped by ${stop}: the model call ends once, as cancelled`, async () => {
+      const handler = new TracewireCallbackHandler();
+      const stream = await model("m-slow").stream("hi", { callbacks: [handler] });
+      expect(await stopEarly(stream, stop)).toBe(stop === "break" ? 2 : 0);
+      const chat = one(await recorded(session), "StandInChatModel");
+      expect(cancelled(chat)).toEqual({ status: "cancelled", cancel_reason: "break" });
+      expect(chat.end.exception).toBeUndefined();
+    });
+
+  it("a chain's stream broken out of: the chain and its model call end once, as cancelled", async () => {
+    const handler = new TracewireCallbackHandler();
+    const chain = RunnableLambda.from((x: string) => x)
+      .pipe(model("m-slow"))
+      .withConfig({ runName: "answer" });
+    const stream = await chain.stream("hi", { callbacks: [handler] });
+    expect(await stopEarly(stream, "break")).toBe(2);
+    const calls = await recorded(session);
+    expect(calls).toHaveLength(3);
+    const answer = one(calls, "answer");
+    expect(cancelled(answer)).toEqual({ status: "cancelled", cancel_reason: "break" });
+    expect(cancelled(one(calls, "StandInChatModel", answer))).toEqual({ status: "cancelled", cancel_reason: "break" });
+    // The step that had finished keeps its own end.
+    expect(cancelled(one(calls, "RunnableLambda", answer))).toBeUndefined();
+  });
+
+  it("a stream read to its end: what it streamed is unchanged, and its calls end as usual", async () => {
+    const handler = new TracewireCallbackHandler();
+    const stream = await model("gpt-4o-mini").stream("hi", { callbacks: [handler] });
+    let text = "";
+    for await (const chunk of stream) text += String(chunk.content);
+    expect(text).toBe(TEXT);
+    const calls = await recorded(session);
+    expect(named(calls, "StandInChatModel")).toHaveLength(1);
+    for (const call of calls) expect(cancelled(call)).toBeUndefined();
+  });
+});
