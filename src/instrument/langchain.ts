@@ -26,13 +26,8 @@ import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { Context } from "@opentelemetry/api";
 import { context } from "@opentelemetry/api";
 import { frameworkError } from "../genai/framework-runs.js";
-import {
-  LangChainHandler,
-  rememberModelSecrets,
-  runScopeContext,
-  stopStream,
-  withRunScope,
-} from "../genai/langchain.js";
+import { LangChainHandler, runScopeContext, stopStream, withRunScope } from "../genai/langchain.js";
+import { rememberModelSecrets } from "../genai/langchain-secrets.js";
 import { type StreamScope, streamScopeContext } from "../genai/langchain-streams.js";
 import { describeAs } from "../secrets.js";
 

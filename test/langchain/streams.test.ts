@@ -3,8 +3,11 @@
  * runs to its end or throws, so a consumer that breaks out of it (or cancels it) used to leave the run's call, and the
  * model call inside it, open forever. They now end once, as cancelled (`break`); a stream read to its end, and the
  * value it streamed, are unchanged.
+ * The steps of a streamed chain record what they were given: LangChain reports a placeholder (`{input: ""}`) when such
+ * a step starts and its real inputs only at its end, and the placeholder used to be recorded as the step's inputs.
  * (The handler is created before `stream` is looked up: creating it is what hooks `stream()`.)
  */
+import { StringOutputParser } from "@langchain/core/output_parsers";
 import { RunnableLambda } from "@langchain/core/runnables";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -73,5 +76,27 @@ describe("LangChain: a stream whose consumer stops reading", () => {
     const calls = await recorded(session);
     expect(named(calls, "StandInChatModel")).toHaveLength(1);
     for (const call of calls) expect(cancelled(call)).toBeUndefined();
+  });
+
+  it("a streamed chain: each step records the inputs it was given, not LangChain's placeholder", async () => {
+    const handler = new TracewireCallbackHandler();
+    const chain = RunnableLambda.from((x: string) => `${x}?`)
+      .pipe(RunnableLambda.from((x: string) => `${x}!`).withConfig({ runName: "shout" }))
+      .pipe(new StringOutputParser())
+      .withConfig({ runName: "punctuate" });
+    let text = "";
+    for await (const chunk of await chain.stream("hi", { callbacks: [handler] })) text += chunk;
+    expect(text).toBe("hi?!");
+    const calls = await recorded(session);
+    const root = one(calls, "punctuate");
+    expect(root.start.inputs).toEqual({ input: "hi" });
+    expect(one(calls, "RunnableLambda", root).start.inputs).toEqual({ input: "hi" });
+    const shout = one(calls, "shout", root);
+    expect(shout.start.inputs).toEqual({ input: "hi?" });
+    expect(shout.end.output).toBe("hi?!");
+    expect(one(calls, "StrOutputParser", root).start.inputs).toEqual({ input: "hi?!" });
+    // Started when it ended, each call keeps the time its step started: before the steps after it.
+    expect(String(shout.start.started_at) <= String(shout.end.ended_at)).toBe(true);
+    expect(String(root.start.started_at) <= String(shout.start.started_at)).toBe(true);
   });
 });
