@@ -48,6 +48,9 @@ import {
 import { type CallSpanEnd, endCallSpan, startCallSpan } from "./call-span.js";
 import { isObj, type Obj } from "./guards.js";
 
+/** What a model call whose stream carried an error records: the SDK gives telemetry its finish reason only. */
+const STREAM_ERROR = "The model's response stream reported an error (finish reason: error)";
+
 /** Operations are dropped (ended as abandoned) past this many in flight, so a leak of ours stays bounded. */
 const MAX_OPERATIONS = 10_000;
 
@@ -132,16 +135,24 @@ export class TracewireTelemetry {
     });
   }
 
-  /** The provider answered (before any tool runs): output, usage keyed by the response model. */
+  /**
+   * The provider answered (before any tool runs): output, usage keyed by the response model. A stream that carried an
+   * error (an error event after HTTP 200) ends with finish reason `error`: the SDK streams the error to the consumer
+   * and tells telemetry nothing more, so the model call ends failed with that, rather than as a success.
+   */
   onLanguageModelCallEnd(raw: object): void {
     const event = raw as Obj;
     this.guard("model-end", () => {
       const op = this.operations.get(String(event.callId));
       if (!op) return;
-      this.endModelCall(op, event, () => contentOutput(event.content, event.finishReason), {
-        ...usageAttributes(event.usage, event.modelId),
-        ...responseAttributes(event.responseId, event.finishReason),
-      });
+      const failed = event.finishReason === "error" ? { error: STREAM_ERROR, errorType: "_OTHER" } : {};
+      this.endModelCall(
+        op,
+        event,
+        () => contentOutput(event.content, event.finishReason),
+        { ...usageAttributes(event.usage, event.modelId), ...responseAttributes(event.responseId, event.finishReason) },
+        failed,
+      );
     });
   }
 
@@ -332,11 +343,12 @@ export class TracewireTelemetry {
     event: Obj,
     output: () => unknown,
     spanAttributes: CallSpanEnd["spanAttributes"],
+    failed: Pick<CallSpanEnd, "error" | "errorType"> = {},
   ) {
     const model = op.model;
     if (!model) return;
     op.model = undefined;
-    endCallSpan(model, { ...outputIf(op, output), spanAttributes, endTime: timeOf(event) });
+    endCallSpan(model, { ...outputIf(op, output), spanAttributes, endTime: timeOf(event), ...failed });
   }
 
   private endStep(op: Operation, end: CallSpanEnd): void {
