@@ -20,6 +20,7 @@ import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_OPERATION_NAME } from "../semconv.js";
 import {
   embeddingsOutput,
+  failure,
   modelInputs,
   type Operation,
   objectStepOutput,
@@ -28,6 +29,7 @@ import {
   outputIf,
   pick,
   recordingOf,
+  STREAM_ERROR,
   stepInputs,
   stepOutput,
   timeOf,
@@ -47,9 +49,6 @@ import {
 } from "./ai-sdk-shapes.js";
 import { type CallSpanEnd, endCallSpan, startCallSpan } from "./call-span.js";
 import { isObj, type Obj } from "./guards.js";
-
-/** What a model call whose stream carried an error records: the SDK gives telemetry its finish reason only. */
-const STREAM_ERROR = "The model's response stream reported an error (finish reason: error)";
 
 /** Operations are dropped (ended as abandoned) past this many in flight, so a leak of ours stays bounded. */
 const MAX_OPERATIONS = 10_000;
@@ -237,9 +236,10 @@ export class TracewireTelemetry {
     this.guard("step-error", () => {
       const op = this.operations.get(String(event.callId));
       if (!op) return;
-      if (op.model) endCallSpan(op.model, { error: event.error });
+      const end = failure(event.error);
+      if (op.model) endCallSpan(op.model, end);
       op.model = undefined;
-      if (op.step) this.endStep(op, { error: event.error });
+      if (op.step) this.endStep(op, end);
     });
   }
 
@@ -306,7 +306,7 @@ export class TracewireTelemetry {
   onError(event: unknown): void {
     this.guard("error", () => {
       if (!isObj(event) || event.callId === undefined) return;
-      this.finish(String(event.callId), { error: event.error ?? event });
+      this.finish(String(event.callId), failure(event.error ?? event));
     });
   }
 

@@ -2,6 +2,8 @@
  * `ai` 7 (Node ≥ 22) through `tracewireTelemetry()`: a model stream that carries an error event after HTTP 200 (the
  * stand-in's `m-error-stream`) used to record its model call as a success — the SDK streams the error to the consumer
  * and tells telemetry only the finish reason `error` — and now ends it failed; what the consumer reads is unchanged.
+ * An aborted `generateText` (its `abortSignal` fired mid-request) used to end its calls failed with the AbortError,
+ * where an aborted `streamText` ends them as cancelled: now both end cancelled (`abort`); a `timeout` stays a failure.
  * And two operations run at once (`Promise.all`) each keep their own tree: steps, model calls and tool calls under
  * their own operation and caller's op, usage counted once in each.
  */
@@ -105,5 +107,35 @@ describe.skipIf(!HAS_AI7)("ai 7: a stream that carries an error; operations at o
       expect(summaryOf(operation).usage).toEqual(usageOf(RESPONSE_MODEL, 2));
     }
     expect(calls).toHaveLength(2 * (1 + 1 + 2 + 2 + 2));
+  });
+
+  it("an aborted generateText ends its operation, step and model call once each, as cancelled (abort)", async () => {
+    const abort = new AbortController();
+    setTimeout(() => abort.abort(), 100);
+    const run = ai.generateText({ model: provider("m-hang"), prompt: "hi", maxRetries: 0, abortSignal: abort.signal });
+    await expect(run).rejects.toMatchObject({ name: "AbortError" });
+    await session.tracing.flush();
+    const calls = recorded(session.double);
+    expect(calls.map((c) => c.start.op_name).sort()).toEqual([
+      "ai.generateText",
+      "ai.generateText.doGenerate",
+      "ai.generateText.step",
+    ]);
+    for (const call of calls) {
+      expect(summaryOf(call).tracewire, String(call.start.op_name)).toEqual({
+        status: "cancelled",
+        cancel_reason: "abort",
+      });
+      expect(call.end.exception ?? null, String(call.start.op_name)).toBeNull();
+    }
+  });
+
+  it("a generateText past its timeout is a failure, not a cancellation", async () => {
+    const run = ai.generateText({ model: provider("m-hang"), prompt: "hi", maxRetries: 0, timeout: 100 });
+    await expect(run).rejects.toThrow();
+    await session.tracing.flush();
+    const [operation] = named(recorded(session.double), "ai.generateText");
+    expect(summaryOf(operation!).tracewire).toBeUndefined();
+    expect(operation!.end.exception).toBeDefined();
   });
 });
