@@ -202,7 +202,10 @@ export class LangChainHandler {
       const late: LateInputs = {};
       const spec = () => chainStart(chain, late.inputs, metadata, runName);
       const run = this.open(runId, parentRunId, tags, metadata, spec, false, true);
-      if (run) (state().late ??= new WeakMap()).set(run, late);
+      if (!run) return;
+      const s = state();
+      s.late ??= new WeakMap();
+      s.late.set(run, late);
     });
   }
 
