@@ -12,7 +12,9 @@
  * Both entry points also wrap the request methods of `@langchain/core`'s chat model, LLM and retriever base classes
  * (`_generateUncached`, `_streamIterator`, `invoke`) in a run scope, once per copy, so the model's own request runs
  * in its call's context, and register the credentials the model declares (`lc_secrets`) as known secrets, masked in
- * what tracewire records. Nothing else about them changes: the same arguments, the same return values and errors.
+ * what tracewire records. Importing this module runs the runnables' `stream()` in a stream scope, so a stream whose
+ * consumer stops reading ends its calls (genai/langchain-streams.ts). Nothing else about them changes: the same
+ * arguments, the same return values and errors.
  *
  * @module tracewire/langchain
  */
@@ -208,7 +210,6 @@ export class TracewireCallbackHandler extends LangChainHandler {
     super();
     try {
       hookModels(OWN);
-      hookStreams(OWN);
     } catch (err) {
       frameworkError("langchain", "hook", err);
     }
@@ -216,6 +217,15 @@ export class TracewireCallbackHandler extends LangChainHandler {
 }
 
 describeAs(TracewireCallbackHandler, "TracewireCallbackHandler");
+
+// `stream()` is hooked when this module loads, not when the first handler is created: in
+// `model.stream(input, { callbacks: [new TracewireCallbackHandler()] })` the method is looked up before the handler
+// exists, so a hook made by the constructor would miss the first stream of the process.
+try {
+  hookStreams(OWN);
+} catch (err) {
+  frameworkError("langchain", "hook", err);
+}
 
 /** Options of {@link instrumentLangChain}. */
 export interface InstrumentLangChainOptions {

@@ -5,7 +5,8 @@
  * value it streamed, are unchanged.
  * The steps of a streamed chain record what they were given: LangChain reports a placeholder (`{input: ""}`) when such
  * a step starts and its real inputs only at its end, and the placeholder used to be recorded as the step's inputs.
- * (The handler is created before `stream` is looked up: creating it is what hooks `stream()`.)
+ * The first test creates its handler inside the call's options, after `stream` was looked up: importing
+ * `tracewire/langchain` is what hooks `stream()` (a hook made by the handler's constructor missed that first stream).
  */
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { RunnableLambda } from "@langchain/core/runnables";
@@ -40,6 +41,13 @@ describe("LangChain: a stream whose consumer stops reading", () => {
     else for await (const _chunk of stream) if (++chunks === 2) break;
     return chunks;
   }
+
+  it("the process's first stream, its handler created in the call's options: ends once, as cancelled", async () => {
+    const stream = await model("m-slow").stream("hi", { callbacks: [new TracewireCallbackHandler()] });
+    expect(await stopEarly(stream, "break")).toBe(2);
+    const chat = one(await recorded(session), "StandInChatModel");
+    expect(cancelled(chat)).toEqual({ status: "cancelled", cancel_reason: "break" });
+  });
 
   for (const stop of ["break", "cancel"] as const)
     it(`model.stream(), stopped by ${stop}: the model call ends once, as cancelled`, async () => {
