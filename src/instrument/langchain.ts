@@ -148,12 +148,11 @@ function hookStreams(modules: LangChainModules): void {
       name,
       (original) =>
         async function (this: unknown, ...args: unknown[]) {
-          try {
-            return await original.apply(this, args);
-          } finally {
-            const scope = isObject(this) ? watched.get(this) : undefined;
-            if (scope) stopStream(scope);
-          }
+          // Only once it worked: `cancel()` on a stream another reader holds rejects, and that stream goes on.
+          const result = await original.apply(this, args);
+          const scope = isObject(this) ? watched.get(this) : undefined;
+          if (scope) stopStream(scope);
+          return result;
         },
     );
 }

@@ -107,4 +107,18 @@ describe("LangChain: a stream whose consumer stops reading", () => {
     expect(String(shout.start.started_at) <= String(shout.end.ended_at)).toBe(true);
     expect(String(root.start.started_at) <= String(shout.start.started_at)).toBe(true);
   });
+
+  it("a cancel() that fails (another reader holds the stream) ends nothing: the stream goes on to its end", async () => {
+    const handler = new TracewireCallbackHandler();
+    const stream = await model("gpt-4o-mini").stream("hi", { callbacks: [handler] });
+    const reader = stream[Symbol.asyncIterator]();
+    let text = String(((await reader.next()).value as { content: unknown }).content);
+    await expect(stream.cancel()).rejects.toThrow(TypeError);
+    for (let step = await reader.next(); !step.done; step = await reader.next())
+      text += String((step.value as { content: unknown }).content);
+    expect(text).toBe(TEXT);
+    const chat = one(await recorded(session), "StandInChatModel");
+    expect(cancelled(chat)).toBeUndefined();
+    expect(chat.end.output).toEqual([expect.objectContaining({ role: "assistant", content: TEXT })]);
+  });
 });
