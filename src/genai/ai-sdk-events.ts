@@ -140,3 +140,20 @@ export function operationOutput(operationId: string, event: Obj): Obj {
   if (Array.isArray(event.steps)) output.steps = event.steps.length;
   return output;
 }
+
+/** What a model call whose stream carried an error records: the SDK gives telemetry its finish reason only. */
+export const STREAM_ERROR = "The model's response stream reported an error (finish reason: error)";
+
+/**
+ * How a call that threw ends: cancelled for an abort (a `generateText` whose `abortSignal` fired rejects with the
+ * signal's AbortError, where an aborted `streamText` reports `onAbort`), else failed with the error. A `timeout`
+ * (a TimeoutError) is a failure.
+ */
+export function failure(error: unknown): CallSpanEnd {
+  try {
+    if (isObj(error) && error.name === "AbortError") return { cancelled: "abort" };
+  } catch {
+    // an error whose name cannot be read is a failure
+  }
+  return { error };
+}

@@ -34,7 +34,7 @@ import {
 import { currentAttributes, currentThread } from "../tracing/context.js";
 import { preparePayload } from "../tracing/payload.js";
 import { genAiStartAttributes, usageFromAttributes } from "../wire/span-to-call.js";
-import { embeddingsOutput } from "./ai-sdk-events.js";
+import { embeddingsOutput, STREAM_ERROR } from "./ai-sdk-events.js";
 import {
   metadataAttributes,
   operationOpName,
@@ -137,6 +137,19 @@ function outputOf(span: ReadableSpan, kind: Kind): { value: unknown } | undefine
     if (usage) output.usage = usage;
   }
   return { value: output };
+}
+
+/**
+ * Where ai 6's own span status misreports the outcome, as the ai 7 integration records it (ai-sdk-events.ts): an
+ * aborted `generateText` (its span failed with the signal's AbortError) ends cancelled (`abort`), and a model stream
+ * that carried an error event (finish reason `error`, no status of its own) ends failed.
+ */
+function outcomeOf(span: ReadableSpan, kind: Kind, data: CallEndData): void {
+  if (kind !== "operation" && kind !== "model") return;
+  const exception = span.events.find((e) => e.name === "exception");
+  if (exception?.attributes?.["exception.type"] === "AbortError") data.cancelled = "abort";
+  else if (kind === "model" && !exception && span.attributes["ai.response.finishReason"] === "error")
+    data.exception = STREAM_ERROR;
 }
 
 /** An `ai` 6 operation span in flight: whether it records inputs, and its model calls still open. */
@@ -274,6 +287,7 @@ export const aiSdkCallAdapter = {
     const output = outputOf(span, kind);
     const payload = output ? preparePayload(output.value, "output", opNameOf(span, kind)) : undefined;
     if (payload !== undefined) data.output = payload;
+    outcomeOf(span, kind, data);
     return data;
   },
 };

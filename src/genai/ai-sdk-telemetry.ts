@@ -20,6 +20,7 @@ import { describeAs } from "../secrets.js";
 import { ATTR_GEN_AI_OPERATION_NAME } from "../semconv.js";
 import {
   embeddingsOutput,
+  failure,
   modelInputs,
   type Operation,
   objectStepOutput,
@@ -28,6 +29,7 @@ import {
   outputIf,
   pick,
   recordingOf,
+  STREAM_ERROR,
   stepInputs,
   stepOutput,
   timeOf,
@@ -132,16 +134,24 @@ export class TracewireTelemetry {
     });
   }
 
-  /** The provider answered (before any tool runs): output, usage keyed by the response model. */
+  /**
+   * The provider answered (before any tool runs): output, usage keyed by the response model. A stream that carried an
+   * error (an error event after HTTP 200) ends with finish reason `error`: the SDK streams the error to the consumer
+   * and tells telemetry nothing more, so the model call ends failed with that, rather than as a success.
+   */
   onLanguageModelCallEnd(raw: object): void {
     const event = raw as Obj;
     this.guard("model-end", () => {
       const op = this.operations.get(String(event.callId));
       if (!op) return;
-      this.endModelCall(op, event, () => contentOutput(event.content, event.finishReason), {
-        ...usageAttributes(event.usage, event.modelId),
-        ...responseAttributes(event.responseId, event.finishReason),
-      });
+      const failed = event.finishReason === "error" ? { error: STREAM_ERROR, errorType: "_OTHER" } : {};
+      this.endModelCall(
+        op,
+        event,
+        () => contentOutput(event.content, event.finishReason),
+        { ...usageAttributes(event.usage, event.modelId), ...responseAttributes(event.responseId, event.finishReason) },
+        failed,
+      );
     });
   }
 
@@ -226,9 +236,10 @@ export class TracewireTelemetry {
     this.guard("step-error", () => {
       const op = this.operations.get(String(event.callId));
       if (!op) return;
-      if (op.model) endCallSpan(op.model, { error: event.error });
+      const end = failure(event.error);
+      if (op.model) endCallSpan(op.model, end);
       op.model = undefined;
-      if (op.step) this.endStep(op, { error: event.error });
+      if (op.step) this.endStep(op, end);
     });
   }
 
@@ -295,7 +306,7 @@ export class TracewireTelemetry {
   onError(event: unknown): void {
     this.guard("error", () => {
       if (!isObj(event) || event.callId === undefined) return;
-      this.finish(String(event.callId), { error: event.error ?? event });
+      this.finish(String(event.callId), failure(event.error ?? event));
     });
   }
 
@@ -332,11 +343,12 @@ export class TracewireTelemetry {
     event: Obj,
     output: () => unknown,
     spanAttributes: CallSpanEnd["spanAttributes"],
+    failed: Pick<CallSpanEnd, "error" | "errorType"> = {},
   ) {
     const model = op.model;
     if (!model) return;
     op.model = undefined;
-    endCallSpan(model, { ...outputIf(op, output), spanAttributes, endTime: timeOf(event) });
+    endCallSpan(model, { ...outputIf(op, output), spanAttributes, endTime: timeOf(event), ...failed });
   }
 
   private endStep(op: Operation, end: CallSpanEnd): void {

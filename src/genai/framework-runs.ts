@@ -81,6 +81,8 @@ export interface FrameworkRun {
   readonly deferred: boolean;
   /** Never a call (a framework's internal run): what starts inside it nests under its parent. */
   readonly transparent: boolean;
+  /** When the run started, for a call started later (lazily) than the run. */
+  readonly startTime: number | undefined;
   /**
    * The context its code started in (the other frameworks' bridges applied, its own not), when known; with no
    * parent, the context its call nests under.
@@ -108,6 +110,8 @@ export interface RunSpec {
   deferred?: boolean;
   /** Never a call (see {@link FrameworkRun.transparent}). */
   transparent?: boolean;
+  /** When the run started (see {@link FrameworkRun.startTime}). */
+  startTime?: number;
 }
 
 /** Reports a failure of tracewire's own (rate-limited); the framework's run goes on. */
@@ -151,6 +155,7 @@ export class RunTracker {
       model: spec.model ? { framework: this.framework, deferred: 0 } : undefined,
       deferred: spec.deferred === true,
       transparent: spec.transparent === true,
+      startTime: spec.startTime,
       base: spec.base,
       spec: spec.spec,
       call: undefined,
@@ -184,7 +189,7 @@ export class RunTracker {
   }
 
   /** Starts the call of `run` now (once), unless it ended or is transparent; returns it. */
-  start(run: FrameworkRun, startTime?: number): CallSpan | undefined {
+  start(run: FrameworkRun, startTime = run.startTime): CallSpan | undefined {
     if (run.started || run.ended || run.transparent) return run.call;
     run.started = true;
     const parent = this.parentContext(run);
@@ -232,6 +237,16 @@ export class RunTracker {
     const open = [...this.runs.values()].filter((r) => !r.ended).reverse();
     for (const run of open) this.end(run, end);
     this.runs.clear();
+  }
+
+  /** Ends `run` and every open run under it with `end`, innermost first (a stream its consumer stopped reading). */
+  endUnder(run: FrameworkRun, end: CallSpanEnd): void {
+    const under = (r: FrameworkRun) => {
+      for (let up: FrameworkRun | undefined = r; up !== undefined; up = up.parent) if (up === run) return true;
+      return false;
+    };
+    const open = (run.root.members ?? []).filter((r) => !r.ended && under(r)).reverse();
+    for (const r of open) this.end(r, end);
   }
 
   /** Tokens `run` aggregates that no call below it recorded: what it records as its own usage. */

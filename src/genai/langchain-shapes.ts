@@ -111,22 +111,51 @@ const MAX_ITEMS = 1000;
 
 /**
  * `value` with LangChain messages and documents replaced by their compact form (plain objects and arrays are copied
- * on the way down, to a bounded depth; anything else is left for the serializer).
+ * on the way down, to a bounded depth; anything else is left for the serializer). Never throws.
+ *
+ * Each object is copied once (`copies`): an object reached again, through a cycle or shared by siblings (a graph
+ * state that points back at itself), gets the same copy, so a wide self-reference costs one copy per object instead
+ * of one per path (exponential in the depth: a 6-key self-referencing node output ran the process out of memory), and
+ * the serializer still sees the cycle and marks it. A value whose fields cannot be read (a throwing getter, a hostile
+ * Proxy, a BigInt in tool-call arguments) is handed to the serializer as it is, which marks just the unreadable part:
+ * the run's call is recorded either way, instead of being lost with the calls under it.
  */
-export function compact(value: unknown, depth = 0): unknown {
+export function compact(value: unknown): unknown {
+  return compactIn(value, 0, new Map());
+}
+
+function compactIn(value: unknown, depth: number, copies: Map<object, unknown>): unknown {
   if (!isObj(value) || depth > MAX_DEPTH) return value;
-  if (Array.isArray(value)) return value.slice(0, MAX_ITEMS).map((v) => compact(v, depth + 1));
-  if (isMessage(value)) return messageOf(value);
-  if (typeof value.pageContent === "string") {
-    const doc: Obj = { page_content: value.pageContent, metadata: value.metadata };
-    if (value.id !== undefined) doc.id = value.id;
-    return doc;
+  if (copies.has(value)) return copies.get(value);
+  try {
+    if (Array.isArray(value)) {
+      const out: unknown[] = [];
+      copies.set(value, out);
+      for (const item of value.slice(0, MAX_ITEMS)) out.push(compactIn(item, depth + 1, copies));
+      return out;
+    }
+    if (isMessage(value)) {
+      const message = messageOf(value);
+      copies.set(value, message);
+      return message;
+    }
+    if (typeof value.pageContent === "string") {
+      const doc: Obj = { page_content: value.pageContent, metadata: value.metadata };
+      if (value.id !== undefined) doc.id = value.id;
+      copies.set(value, doc);
+      return doc;
+    }
+    const proto = Object.getPrototypeOf(value);
+    if (proto !== Object.prototype && proto !== null) return value;
+    const out: Obj = {};
+    copies.set(value, out);
+    for (const key of Object.keys(value).slice(0, MAX_ITEMS)) out[key] = compactIn(value[key], depth + 1, copies);
+    return out;
+  } catch {
+    // Left to the serializer, which marks exactly what cannot be read.
+    copies.set(value, value);
+    return value;
   }
-  const proto = Object.getPrototypeOf(value);
-  if (proto !== Object.prototype && proto !== null) return value;
-  const out: Obj = {};
-  for (const key of Object.keys(value).slice(0, MAX_ITEMS)) out[key] = compact(value[key], depth + 1);
-  return out;
 }
 
 /** The `langgraph` call attribute of a run in a LangGraph step, from its metadata. */

@@ -43,6 +43,7 @@ import {
   toolOutput,
   toolStart,
 } from "./langchain-shapes.js";
+import { claimStream, endStream, type StreamScope } from "./langchain-streams.js";
 
 const FRAMEWORK = "langchain";
 /** LangChain's AsyncLocalStorage (a LangSmith RunTree holding the current runnable config). */
@@ -66,11 +67,18 @@ interface ModelNotes {
   firstToken: number | undefined;
 }
 
+/** A streamed step's inputs, which LangChain reports only when the step ends (`lc_defers_inputs`). */
+interface LateInputs {
+  inputs?: unknown;
+}
+
 /** The process-wide state every handler (and every bundled copy of tracewire) shares. */
 interface LangChainState {
   runs: RunTracker;
   models: WeakMap<FrameworkRun, ModelNotes>;
   bridge: ContextBridge;
+  /** Added later: absent from the state an older bundled copy of tracewire made. */
+  late?: WeakMap<FrameworkRun, LateInputs>;
 }
 
 const STATE = Symbol.for("tracewire.langchain.v1");
@@ -125,6 +133,15 @@ export function withRunScope<T>(fn: () => T): T {
   return context.with(context.active().setValue(SCOPE_KEY, scope), fn);
 }
 
+/** A `stream()` whose consumer stopped reading: what its run left open ends as cancelled (langchain-streams.ts). */
+export function stopStream(scope: StreamScope): void {
+  try {
+    endStream(state().runs, scope);
+  } catch (err) {
+    frameworkError(FRAMEWORK, "stream-stop", err);
+  }
+}
+
 /** The context of a run scope started now, for methods that hand out an iterator (each step runs in it). */
 export function runScopeContext(): Context {
   return context.active().setValue(SCOPE_KEY, { run: undefined } satisfies RunScope);
@@ -161,7 +178,11 @@ export class LangChainHandler {
     return this;
   }
 
-  /** A chain, runnable, graph or graph node starts. */
+  /**
+   * A chain, runnable, graph or graph node starts. A streamed step (`transform`) reports a placeholder as its inputs
+   * (`extra.lc_defers_inputs`) and its real inputs when it ends: its call then starts at its end, with its own start
+   * time and those inputs, unless something inside it needs its context first (then it records no inputs).
+   */
   handleChainStart(
     chain: unknown,
     inputs: unknown,
@@ -171,20 +192,44 @@ export class LangChainHandler {
     metadata?: Obj,
     _runType?: string,
     runName?: string,
+    extra?: Obj,
   ): void {
-    this.guard("chain-start", () =>
-      this.open(runId, parentRunId, tags, metadata, () => chainStart(chain, inputs, metadata, runName)),
-    );
+    this.guard("chain-start", () => {
+      if (!isObj(extra) || extra.lc_defers_inputs !== true) {
+        this.open(runId, parentRunId, tags, metadata, () => chainStart(chain, inputs, metadata, runName));
+        return;
+      }
+      const late: LateInputs = {};
+      const spec = () => chainStart(chain, late.inputs, metadata, runName);
+      const run = this.open(runId, parentRunId, tags, metadata, spec, false, true);
+      if (!run) return;
+      const s = state();
+      s.late ??= new WeakMap();
+      s.late.set(run, late);
+    });
   }
 
   /** A chain, runnable, graph or node returned: its outputs end its call. */
-  handleChainEnd(outputs: unknown, runId: string): void {
-    this.guard("chain-end", () => this.close(runId, () => ({ output: { value: compact(outputs) } })));
+  handleChainEnd(outputs: unknown, runId: string, _parentRunId?: string, _tags?: Tags, kwargs?: Obj): void {
+    this.guard("chain-end", () => {
+      this.lateInputs(runId, kwargs);
+      this.close(runId, () => ({ output: { value: compact(outputs) } }));
+    });
   }
 
   /** A chain, runnable, graph or node threw: its call ends failed, or cancelled for an abort or a graph interrupt. */
-  handleChainError(err: unknown, runId: string): void {
-    this.guard("chain-error", () => this.fail(runId, err));
+  handleChainError(err: unknown, runId: string, _parentRunId?: string, _tags?: Tags, kwargs?: Obj): void {
+    this.guard("chain-error", () => {
+      this.lateInputs(runId, kwargs);
+      this.fail(runId, err);
+    });
+  }
+
+  /** The inputs LangChain reports at the end of a streamed step, for its call if it has not started yet. */
+  private lateInputs(runId: string, kwargs: Obj | undefined): void {
+    const run = state().runs.get(runId);
+    const late = run && state().late?.get(run);
+    if (late && isObj(kwargs) && kwargs.inputs !== undefined) late.inputs = kwargs.inputs;
   }
 
   /** A chat model starts (one run per message list). */
@@ -316,6 +361,7 @@ export class LangChainHandler {
     metadata: Obj | undefined,
     spec: () => Omit<CallSpanSpec, "parent">,
     model = false,
+    lazy = false,
   ): FrameworkRun | undefined {
     const s = state();
     if (typeof runId !== "string" || s.runs.get(runId)) return undefined;
@@ -324,8 +370,10 @@ export class LangChainHandler {
     let base = activeContextExcept(s.bridge);
     if (!parent) base = threadContext(base, metadata?.thread_id);
     const hidden = Array.isArray(tags) && tags.includes(HIDDEN_TAG);
-    const run = s.runs.add({ id: runId, parent, base, spec, model, transparent: hidden });
-    if (!hidden) s.runs.start(run);
+    const startTime = lazy ? performance.timeOrigin + performance.now() : undefined;
+    const run = s.runs.add({ id: runId, parent, base, spec, model, transparent: hidden, startTime });
+    if (!hidden && !lazy) s.runs.start(run);
+    claimStream(run);
     return run;
   }
 

@@ -11,7 +11,10 @@
  *
  * Both entry points also wrap the request methods of `@langchain/core`'s chat model, LLM and retriever base classes
  * (`_generateUncached`, `_streamIterator`, `invoke`) in a run scope, once per copy, so the model's own request runs
- * in its call's context. Nothing else about them changes: the same arguments, the same return values and errors.
+ * in its call's context, and register the credentials the model declares (`lc_secrets`) as known secrets, masked in
+ * what tracewire records. Importing this module runs the runnables' `stream()` in a stream scope, so a stream whose
+ * consumer stops reading ends its calls (genai/langchain-streams.ts). Nothing else about them changes: the same
+ * arguments, the same return values and errors.
  *
  * @module tracewire/langchain
  */
@@ -20,10 +23,14 @@ import { CallbackManager } from "@langchain/core/callbacks/manager";
 import { BaseChatModel } from "@langchain/core/language_models/chat_models";
 import { BaseLLM } from "@langchain/core/language_models/llms";
 import { BaseRetriever } from "@langchain/core/retrievers";
+import * as runnables from "@langchain/core/runnables";
+import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { Context } from "@opentelemetry/api";
 import { context } from "@opentelemetry/api";
 import { frameworkError } from "../genai/framework-runs.js";
-import { LangChainHandler, runScopeContext, withRunScope } from "../genai/langchain.js";
+import { LangChainHandler, runScopeContext, stopStream, withRunScope } from "../genai/langchain.js";
+import { rememberModelSecrets } from "../genai/langchain-secrets.js";
+import { type StreamScope, streamScopeContext } from "../genai/langchain-streams.js";
 import { describeAs } from "../secrets.js";
 
 const PATCHED = Symbol.for("tracewire.langchain.patched");
@@ -38,6 +45,13 @@ export interface LangChainModules {
   BaseLLM?: unknown;
   /** `BaseRetriever` from `@langchain/core/retrievers`: its `invoke` runs in its call's context when given. */
   BaseRetriever?: unknown;
+  /**
+   * The exports of `@langchain/core/runnables`: the `stream()` of `Runnable` and of the classes that define their own
+   * run in a stream scope, so a stream its consumer stops reading ends its calls (genai/langchain-streams.ts).
+   */
+  runnables?: Record<string, unknown>;
+  /** `IterableReadableStream` from `@langchain/core/utils/stream`: what `stream()` returns (its `return`, `cancel`). */
+  IterableReadableStream?: unknown;
 }
 
 type Method = (this: unknown, ...args: unknown[]) => unknown;
@@ -78,10 +92,12 @@ function iteratorIn(ctx: Context, iterator: AsyncIterator<unknown> & AsyncIterab
 function hookModels(modules: LangChainModules): void {
   const scoped = (original: Method): Method =>
     function (this: unknown, ...args: unknown[]) {
+      rememberModelSecrets(this);
       return withRunScope(() => original.apply(this, args));
     };
   const scopedIterator = (original: Method): Method =>
     function (this: unknown, ...args: unknown[]) {
+      rememberModelSecrets(this);
       const ctx = runScopeContext();
       const iterator = context.with(ctx, () => original.apply(this, args)) as AsyncIterator<unknown> &
         AsyncIterable<unknown>;
@@ -93,6 +109,56 @@ function hookModels(modules: LangChainModules): void {
     wrapMethod(proto, "_streamIterator", scopedIterator);
   }
   wrapMethod((modules.BaseRetriever as { prototype?: unknown } | undefined)?.prototype, "invoke", scoped);
+}
+
+/** The streams `stream()` returned, with their scope: returned or cancelled before their end, they end their calls. */
+const watched = new WeakMap<object, StreamScope>();
+
+/**
+ * Runs every `stream()` of the copy's runnables in a stream scope, and ends what a stream left open when its consumer
+ * returns or cancels it (once per class). The stream itself is returned as is; the first scope that claimed a run
+ * keeps the stream (a `RunnableBinding` delegates its `stream()` to the runnable it binds).
+ */
+function hookStreams(modules: LangChainModules): void {
+  const exports = modules.runnables ?? {};
+  const base = exports.Runnable as { prototype?: object } | undefined;
+  const classes = Object.values(exports).filter(
+    (c): c is { prototype: object } =>
+      typeof c === "function" &&
+      isObject(c.prototype) &&
+      (c === base || (isObject(base?.prototype) && Object.prototype.isPrototypeOf.call(base.prototype, c.prototype))) &&
+      Object.hasOwn(c.prototype, "stream"),
+  );
+  for (const cls of classes)
+    wrapMethod(
+      cls.prototype,
+      "stream",
+      (original) =>
+        async function (this: unknown, ...args: unknown[]) {
+          const { ctx, scope } = streamScopeContext();
+          const stream = await context.with(ctx, () => original.apply(this, args));
+          if (scope.run && isObject(stream) && !watched.has(stream)) watched.set(stream, scope);
+          return stream;
+        },
+    );
+  const proto = (modules.IterableReadableStream as { prototype?: unknown } | undefined)?.prototype;
+  for (const name of ["return", "cancel"])
+    wrapMethod(
+      proto,
+      name,
+      (original) =>
+        async function (this: unknown, ...args: unknown[]) {
+          // Only once it worked: `cancel()` on a stream another reader holds rejects, and that stream goes on.
+          const result = await original.apply(this, args);
+          const scope = isObject(this) ? watched.get(this) : undefined;
+          if (scope) stopStream(scope);
+          return result;
+        },
+    );
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === "object" || typeof value === "function") && value !== null;
 }
 
 /**
@@ -123,7 +189,14 @@ function hookCallbacks(modules: LangChainModules, handler: LangChainHandler): vo
 }
 
 /** This module's own copy of `@langchain/core`. */
-const OWN: LangChainModules = { CallbackManager, BaseChatModel, BaseLLM, BaseRetriever };
+const OWN: LangChainModules = {
+  CallbackManager,
+  BaseChatModel,
+  BaseLLM,
+  BaseRetriever,
+  runnables: runnables as Record<string, unknown>,
+  IterableReadableStream,
+};
 
 /**
  * A LangChain callback handler recording every run it hears of as tracewire calls: pass it in a call's `callbacks`
@@ -144,6 +217,15 @@ export class TracewireCallbackHandler extends LangChainHandler {
 
 describeAs(TracewireCallbackHandler, "TracewireCallbackHandler");
 
+// `stream()` is hooked when this module loads, not when the first handler is created: in
+// `model.stream(input, { callbacks: [new TracewireCallbackHandler()] })` the method is looked up before the handler
+// exists, so a hook made by the constructor would miss the first stream of the process.
+try {
+  hookStreams(OWN);
+} catch (err) {
+  frameworkError("langchain", "hook", err);
+}
+
 /** Options of {@link instrumentLangChain}. */
 export interface InstrumentLangChainOptions {
   /**
@@ -160,17 +242,21 @@ let shared: TracewireCallbackHandler | undefined;
 /** Loads one copy's modules with `load`, or undefined when that copy is not installed. */
 async function copyOf(load: (path: string) => unknown): Promise<LangChainModules | undefined> {
   try {
-    const [callbacks, chat, llms, retrievers] = (await Promise.all([
+    const [callbacks, chat, llms, retrievers, runnableExports, streams] = (await Promise.all([
       load("@langchain/core/callbacks/manager"),
       load("@langchain/core/language_models/chat_models"),
       load("@langchain/core/language_models/llms"),
       load("@langchain/core/retrievers"),
+      load("@langchain/core/runnables"),
+      load("@langchain/core/utils/stream"),
     ])) as Record<string, unknown>[];
     return {
       CallbackManager: callbacks?.CallbackManager,
       BaseChatModel: chat?.BaseChatModel,
       BaseLLM: llms?.BaseLLM,
       BaseRetriever: retrievers?.BaseRetriever,
+      runnables: runnableExports,
+      IterableReadableStream: streams?.IterableReadableStream,
     };
   } catch {
     return undefined;
@@ -189,6 +275,7 @@ export function instrumentLangChain(options: InstrumentLangChainOptions = {}): P
   for (const modules of options?.modules ?? []) {
     hookCallbacks(modules, handler);
     hookModels(modules);
+    hookStreams(modules);
   }
   if (instrumented) return instrumented;
   hookCallbacks(OWN, handler);
@@ -200,6 +287,7 @@ export function instrumentLangChain(options: InstrumentLangChainOptions = {}): P
       if (!modules) continue;
       hookCallbacks(modules, handler);
       hookModels(modules);
+      hookStreams(modules);
     }
     return handler;
   })();

@@ -3,7 +3,8 @@
  * `maskKnownSecrets` for why patterns are not enough). Registered are tracewire's own API key (the processor), the API
  * keys of the LLM clients tracewire wraps, and at `init()` the values of the environment variables whose name the
  * redactor matches (`OPENAI_API_KEY`, `ANTHROPIC_API_KEY`, `GEMINI_API_KEY`, …): the keys an app's clients are most
- * often built from, wrapped or not (the AI SDK's providers, LangChain's models).
+ * often built from, wrapped or not (the AI SDK's providers, LangChain's models). LangChain models also register the
+ * credentials they declare in `lc_secrets` when they send a request (genai/langchain-secrets.ts).
  */
 import { type KeyRedactor, knownSecretValue, MAX_KNOWN_SECRETS } from "../secrets.js";
 import { globalState } from "./state.js";

@@ -150,6 +150,7 @@ export class CallRecordEncoder {
       w.string(isoTime(span.endTime));
       w.literal(L.summary);
       const summary: CallSummary = outcomeSummary(span.attributes);
+      if (data?.cancelled !== undefined) summary.tracewire = { status: "cancelled", cancel_reason: data.cancelled };
       if (usage) summary.usage = usage;
       if (Object.keys(summary).length > 0) writeJson(w, summary);
       else w.literal(L.emptyObject);
@@ -158,7 +159,7 @@ export class CallRecordEncoder {
         w.literal(L.output);
         if (!writePayload(w, data.output)) w.pos = before;
       }
-      const exception = exceptionOf(span);
+      const exception = data?.cancelled !== undefined ? undefined : (data?.exception ?? exceptionOf(span));
       if (exception !== undefined) {
         w.literal(L.exception);
         w.string(exception);

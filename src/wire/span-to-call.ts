@@ -56,6 +56,12 @@ export interface CallEndData {
   output?: unknown;
   /** Usage keyed by model, for a span that reports it other than as `gen_ai.usage.*` (an adapted span). */
   usage?: Record<string, LlmUsage>;
+  /**
+   * How an adapted span really ended, when its own status says otherwise: cancelled with this reason (a framework
+   * that records a user's abort as an error), or failed with this text (one that records a failure as a success).
+   */
+  cancelled?: string;
+  exception?: string;
 }
 
 let cachedSecond = -1;
