@@ -1,0 +1,92 @@
+/**
+ * evaluate() against a tracing service that stops answering part-way: it takes the evaluation's objects, then
+ * never answers the calls (or the score feedback). The evaluation must still settle in bounded time — within a few
+ * flush deadlines (`exportTimeoutMillis`) — with its result, and say what was not recorded.
+ */
+import { createServer, request as httpRequest, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { evaluate } from "../../src/eval/index.js";
+import { init } from "../../src/index.js";
+import { type DevServer, startDevServer } from "../../src/server/index.js";
+import { quiet } from "./support.js";
+
+/** A loopback proxy to `target` that reads, then never answers, requests whose path `silent` matches. */
+async function silentProxy(target: string, silent: RegExp): Promise<{ url: string; server: Server; held: string[] }> {
+  const upstream = new URL(target);
+  const held: string[] = [];
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      if (silent.test(req.url ?? "")) {
+        held.push(req.url ?? "");
+        return; // read, never answered: a service that hangs
+      }
+      const out = httpRequest(
+        { host: upstream.hostname, port: upstream.port, method: req.method, path: req.url, headers: req.headers },
+        (answer) => {
+          res.writeHead(answer.statusCode ?? 502, answer.headers);
+          answer.pipe(res);
+        },
+      );
+      out.on("error", () => res.socket?.destroy());
+      out.end(Buffer.concat(chunks));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, server, held };
+}
+
+let service: DevServer;
+beforeAll(async () => {
+  service = await startDevServer({ port: 0, storage: "memory", logger: quiet });
+});
+afterAll(async () => {
+  await service.close();
+});
+
+describe("a service that stops answering", () => {
+  for (const [what, silent] of [
+    ["the calls", /^\/call\//],
+    ["the score feedback", /^\/feedback\//],
+  ] as const) {
+    it(`that never answers ${what}: evaluate() settles within a few flush deadlines, with its result`, async () => {
+      const proxy = await silentProxy(service.url, silent);
+      const logs: string[] = [];
+      const tracing = init({
+        baseUrl: proxy.url,
+        project: "acme/outage",
+        env: {},
+        scheduledDelayMillis: 20,
+        exportTimeoutMillis: 1000,
+        logger: { warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+      });
+      try {
+        const started = Date.now();
+        const result = await evaluate({
+          name: "outage",
+          dataset: [{ q: "a" }, { q: "b" }],
+          task: function answer(row: { q: string }) {
+            return row.q;
+          },
+          scorers: [
+            function nonEmpty({ output }) {
+              return output.length > 0;
+            },
+          ],
+          progress: false,
+        });
+        expect(Date.now() - started).toBeLessThan(15_000);
+        expect(proxy.held.length).toBeGreaterThan(0);
+        expect(result.counts.ok).toBe(2);
+        expect(result.summary.nonEmpty).toEqual({ true_count: 2, true_fraction: 1 });
+        expect(logs.join("\n")).toMatch(/could not be recorded|failed|not sent/i);
+      } finally {
+        await tracing.shutdown();
+        proxy.server.closeAllConnections();
+        proxy.server.close();
+      }
+    }, 60_000);
+  }
+});
