@@ -46,6 +46,19 @@ afterAll(async () => {
   await service.close();
 });
 
+/** Tracing through `url` with a one-second flush deadline; `queue` caps the calls queue. */
+function tracingVia(url: string, logs: string[], queue?: number) {
+  return init({
+    baseUrl: url,
+    project: "acme/outage",
+    env: {},
+    scheduledDelayMillis: 20,
+    exportTimeoutMillis: 1000,
+    ...(queue === undefined ? {} : { maxQueueSize: queue, maxExportBatchSize: queue }),
+    logger: { warn: (m) => logs.push(m), error: (m) => logs.push(m) },
+  });
+}
+
 describe("a service that stops answering", () => {
   for (const [what, silent] of [
     ["the calls", /^\/call\//],
@@ -54,14 +67,7 @@ describe("a service that stops answering", () => {
     it(`that never answers ${what}: evaluate() settles within a few flush deadlines, with its result`, async () => {
       const proxy = await silentProxy(service.url, silent);
       const logs: string[] = [];
-      const tracing = init({
-        baseUrl: proxy.url,
-        project: "acme/outage",
-        env: {},
-        scheduledDelayMillis: 20,
-        exportTimeoutMillis: 1000,
-        logger: { warn: (m) => logs.push(m), error: (m) => logs.push(m) },
-      });
+      const tracing = tracingVia(proxy.url, logs);
       try {
         const started = Date.now();
         const result = await evaluate({
@@ -89,4 +95,37 @@ describe("a service that stops answering", () => {
       }
     }, 60_000);
   }
+
+  it("with more rows than its calls queue holds: the rows wait for the queue once, not a deadline per row", async () => {
+    const proxy = await silentProxy(service.url, /^\/call\//);
+    const logs: string[] = [];
+    // A queue of 64 call items: pacing starts after a few rows, and the service never drains it.
+    const tracing = tracingVia(proxy.url, logs, 64);
+    try {
+      const started = Date.now();
+      const result = await evaluate({
+        name: "outage-paced",
+        dataset: Array.from({ length: 40 }, (_, i) => ({ q: `q${i}` })),
+        task: function answer(row: { q: string }) {
+          return row.q;
+        },
+        scorers: [
+          function nonEmpty({ output }) {
+            return output.length > 0;
+          },
+        ],
+        concurrency: 1,
+        progress: false,
+      });
+      // Before: each row past the half-full mark waited a whole flush deadline (1 s here, 30 s by default).
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(result.counts.ok).toBe(40);
+      expect(result.summary.nonEmpty).toEqual({ true_count: 40, true_fraction: 1 });
+      expect(logs.join("\n")).toMatch(/dropped while this evaluation ran/);
+    } finally {
+      await tracing.shutdown();
+      proxy.server.closeAllConnections();
+      proxy.server.close();
+    }
+  }, 120_000);
 });
