@@ -131,18 +131,19 @@ describe("credential keys in the objects an evaluation publishes", () => {
     // The evaluation knows these are credentials (it masks them in the objects); a provider's 401 quotes them bare.
     const modelKey = `live-${leak("modelKeyQuoted")}`;
     const judgeKey = `live-${leak("judgeKeyQuoted")}`;
+    const task = {
+      name: "caller",
+      auth: { apiKey: modelKey },
+      predict(row: { q: string }) {
+        if (row.q === "2") throw new Error(`401 Incorrect API key provided: ${modelKey}`);
+        return "a";
+      },
+    };
     const result = await evaluate({
       name: "quoted",
       progress: false,
       dataset: [{ q: "1" }, { q: "2" }],
-      task: {
-        name: "caller",
-        auth: { apiKey: modelKey },
-        predict(row: { q: string }) {
-          if (row.q === "2") throw new Error(`401 Incorrect API key provided: ${modelKey}`);
-          return "a";
-        },
-      },
+      task,
       scorers: [
         {
           name: "judge",
