@@ -245,7 +245,7 @@ async function runItem<R extends Row>(
               ),
               signal,
             );
-            const value = asScore(attempted.value);
+            const value = asScore(attempted.value, scorer.name);
             const json = scoreValue(value, scorer.name);
             scored.end({ output: json });
             scores[scorer.name] = value;

@@ -70,3 +70,42 @@ describe("scores and outputs that are not plain JSON", () => {
     expect((result.summary.nested as { n: unknown }).n).toEqual({ mean: 1 });
   });
 });
+
+describe("a score JSON has no form for", () => {
+  it("a BigInt: that score is null with an error naming the scorer and the fix, reported once; the rest is kept", async () => {
+    const warnings = setup.logs.length;
+    const result = await evaluate({
+      name: "bigint-score",
+      dataset: [{ q: "a" }, { q: "b" }],
+      task: function answer(row: { q: string }) {
+        return row.q;
+      },
+      scorers: [
+        function tokens() {
+          return 12n as never;
+        },
+        function counted() {
+          return { ok: true, count: 3n } as never;
+        },
+        function fine() {
+          return 1;
+        },
+      ],
+      progress: false,
+    });
+    expect(result.counts.ok).toBe(2);
+    expect(result.rows.map((r) => r.scores)).toEqual([
+      { tokens: null, counted: null, fine: 1 },
+      { tokens: null, counted: null, fine: 1 },
+    ]);
+    expect(result.scorerErrors.tokens).toMatch(/scorer tokens returned a bigint; a score is a number.*Number\(value\)/);
+    expect(result.scorerErrors.counted).toMatch(/scorer counted returned a bigint at count;/);
+    expect(result.summary).toMatchObject({ tokens: null, counted: null, fine: { mean: 1 } });
+    const logged = setup.logs.slice(warnings).filter((m) => /Scorer tokens threw/.test(m));
+    expect(logged).toHaveLength(1);
+    const calls = await setup.trace(result.traceId);
+    const tokenCalls = calls.filter((c) => opName(c) === "tokens");
+    expect(tokenCalls).toHaveLength(2);
+    for (const call of tokenCalls) expect(call.exception).toMatch(/returned a bigint/);
+  });
+});
