@@ -125,13 +125,21 @@ export async function publishScorers(
  * row's score is then null and the error reported once, as for a scorer that throws.
  */
 export function asScore(value: unknown, name: string): ScoreValue | null {
+  return checkScore(value, `evaluate(): scorer ${name} returned`, `scorers.${name}`);
+}
+
+/**
+ * `value` as a score (undefined → null), or a `ValidationError` — `what` says where it came from, `setting` names
+ * the option — when JSON has no form for it (see {@link asScore}). `logScore` checks what it is given with it.
+ */
+export function checkScore(value: unknown, what: string, setting: string): ScoreValue | null {
   if (value === undefined) return null;
   const bad = notJson(value, "", new Set(), 0);
   if (bad) {
     const where = bad.at === "" ? "" : ` at ${bad.at.slice(1)}`;
     throw new ValidationError(
-      `evaluate(): scorer ${name} returned a ${bad.type}${where}; a score is a number, a boolean, an object of those, or null (no verdict).${bad.type === "bigint" ? " Convert it with Number(value)." : ""}`,
-      `scorers.${name}`,
+      `${what} a ${bad.type}${where}; a score is a number, a boolean, an object of those, or null (no verdict).${bad.type === "bigint" ? " Convert it with Number(value)." : ""}`,
+      setting,
     );
   }
   return value as ScoreValue;

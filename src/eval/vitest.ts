@@ -16,6 +16,7 @@ import { afterAll, describe, expect, test } from "vitest";
 import type { JsonObject } from "../api/types/common.js";
 import { ConfigError, TracewireError, ValidationError } from "../errors.js";
 import { EvaluationLogger, type LivePrediction } from "./logger.js";
+import { checkScore } from "./scorers.js";
 import { headline, summarizeEvaluation } from "./summary.js";
 import type { Row, ScoreValue } from "./types.js";
 
@@ -78,7 +79,8 @@ export function logOutput(output: unknown): void {
 export function logScore(name: string, value: ScoreValue | null): void {
   if (typeof name !== "string" || name.trim() === "")
     throw new ValidationError("logScore(name, value): name must be a non-empty string.", "name");
-  rowState("logScore").scores.push({ name, value: value ?? null });
+  const score = checkScore(value, `logScore(${JSON.stringify(name)}, value): value is`, "value");
+  rowState("logScore").scores.push({ name, value: score });
 }
 
 function openLogger(suite: Suite): EvaluationLogger | undefined {
