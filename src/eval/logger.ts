@@ -199,7 +199,8 @@ export class EvaluationLogger {
 
   /**
    * Ends the evaluation: finishes open predictions, records the summary (per scorer, by the service's rules;
-   * `summary` is kept under `output`), and resolves once everything reached the service.
+   * `summary` is kept under `output`), and resolves once everything reached the service, or the
+   * flush deadline (`exportTimeoutMillis`) passed: what a service that does not answer has not taken is reported.
    */
   logSummary(summary?: Record<string, unknown>): Promise<LoggedEvaluation> {
     this.summarized ??= this.summarize(summary);
