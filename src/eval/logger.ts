@@ -23,6 +23,7 @@ import {
   safeName,
 } from "./objects.js";
 import { type EvalCall, Recorder, ScoreFeedback, within } from "./recorder.js";
+import { checkScore } from "./scorers.js";
 import { type EvalSession, evaluationUrl, openSession } from "./session.js";
 import { summarizeEvaluation } from "./summary.js";
 import type { DatasetSource, NamedDataset, Row, ScoreValue } from "./types.js";
@@ -102,7 +103,8 @@ export class ScoreLogger {
       throw new TracewireError(`logScore(${JSON.stringify(name)}) after finish(): log scores first.`);
     if (typeof name !== "string" || name.trim() === "")
       throw new ValidationError("logScore(name, value): name must be a non-empty string.", "name");
-    this.scores.push({ name: safeName(name, "score"), value: value ?? null, at: new Date() });
+    const score = checkScore(value, `logScore(${JSON.stringify(name)}, value): value is`, "value");
+    this.scores.push({ name: safeName(name, "score"), value: score, at: new Date() });
     return this;
   }
 
@@ -197,7 +199,8 @@ export class EvaluationLogger {
 
   /**
    * Ends the evaluation: finishes open predictions, records the summary (per scorer, by the service's rules;
-   * `summary` is kept under `output`), and resolves once everything reached the service.
+   * `summary` is kept under `output`), and resolves once everything reached the service, or the
+   * flush deadline (`exportTimeoutMillis`) passed: what a service that does not answer has not taken is reported.
    */
   logSummary(summary?: Record<string, unknown>): Promise<LoggedEvaluation> {
     this.summarized ??= this.summarize(summary);

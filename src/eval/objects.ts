@@ -7,8 +7,9 @@
 import { objectRef, opRef } from "../api/refs.js";
 import type { TracingClient } from "../api/tracing/client.js";
 import type { JsonObject } from "../api/types/common.js";
-import { scrubText } from "../secrets.js";
-import { redactPayload } from "../tracing/payload.js";
+import { rememberSecret } from "../otel/known-secrets.js";
+import { type KeyRedactor, scrubText } from "../secrets.js";
+import { payloadSettings, redactPayload } from "../tracing/payload.js";
 
 /** The op names of an evaluation's own calls, as the service and its UI know them. */
 export const EVALUATE_OP = "Evaluation.evaluate";
@@ -125,8 +126,47 @@ export function pickAttributes(source: object | undefined): Record<string, unkno
  * something that is not an object, no field is recorded.
  */
 export function objectFields(fields: Record<string, unknown>, name: string): JsonObject {
+  rememberCredentials(fields, payloadSettings().redactor);
   const json = redactPayload(fields, "inputs", name);
   return json !== null && typeof json === "object" && !Array.isArray(json) ? json : {};
+}
+
+/** Values visited per object by {@link rememberCredentials}: a Model holding a whole SDK client stays cheap. */
+const MAX_CREDENTIAL_SCAN = 10_000;
+
+/**
+ * Registers the strings under credential keys (`redactKeys`) in an object's fields — a task object's `apiKey`, a
+ * client it holds, a scorer's `attributes.api_key` — as known secrets: the object is recorded with them masked, and
+ * when a provider's error quotes one bare ("Incorrect API key provided: …") in a failed call's exception or a log
+ * line, it is masked there too. Cycle-safe, bounded, and never throws (an unreadable field is skipped).
+ */
+function rememberCredentials(fields: object, redactor: KeyRedactor): void {
+  if (!redactor.active) return;
+  const seen = new Set<object>();
+  const stack: { value: object; depth: number }[] = [{ value: fields, depth: 0 }];
+  while (stack.length > 0 && seen.size < MAX_CREDENTIAL_SCAN) {
+    const { value, depth } = stack.pop()!;
+    if (seen.has(value)) continue;
+    seen.add(value);
+    let keys: string[];
+    try {
+      keys = Object.keys(value);
+    } catch {
+      continue;
+    }
+    for (const key of keys) {
+      let child: unknown;
+      try {
+        child = (value as Record<string, unknown>)[key];
+      } catch {
+        continue;
+      }
+      if (typeof child === "string") {
+        if (redactor.matches(key)) rememberSecret(child);
+      } else if (child !== null && typeof child === "object" && depth < 64)
+        stack.push({ value: child, depth: depth + 1 });
+    }
+  }
 }
 
 /** The `Model` object: `{_type, _class_name, _bases, name, description, predict: <op ref>, …attributes}`. */

@@ -72,9 +72,69 @@ export function defaultDisplayName(name: string, at = new Date()): string {
   return `${name} · ${at.getFullYear()}-${p(at.getMonth() + 1)}-${p(at.getDate())} ${p(at.getHours())}:${p(at.getMinutes())}`;
 }
 
+/** Every option `evaluate()` reads; `satisfies` keeps the list in step with {@link EvaluateOptions}. */
+const KNOWN_OPTIONS = {
+  name: true,
+  description: true,
+  dataset: true,
+  task: true,
+  scorers: true,
+  trials: true,
+  concurrency: true,
+  retry: true,
+  resume: true,
+  signal: true,
+  displayName: true,
+  metadata: true,
+  model: true,
+  thresholds: true,
+  progress: true,
+  captureCode: true,
+} as const satisfies Record<keyof EvaluateOptions<Row, unknown>, true>;
+
+/** What other evaluation APIs (and likely slips) call an option, by the option's name here. */
+const OTHER_NAMES: Record<string, keyof typeof KNOWN_OPTIONS> = {
+  ntrials: "trials",
+  trial: "trials",
+  numrepetitions: "trials",
+  trialcount: "trials",
+  repetitions: "trials",
+  maxconcurrency: "concurrency",
+  data: "dataset",
+  examples: "dataset",
+  rows: "dataset",
+  scorer: "scorers",
+  scores: "scorers",
+  evaluators: "scorers",
+  target: "task",
+  predict: "task",
+  fn: "task",
+  evaluationname: "name",
+  experimentname: "name",
+};
+
+/**
+ * An option `evaluate()` does not know is an error, not silently ignored: a JavaScript evaluation file (what
+ * `tracewire eval` runs) gets no excess-property check, and `nTrials: 3` (the vendor's spelling) or `scorer: [...]`
+ * would otherwise run one trial, or no scorer, without a word.
+ */
+function checkKnown(options: object): void {
+  for (const key of Object.keys(options)) {
+    if (key in KNOWN_OPTIONS) continue;
+    const known = Object.keys(KNOWN_OPTIONS);
+    const hint =
+      OTHER_NAMES[key.toLowerCase().replace(/[-_]/g, "")] ?? known.find((k) => k.toLowerCase() === key.toLowerCase());
+    throw new ValidationError(
+      `evaluate(): unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${known.join(", ")}.`,
+      key,
+    );
+  }
+}
+
 export function validate<R extends Row, O>(options: EvaluateOptions<R, O>): void {
   if (options === null || typeof options !== "object")
     throw new ValidationError("evaluate() takes an options object: { name, dataset, task, scorers }.", "options");
+  checkKnown(options);
   if (typeof options.name !== "string" || options.name.trim() === "")
     throw new ValidationError("evaluate(): name must be a non-empty string (the evaluation's name).", "name");
   if (options.dataset === undefined || options.dataset === null)

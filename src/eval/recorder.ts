@@ -221,9 +221,16 @@ export class ScoreFeedback {
     this.sent.push(request);
   }
 
-  /** Sends the rest and waits for every batch's answer. */
+  /**
+   * Sends the rest and waits for every batch's answer, within the processor's flush deadline (`exportTimeoutMillis`):
+   * a batch waits behind the calls it names, and a service that takes no calls (down, or never answering) would hold
+   * it — and evaluate() — for as long as the background retries go on. A batch unsent at the deadline settles as not
+   * sent (reported once) and stays queued for the retries.
+   */
   async settle(): Promise<void> {
     this.flush();
+    if (this.sent.length === 0) return;
+    await this.processor.forceFlush().catch(() => {});
     await Promise.all(this.sent);
   }
 }

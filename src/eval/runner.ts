@@ -102,10 +102,11 @@ export async function runItems<R extends Row>(plan: RunPlan<R>, items: WorkItem<
   const inFlight = new Slots(plan.concurrency.task + plan.concurrency.scorers);
   const results: RowResult<R>[] = new Array(items.length);
   const running: Promise<void>[] = [];
+  const pacer = new Pacer(plan.processor);
   for (let i = 0; i < items.length; i++) {
     const item = items[i]!;
     await inFlight.acquire();
-    await pace(plan.processor);
+    await pacer.pace();
     if (plan.signal.aborted) {
       inFlight.release();
       results[i] = cancelledResult(item);
@@ -125,11 +126,27 @@ export async function runItems<R extends Row>(plan: RunPlan<R>, items: WorkItem<
 
 /**
  * Backpressure: a row adds a dozen call items, faster than a slow service may take them. When the native route's
- * queue is half full, wait for it to drain (the rows in flight go on) rather than overflow it and drop calls.
+ * queue is half full, wait for it to drain (the rows in flight go on) rather than overflow it and drop calls. A flush
+ * that ends at its deadline with the queue still half full means the service is not taking calls (down, or never
+ * answering): waiting a deadline before every further row would stretch the run to rows × 30 s, so the rows go on
+ * unpaced until the queue drains again; what overflows meanwhile is counted and reported (`eval-dropped`: resume
+ * records it).
  */
-async function pace(processor: ActiveProcessor): Promise<void> {
-  const backlog = processor.callsBacklog?.();
-  if (backlog && backlog.queued >= backlog.capacity / 2) await processor.forceFlush();
+class Pacer {
+  private stalled = false;
+
+  constructor(private readonly processor: ActiveProcessor) {}
+
+  async pace(): Promise<void> {
+    const half = (b: { queued: number; capacity: number } | undefined) => b !== undefined && b.queued >= b.capacity / 2;
+    if (!half(this.processor.callsBacklog?.())) {
+      this.stalled = false;
+      return;
+    }
+    if (this.stalled) return;
+    await this.processor.forceFlush();
+    this.stalled = half(this.processor.callsBacklog?.());
+  }
 }
 
 function cancelledResult<R extends Row>(item: WorkItem<R>): RowResult<R> {
@@ -228,7 +245,7 @@ async function runItem<R extends Row>(
               ),
               signal,
             );
-            const value = asScore(attempted.value);
+            const value = asScore(attempted.value, scorer.name);
             const json = scoreValue(value, scorer.name);
             scored.end({ output: json });
             scores[scorer.name] = value;

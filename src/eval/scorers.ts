@@ -118,7 +118,54 @@ export async function publishScorers(
   );
 }
 
-/** Turns what a scorer returned into a score: undefined becomes null; anything else is kept as given. */
-export function asScore(value: unknown): ScoreValue | null {
-  return value === undefined ? null : (value as ScoreValue);
+/**
+ * Turns what scorer `name` returned into a score: undefined becomes null; anything else is kept as given, except a
+ * value JSON has no form for (a BigInt or a Symbol anywhere in it, a function): recorded it would become a string (or
+ * nothing) and silently drop out of the summary, so it is a `ValidationError` saying how to return it instead — the
+ * row's score is then null and the error reported once, as for a scorer that throws.
+ */
+export function asScore(value: unknown, name: string): ScoreValue | null {
+  return checkScore(value, `evaluate(): scorer ${name} returned`, `scorers.${name}`);
+}
+
+/**
+ * `value` as a score (undefined → null), or a `ValidationError` — `what` says where it came from, `setting` names
+ * the option — when JSON has no form for it (see {@link asScore}). `logScore` checks what it is given with it.
+ */
+export function checkScore(value: unknown, what: string, setting: string): ScoreValue | null {
+  if (value === undefined) return null;
+  const bad = notJson(value, "", new Set(), 0);
+  if (bad) {
+    const where = bad.at === "" ? "" : ` at ${bad.at.slice(1)}`;
+    throw new ValidationError(
+      `${what} a ${bad.type}${where}; a score is a number, a boolean, an object of those, or null (no verdict).${bad.type === "bigint" ? " Convert it with Number(value)." : ""}`,
+      setting,
+    );
+  }
+  return value as ScoreValue;
+}
+
+/** The first value without a JSON form in a score (its path and type), following plain data only. */
+function notJson(
+  value: unknown,
+  at: string,
+  seen: Set<object>,
+  depth: number,
+): { at: string; type: string } | undefined {
+  const type = typeof value;
+  // A function inside an object (a method-like field) is left out by the serializer; one returned as the score is not.
+  if (type === "bigint" || type === "symbol" || (type === "function" && at === "")) return { at, type };
+  if (value === null || type !== "object" || seen.has(value as object) || depth >= 64) return undefined;
+  seen.add(value as object);
+  let entries: [string, unknown][];
+  try {
+    entries = Object.entries(value as object);
+  } catch {
+    return undefined; // unreadable: the payload serializer decides what it records
+  }
+  for (const [key, child] of entries) {
+    const found = notJson(child, `${at}.${key}`, seen, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }

@@ -18,8 +18,20 @@ const isNumber = (v: unknown): v is number => typeof v === "number" && Number.is
  * empty column, null when every value is null or the kind has no summary (strings, arrays).
  */
 export function autoSummarize(values: readonly unknown[]): Summary {
+  return summarizeColumn(values, new Set(), 0);
+}
+
+/** Object levels summarised, as deep as a payload is recorded (serialize-options.ts `maxDepth`); deeper is left out. */
+const MAX_SUMMARY_DEPTH = 64;
+
+/**
+ * {@link autoSummarize} with the objects on the path down to this column: a score or an output may hold a cycle (an
+ * object that refers to itself), which is left out where it recurs rather than followed without end (and so is what lies deeper than
+ * {@link MAX_SUMMARY_DEPTH}: the stack stays bounded).
+ */
+function summarizeColumn(values: readonly unknown[], path: Set<object>, depth: number): Summary {
   if (values.length === 0) return {};
-  const present = values.filter((v) => v !== null && v !== undefined);
+  const present = values.filter((v) => v !== null && v !== undefined && !(isPlainObject(v) && path.has(v)));
   if (present.length === 0) return null;
   const first = present[0];
   if (typeof first === "boolean") {
@@ -32,11 +44,17 @@ export function autoSummarize(values: readonly unknown[]): Summary {
     return numbers.length === 0 ? null : { mean: numbers.reduce((a, b) => a + b, 0) / numbers.length };
   }
   if (isPlainObject(first)) {
+    if (depth >= MAX_SUMMARY_DEPTH) return null;
     const objects = present.filter(isPlainObject);
     const keys = [...new Set(objects.flatMap((o) => Object.keys(o)))];
     const result: JsonObject = {};
+    const below = new Set([...path, ...objects]);
     for (const key of keys) {
-      const summary = autoSummarize(objects.map((o) => o[key]));
+      const summary = summarizeColumn(
+        objects.map((o) => o[key]),
+        below,
+        depth + 1,
+      );
       if (summary === null) continue;
       // The vendor's quirk, kept so summaries match: a key summarised into an object holding that same key merges.
       if (key in summary) Object.assign(result, summary);
@@ -92,10 +110,12 @@ export function summarizeEvaluation(
 }
 
 /** Leaves of a score as `[key, number-or-boolean]`: `scorer` for a scalar, `scorer.a.b` inside objects. */
-export function scoreLeaves(name: string, value: unknown): [string, number | boolean][] {
+export function scoreLeaves(name: string, value: unknown, path: readonly object[] = []): [string, number | boolean][] {
   if (typeof value === "boolean" || isNumber(value)) return [[name, value]];
-  if (!isPlainObject(value)) return [];
-  return Object.entries(value).flatMap(([k, v]) => scoreLeaves(`${name}.${k}`, v));
+  // A cycle is not followed, nor anything deeper than the summary goes (see summarizeColumn).
+  if (!isPlainObject(value) || path.includes(value) || path.length >= MAX_SUMMARY_DEPTH) return [];
+  const below = [...path, value];
+  return Object.entries(value).flatMap(([k, v]) => scoreLeaves(`${name}.${k}`, v, below));
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;

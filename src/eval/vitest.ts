@@ -15,7 +15,9 @@ import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, describe, expect, test } from "vitest";
 import type { JsonObject } from "../api/types/common.js";
 import { ConfigError, TracewireError, ValidationError } from "../errors.js";
+import { describeError } from "../otel/diagnostics.js";
 import { EvaluationLogger, type LivePrediction } from "./logger.js";
+import { checkScore } from "./scorers.js";
 import { headline, summarizeEvaluation } from "./summary.js";
 import type { Row, ScoreValue } from "./types.js";
 
@@ -54,6 +56,8 @@ interface Suite {
   finished: { output: unknown; scores: Record<string, ScoreValue | null>; latency: number | undefined }[];
   scorerNames: string[];
   summary: Promise<JsonObject> | undefined;
+  /** Set once recording failed or stalled: the remaining rows run unrecorded. */
+  offline: boolean;
 }
 
 const current = new AsyncLocalStorage<RowState>();
@@ -78,7 +82,65 @@ export function logOutput(output: unknown): void {
 export function logScore(name: string, value: ScoreValue | null): void {
   if (typeof name !== "string" || name.trim() === "")
     throw new ValidationError("logScore(name, value): name must be a non-empty string.", "name");
-  rowState("logScore").scores.push({ name, value: value ?? null });
+  const score = checkScore(value, `logScore(${JSON.stringify(name)}, value): value is`, "value");
+  rowState("logScore").scores.push({ name, value: score });
+}
+
+/**
+ * How long a row waits for its calls to be set up on the service (the first row: the evaluation's objects published)
+ * before it runs unrecorded; and how long the summary is waited for. A test's own timeout is 5 s by default: a tracing
+ * service that is down or never answers must not turn the user's tests red.
+ */
+const BEGIN_WAIT_MS = 2_000;
+const SUMMARY_WAIT_MS = 4_000;
+
+/** Whether `promise` settled within `ms` (its value or its error), or undefined when it did not. */
+async function settledWithin<T>(
+  promise: Promise<T>,
+  ms: number,
+): Promise<{ ok: true; value: T } | { ok: false; error: unknown } | undefined> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        (value) => ({ ok: true as const, value }),
+        (error: unknown) => ({ ok: false as const, error }),
+      ),
+      late,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function warnNotRecorded(reason: string): void {
+  if (warnedOffline) return;
+  warnedOffline = true;
+  console.warn(`[tracewire] describeEval: not recorded (${reason}); the tests and thresholds still run.`);
+}
+
+/** The row's live prediction, or undefined (it runs unrecorded) when the service failed or did not answer in time. */
+async function beginRow(suite: Suite, inputs: Row): Promise<LivePrediction | undefined> {
+  suite.logger ??= openLogger(suite);
+  if (!suite.logger || suite.offline) return undefined;
+  const begun = suite.logger.begin(inputs);
+  const outcome = await settledWithin(begun, BEGIN_WAIT_MS);
+  if (outcome?.ok) return outcome.value;
+  suite.offline = true;
+  // A prediction that opens after all is ended at once: no call is left open on the service.
+  begun.then(
+    (late) => late.end(undefined, new Error("not recorded: the tracing service answered too late")),
+    () => {},
+  );
+  warnNotRecorded(
+    outcome
+      ? `the tracing service failed: ${describeError(outcome.error)}`
+      : `the tracing service did not answer within ${BEGIN_WAIT_MS / 1000} s`,
+  );
+  return undefined;
 }
 
 function openLogger(suite: Suite): EvaluationLogger | undefined {
@@ -91,10 +153,7 @@ function openLogger(suite: Suite): EvaluationLogger | undefined {
     });
   } catch (err) {
     if (!(err instanceof ConfigError)) throw err;
-    if (!warnedOffline) {
-      warnedOffline = true;
-      console.warn(`[tracewire] describeEval: not recorded (${err.message}); the tests and thresholds still run.`);
-    }
+    warnNotRecorded(err.message);
     return undefined;
   }
 }
@@ -102,8 +161,7 @@ function openLogger(suite: Suite): EvaluationLogger | undefined {
 /** Runs one row: inside its model call when recorded, collecting its output and scores. */
 async function runRow(suite: Suite, inputs: Row, fn: (context: EvalTestContext) => unknown): Promise<void> {
   const state: RowState = { output: undefined, hasOutput: false, scores: [] };
-  suite.logger ??= openLogger(suite);
-  const live: LivePrediction | undefined = suite.logger ? await suite.logger.begin(inputs) : undefined;
+  const live = await beginRow(suite, inputs);
   const helpers: EvalTestContext = {
     logOutput: (output) => current.run(state, () => logOutput(output)),
     logScore: (name, value) => current.run(state, () => logScore(name, value)),
@@ -187,6 +245,7 @@ export function describeEval(
     finished: [],
     scorerNames: [],
     summary: undefined,
+    offline: false,
   };
   const finish = () => {
     suite.summary ??= (async () => {
@@ -195,9 +254,16 @@ export function describeEval(
         suite.scorerNames.map((n) => ({ name: n })),
       );
       delete local.output;
-      if (!suite.logger) return local;
-      const logged = await suite.logger.logSummary();
-      return logged.summary;
+      if (!suite.logger || suite.offline) return local;
+      // The thresholds are checked either way: on the recorded summary, or on the same one computed here.
+      const logged = await settledWithin(suite.logger.logSummary(), SUMMARY_WAIT_MS);
+      if (logged?.ok) return logged.value.summary;
+      warnNotRecorded(
+        logged
+          ? `the summary could not be recorded: ${describeError(logged.error)}`
+          : `the tracing service did not take the summary within ${SUMMARY_WAIT_MS / 1000} s`,
+      );
+      return local;
     })();
     return suite.summary;
   };

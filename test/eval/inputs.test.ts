@@ -129,6 +129,20 @@ describe("tasks", () => {
   });
 });
 
+describe("options evaluate() does not know", () => {
+  it("are an error naming the option and the one meant, not ignored (a .mjs file has no type check)", async () => {
+    const bad = (options: object) => evaluate({ ...base, name: "x", dataset: ROWS, ...options } as never);
+    // The vendor's spelling: ignored, it ran one trial without a word.
+    const err = await bad({ nTrials: 3 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ValidationError);
+    expect(err).toMatchObject({ message: expect.stringMatching(/unknown option nTrials \(did you mean trials\?\)/) });
+    await expect(bad({ scorer: [right] })).rejects.toThrow(/unknown option scorer \(did you mean scorers\?\)/);
+    await expect(bad({ maxConcurrency: 2 })).rejects.toThrow(/did you mean concurrency\?/);
+    await expect(bad({ displayname: "n" })).rejects.toThrow(/did you mean displayName\?/);
+    await expect(bad({ colour: "red" })).rejects.toThrow(/unknown option colour\. The options are name, /);
+  });
+});
+
 describe("portable mode", () => {
   it("records the evaluation natively (refs as JSON inputs) while other spans go by OTLP", async () => {
     await setup.tracing.shutdown();

@@ -4,6 +4,7 @@
  * front (predictions recorded as they finish) or made of the logged inputs (recorded when the summary is logged).
  */
 import { describe, expect, it } from "vitest";
+import { ValidationError } from "../../src/errors.js";
 import { EvaluationLogger } from "../../src/eval/index.js";
 import { childrenOf, opName, setupEval } from "./support.js";
 
@@ -96,5 +97,19 @@ describe("EvaluationLogger", () => {
     expect(() => p.logScore("late", 1)).toThrow(/after finish/);
     await logger.logSummary();
     expect(() => logger.logPrediction({ q: "z" }, "w")).toThrow(/after logSummary/);
+  });
+
+  it("refuses a score JSON cannot hold (a BigInt) at logScore, saying how to fix it; the other scores are kept", async () => {
+    const logger = new EvaluationLogger({ name: "bigint-logged" });
+    const p = logger.logPrediction({ q: "x" }, "y");
+    expect(() => p.logScore("tokens", 12n as never)).toThrow(ValidationError);
+    expect(() => p.logScore("usage", { total: 3n } as never)).toThrow(
+      /logScore\("usage", value\): value is a bigint at total; a score is a number.*Number\(value\)/,
+    );
+    p.logScore("ok", true);
+    p.finish();
+    const { summary } = await logger.logSummary();
+    expect(summary).toMatchObject({ ok: { true_count: 1, true_fraction: 1 } });
+    expect(summary).not.toHaveProperty("tokens");
   });
 });

@@ -126,6 +126,44 @@ describe("credential keys in the objects an evaluation publishes", () => {
     expect(judge).toMatchObject({ api_key: "REDACTED", threshold: 0.5 });
   });
 
+  it("masks such a credential where the service's own error quotes it: the model call's exception, a log line", async () => {
+    start();
+    // The evaluation knows these are credentials (it masks them in the objects); a provider's 401 quotes them bare.
+    const modelKey = `live-${leak("modelKeyQuoted")}`;
+    const judgeKey = `live-${leak("judgeKeyQuoted")}`;
+    const task = {
+      name: "caller",
+      auth: { apiKey: modelKey },
+      predict(row: { q: string }) {
+        if (row.q === "2") throw new Error(`401 Incorrect API key provided: ${modelKey}`);
+        return "a";
+      },
+    };
+    const result = await evaluate({
+      name: "quoted",
+      progress: false,
+      dataset: [{ q: "1" }, { q: "2" }],
+      task,
+      scorers: [
+        {
+          name: "judge",
+          attributes: { judge: { api_key: judgeKey } },
+          score: () => {
+            throw new Error(`401 Incorrect API key provided: ${judgeKey}`);
+          },
+        },
+      ],
+    });
+    expect(result.counts.failed).toBe(1);
+    expect(await leaked()).toEqual([]);
+    expect(warnings.join("\n")).toMatch(/Scorer judge threw/);
+    expect(warnings.join("\n")).not.toMatch(/LEAK/);
+    const calls = await callsOf(result.traceId);
+    expect(calls.filter((c) => c.exception).map((c) => c.exception)).toEqual(
+      expect.arrayContaining([expect.stringContaining("REDACTED")]),
+    );
+  });
+
   it("masks the keys of a custom redactKeys list, at every depth", async () => {
     start({ redactKeys: ["ssn"] });
     const task = { ssn: leak("taskSsn"), predict: async () => "a" };

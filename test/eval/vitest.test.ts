@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { evaluationRoots } from "../../src/eval/read-back.js";
+import { hang, TestServer } from "../support/server.js";
 import { childrenOf, opName, setupEval } from "./support.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -111,6 +112,41 @@ describe("tracewire/eval/vitest", () => {
     expect(status.thresholds).toBe("failed");
     expect(output.match(/describeEval: not recorded/g)).toHaveLength(1);
   }, 90_000);
+
+  for (const [what, start] of [
+    ["refuses connections", async () => ({ url: "http://127.0.0.1:9", close: async () => {} })],
+    [
+      "never answers",
+      async () => {
+        const server = await TestServer.start();
+        server.on("POST", /.*/, hang).on("GET", /.*/, hang);
+        return { url: server.url, close: () => server.close() };
+      },
+    ],
+  ] as const) {
+    it(`with a service that ${what}, the tests pass or fail on their own and the thresholds are checked, with one warning`, async () => {
+      const down = await start();
+      try {
+        const { status, output, failures } = await vitestRun(
+          { TRACEWIRE_BASE_URL: down.url, TRACEWIRE_PROJECT: "acme/down", MIN_EXACT: "0.9" },
+          `service-${what.replace(/ /g, "-")}`,
+        );
+        // Before: every test failed with the service's ConnectionError (or timed out waiting on it).
+        expect(status, failures).toEqual({
+          "answers 'Paris'": "passed",
+          "answers 'Rome'": "passed",
+          "answers 'Oslo'": "passed",
+          "refuses nonsense": "failed",
+          thresholds: "failed",
+        });
+        expect(failures).toMatch(/capitals-suite: exact \(mean or true fraction\) is at least 0\.9/);
+        expect(failures).not.toMatch(/ConnectionError|TimeoutError|timed out/);
+        expect(output.match(/describeEval: not recorded/g)).toHaveLength(1);
+      } finally {
+        await down.close();
+      }
+    }, 120_000);
+  }
 
   it("runs the docs' vitest block verbatim (readme.eval.mjs) and records it as docs/evaluations.md says", async () => {
     const { code, output, status } = await vitestRun(service(), "readme", "readme.eval.mjs");
