@@ -233,11 +233,13 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
 
   /**
    * The flush on the way out (exit-hooks.ts): within `exitFlushMillis`, and an export still in flight at that deadline
-   * is aborted (its items stay queued), so a service that never answers cannot hold the process open.
+   * is aborted (its items stay queued), so a service that never answers cannot hold the process open. With
+   * `closeRunning` (SIGTERM, and the process ends after this flush) calls still running are ended as cancelled first.
    */
-  async exitFlush(): Promise<void> {
+  async exitFlush(closeRunning = false): Promise<void> {
     const started = Date.now();
     await callsSettled(this.exitFlushMillis);
+    if (closeRunning) this.closeRunning();
     await this.callRequests.flush(Math.max(1, this.exitFlushMillis - (Date.now() - started)), true);
   }
 
@@ -307,16 +309,21 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       // Calls still running end now, as cancelled: the service must not keep a call that started and never ended.
       // While this processor is still the active one, so that their ends record their output under its payload
       // settings (redaction included), like those of the calls that settled just above.
-      this.open.closeAll(
-        "shutdown",
-        (span, ended, route) => this.sendEnd(span, ended, route),
-        (err) => this.internalError("close", err),
-      );
+      this.closeRunning();
       if (state.active === this) state.active = undefined;
       await this.callRequests.shutdown(Math.max(1, deadline - (Date.now() - started))); // both queues; every request's promise settles
       await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
     })();
     return this.shutdownPromise;
+  }
+
+  /** Ends the calls still running as cancelled, reason `shutdown` (open-calls.ts), and sends their ends. */
+  private closeRunning(): void {
+    this.open.closeAll(
+      "shutdown",
+      (span, ended, route) => this.sendEnd(span, ended, route),
+      (err) => this.internalError("close", err),
+    );
   }
 
   /** Counters of both routes: queued, sent, dropped, rejected, retries; and internal errors. */

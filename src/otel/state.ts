@@ -49,10 +49,11 @@ export interface ActiveProcessor {
   /** Sends what is queued; resolves when done, at `timeoutMs` (default `exportTimeoutMillis`), or when nothing can be sent. */
   forceFlush(timeoutMs?: number): Promise<void>;
   /**
-   * The exit hooks' flush: within `exitFlushMillis`, aborting an export still in flight at the deadline. Absent in
+   * The exit hooks' flush: within `exitFlushMillis`, aborting an export still in flight at the deadline; with
+   * `closeRunning` (the process is about to end) calls still running are first ended as cancelled. Absent in
    * processors of older copies (they get `forceFlush(exitFlushMillis)`).
    */
-  exitFlush?(): Promise<void>;
+  exitFlush?(closeRunning?: boolean): Promise<void>;
   /**
    * Counts (`stats().internalErrors`) and logs (rate-limited) a failure of tracewire's own code outside the processor:
    * a wrapper, op(), an integration. Absent in processors of older copies (they only log it).

@@ -122,6 +122,28 @@ it("a child idling when SIGTERM arrives flushes, then still dies of SIGTERM", as
   expectChildWorkDelivered("child-sigterm");
 });
 
+it("SIGTERM ends a call still running as cancelled (reason shutdown) before the process dies", async () => {
+  const exit = await run("sigterm-running", (stdout, child) => {
+    if (stdout.includes("ready")) child.kill("SIGTERM");
+  });
+  expect(exit).toMatchObject({ code: null, signal: "SIGTERM", hung: false });
+  expectChildWorkDelivered("child-sigterm-running");
+  const [waiting] = double.callsNamed("waiting");
+  expect(waiting).toMatchObject({ starts: 1, ends: 1 });
+  expect(waiting?.end?.summary).toEqual({ tracewire: { status: "cancelled", cancel_reason: "shutdown" } });
+});
+
+it("an app with its own SIGTERM listener finishes its call: SIGTERM ends nothing as cancelled", async () => {
+  const exit = await run("sigterm-graceful", (stdout, child) => {
+    if (stdout.includes("ready")) child.kill("SIGTERM");
+  });
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+  const [waiting] = double.callsNamed("waiting");
+  expect(waiting).toMatchObject({ starts: 1, ends: 1 });
+  expect(waiting?.end?.output).toBe("finished");
+  expect(waiting?.end?.summary).toEqual({});
+});
+
 it("a child whose service is unreachable still exits after one bounded flush", async () => {
   double.down(["/call/upsert_batch", "/otel/v1/traces"], "reset");
   const exit = await run("unreachable");
