@@ -86,6 +86,12 @@ export interface TracewireGlobal {
   warned: Set<string>;
   /** The handle of the current `init()`, so a second `init()` (e.g. another bundle's copy) reuses it. */
   handle: unknown;
+  /**
+   * While an `init()` handle's `shutdown()` runs: gives back the OpenTelemetry globals it registered (tracer provider,
+   * context manager, propagator), at once and once. A new `init()` calls it first, so that it registers its own
+   * instead of finding the old ones still there and having them disabled under it when that shutdown ends.
+   */
+  releaseGlobals?: (() => void) | undefined;
   /** Objects returned by traced calls → their call (for `callOf`). Weak: never keeps a result alive. */
   results: WeakMap<object, unknown>;
   /** Call adapters of foreign spans, by name (a second bundled copy registering the same name replaces it). */
