@@ -7,7 +7,7 @@
  */
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
-import { getCurrentCall, op, type TracewireHandle } from "../../src/index.js";
+import { getCurrentCall, NotSentError, op, type TracewireHandle } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import { setupOpenAIServer } from "../instrument/support.js";
 import { type Session, startSession } from "../support/tracing-session.js";
@@ -154,5 +154,29 @@ describe("otlp route", () => {
     expect(tracing.stats().calls).toMatchObject({ sent: 1, dropped: 0 });
     release();
     await done;
+  });
+
+  it("a request about a call shutdown ended rejects, typed, instead of resolving and being lost", async () => {
+    session = await startSession({ export: "otlp" });
+    let release: () => void = () => {};
+    const pending = op(async function renamedLate() {
+      await new Promise<void>((resolve) => {
+        release = resolve;
+      });
+    });
+    const [done, call] = pending.invoke();
+    await session.tracing.shutdown();
+    // The span still runs (its owner ends it later), but its call was sent: a rename set on the span would never go.
+    for (const request of [call!.setDisplayName("too late"), call!.react("👍"), call!.note("late")]) {
+      const error = await request.then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(error).toBeInstanceOf(NotSentError);
+      expect(error).toMatchObject({ reason: "shutdown" });
+    }
+    release();
+    await done;
+    expect(session.double.spans.map((s) => s.attributes["wandb.display_name"])).toEqual([undefined]);
   });
 });
