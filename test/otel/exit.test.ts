@@ -168,6 +168,32 @@ for (const [mode, path] of [
   }, 20_000);
 }
 
+for (const [mode, fault] of [
+  ["shutdown-hang", "hang"],
+  ["shutdown-500", { status: 500 }],
+  ["shutdown-reset", "reset"],
+] as const) {
+  it(`await shutdown() against a service that ${mode.slice(9)}s: bounded, a typed rejection, drops counted, the process exits (${mode})`, async () => {
+    double.down(["/call/upsert_batch", "/otel/v1/traces", "/feedback/create"], fault);
+    const exit = await run(mode);
+    expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+    // The drops are said (warnings), but nothing went unhandled.
+    expect(exit.stderr).not.toMatch(/unhandled|Uncaught|\n\s+at /i);
+    const [, ms, reaction, stats] = /^shut (\d+) (\S+) (.*)$/m.exec(exit.stdout) ?? [];
+    // One export deadline (1 s) for the flush, one second at most for an export aborted in flight, and some slack.
+    expect(Number(ms)).toBeLessThan(4_000);
+    expect(reaction).toBe("NotSentError:shutdown");
+    const { calls, otlp } = JSON.parse(stats!) as { calls: Record<string, number>; otlp: Record<string, number> };
+    // Six calls (start and end each) and the reaction on one route, their six foreign spans on the other: none sent,
+    // each counted once, dropped or (a 500 the OTLP route does not retry) rejected.
+    expect(calls).toMatchObject({ queued: 0, sent: 0 });
+    expect(calls.dropped! + calls.rejected!).toBe(13);
+    expect(otlp).toMatchObject({ queued: 0, sent: 0 });
+    expect(otlp.dropped! + otlp.rejected!).toBe(6);
+    expect(exit.ms).toBeLessThan(8_000);
+  }, 20_000);
+}
+
 /** A loopback URL nobody listens on: every connection is refused at once, like a service that is down. */
 async function refusingUrl(): Promise<string> {
   const probe = createServer();
