@@ -8,7 +8,8 @@
  * drains with new work queued — a script that awaits `call.react()` at top level and goes on working loses nothing.
  * Only when a flush ended with work left (the service unreachable) and nothing new was offered since it began does the
  * process exit without flushing again, so a dead service never keeps it alive. The `SIGTERM` flush, when it is the
- * only listener and so ends the process, first ends the calls still running as cancelled (they could never end).
+ * only listener and so ends the process, first ends the calls still running as cancelled (they could never end); so
+ * does `beforeExit` once everything queued is sent (the loop ran dry: a call still running then waits on nothing).
  *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
  * any network I/O could finish. Call `flush()` yourself before `process.exit()`.
@@ -59,7 +60,19 @@ export function installExitHooks(): void {
     // something to send, so a later round finds everything idle and the process exits. A flush that ends with work
     // still queued means the service is unreachable: flushing the same work again would keep the process alive
     // forever, so the process exits — unless new work was offered since (the script went on), which gets its flush.
-    if (flushing || !busy() || offered() === gaveUpAt) return;
+    if (flushing) return;
+    // The loop ran dry with everything sent: a call still running now waits on nothing that can happen (the process
+    // exits next), so it never ends. It ends now, as cancelled, and the flush below sends that end.
+    if (!busy()) {
+      for (const p of live()) {
+        try {
+          p.endRunning?.();
+        } catch {
+          // Never thrown into the exit path (the processor counts its own failures).
+        }
+      }
+    }
+    if (!busy() || offered() === gaveUpAt) return;
     flushing = true;
     // Counted when the flush starts: the script may go on while it runs (an awaited react() it settled), and work
     // offered meanwhile has not been tried yet — it gets a flush of its own when the loop drains again.

@@ -60,7 +60,7 @@ export class OpenCalls {
 
   /**
    * Ends every call still running as cancelled for `reason`, newest first (a child before its parent, so its usage
-   * rolls up into the parent's end), and stops tracking. A call whose owner registered a closer is ended by it (its
+   * rolls up into the parent's end); with `stop` (shutdown), calls that start later are no longer tracked. A call whose owner registered a closer is ended by it (its
    * span's end then reaches the processor as usual); any other is marked `closed` and `send` gets a view of it ended
    * now, with the route its end goes by. `failed` hears of a failure to close one (the others still close).
    */
@@ -68,8 +68,9 @@ export class OpenCalls {
     reason: "shutdown",
     send: (span: Span, ended: ReadableSpan, route: SpanRouteMark) => void,
     failed: (err: unknown) => void,
+    stop: boolean,
   ): void {
-    this.closed = true;
+    if (stop) this.closed = true;
     const spans = [...this.spans].reverse();
     this.spans.clear();
     for (const span of spans) {

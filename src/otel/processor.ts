@@ -239,7 +239,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   async exitFlush(closeRunning = false): Promise<void> {
     const started = Date.now();
     await callsSettled(this.exitFlushMillis);
-    if (closeRunning) this.closeRunning();
+    if (closeRunning) this.endRunning();
     await this.callRequests.flush(Math.max(1, this.exitFlushMillis - (Date.now() - started)), true);
   }
 
@@ -309,7 +309,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       // Calls still running end now, as cancelled: the service must not keep a call that started and never ended.
       // While this processor is still the active one, so that their ends record their output under its payload
       // settings (redaction included), like those of the calls that settled just above.
-      this.closeRunning();
+      this.endRunning(true);
       if (state.active === this) state.active = undefined;
       await this.callRequests.shutdown(Math.max(1, deadline - (Date.now() - started))); // both queues; every request's promise settles
       await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
@@ -317,12 +317,18 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     return this.shutdownPromise;
   }
 
-  /** Ends the calls still running as cancelled, reason `shutdown` (open-calls.ts), and sends their ends. */
-  private closeRunning(): void {
+  /**
+   * Ends the calls still running as cancelled, reason `shutdown`, and queues their ends (open-calls.ts): at shutdown,
+   * or when the process is about to end (exit-hooks.ts) so they never could. `stop` (shutdown): calls that start
+   * afterwards are no longer tracked; otherwise they are, as the script may go on.
+   * @internal
+   */
+  endRunning(stop = false): void {
     this.open.closeAll(
       "shutdown",
       (span, ended, route) => this.sendEnd(span, ended, route),
       (err) => this.internalError("close", err),
+      stop,
     );
   }
 

@@ -55,6 +55,11 @@ export interface ActiveProcessor {
    */
   exitFlush?(closeRunning?: boolean): Promise<void>;
   /**
+   * Ends the calls still running as cancelled (reason `shutdown`) and queues their ends, for the exit hooks when the
+   * process is about to end. Absent in processors of older copies.
+   */
+  endRunning?(): void;
+  /**
    * Counts (`stats().internalErrors`) and logs (rate-limited) a failure of tracewire's own code outside the processor:
    * a wrapper, op(), an integration. Absent in processors of older copies (they only log it).
    */

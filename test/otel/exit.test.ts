@@ -103,6 +103,15 @@ it("a child that exits right after its work still delivers its calls (beforeExit
   expectChildWorkDelivered("child-exit");
 });
 
+it("a child whose loop runs dry while a call still runs ends that call as cancelled (beforeExit)", async () => {
+  const exit = await run("exit-running");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false, stderr: "" });
+  expectChildWorkDelivered("child-exit-running");
+  const [waiting] = double.callsNamed("waiting");
+  expect(waiting).toMatchObject({ starts: 1, ends: 1 });
+  expect(waiting?.end?.summary).toEqual({ tracewire: { status: "cancelled", cancel_reason: "shutdown" } });
+});
+
 it("control: with exitHooks: false the same child delivers nothing", async () => {
   const exit = await run("no-hooks");
   expect(exit).toMatchObject({ code: 0, signal: null, hung: false });

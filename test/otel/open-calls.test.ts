@@ -24,6 +24,7 @@ function tracked() {
       (err) => {
         throw err;
       },
+      true,
     );
   return { open, warnings, sent, close };
 }
@@ -75,5 +76,32 @@ describe("OpenCalls", () => {
     open.add(started("late"));
     expect(open.size).toBe(0);
     span.end();
+  });
+
+  it("ended on the way out (stop false): calls that start afterwards are still tracked", () => {
+    const open = new OpenCalls(new Diagnostics({ warn: () => {}, error: () => {} }));
+    const first = started("first");
+    setSpanRoute(first, "calls");
+    open.add(first);
+    const sent: string[] = [];
+    open.closeAll(
+      "shutdown",
+      (_span, ended) => sent.push(ended.name),
+      () => {},
+      false,
+    );
+    const later = started("later");
+    setSpanRoute(later, "calls");
+    open.add(later);
+    expect(open.size).toBe(1);
+    open.closeAll(
+      "shutdown",
+      (_span, ended) => sent.push(ended.name),
+      () => {},
+      true,
+    );
+    expect(sent).toEqual(["first", "later"]);
+    first.end();
+    later.end();
   });
 });
