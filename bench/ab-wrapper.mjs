@@ -60,7 +60,11 @@ if (WHOLE) {
     ["B", initB],
   ]) {
     state.handle = undefined; // so that this build's init() starts its own provider and processor
-    initX({ ...sinkOptions(sink, "/tw", 8 * CALLS), ...BOTH_INIT, ...(name === "B" ? JSON.parse(arg("b-init", "{}")) : {}) });
+    initX({
+      ...sinkOptions(sink, "/tw", 8 * CALLS),
+      ...BOTH_INIT,
+      ...(name === "B" ? JSON.parse(arg("b-init", "{}")) : {}),
+    });
     recorders[name] = snapshot();
   }
 }
