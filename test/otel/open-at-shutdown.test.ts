@@ -8,7 +8,9 @@
 import OpenAI from "openai";
 import { afterEach, describe, expect, it } from "vitest";
 import { getCurrentCall, NotSentError, op, type TracewireHandle } from "../../src/index.js";
+import { wrapAnthropic } from "../../src/instrument/anthropic-entry.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
+import { ANTHROPIC_VERSIONS, makeAnthropic, setupAnthropicServer } from "../instrument/anthropic-support.js";
 import { setupOpenAIServer } from "../instrument/support.js";
 import { type Session, startSession } from "../support/tracing-session.js";
 
@@ -17,6 +19,7 @@ const CHAT = "openai.chat.completions.create";
 const STATUS_UNSET = 0;
 
 const ctx = setupOpenAIServer();
+const anthropic = setupAnthropicServer();
 let session: Session | undefined;
 afterEach(async () => {
   await session?.stop();
@@ -178,5 +181,35 @@ describe("otlp route", () => {
     release();
     await done;
     expect(session.double.spans.map((s) => s.attributes["wandb.display_name"])).toEqual([undefined]);
+  });
+});
+
+describe.each(["calls", "otlp"] as const)("another wrapper (Anthropic), %s route", (route) => {
+  it("a Messages stream half read when shutdown runs ends as cancelled, with what it delivered; reading on is fine", async () => {
+    session = await startSession({ export: route });
+    const client = wrapAnthropic(makeAnthropic(ANTHROPIC_VERSIONS[0]!, anthropic.server));
+    const stream = await client.messages.create({
+      model: "m-slow",
+      max_tokens: 64,
+      messages: [{ role: "user", content: "Say hello." }],
+      stream: true,
+    });
+    const reader = stream[Symbol.asyncIterator]();
+    for (let i = 0; i < 4; i++) await reader.next();
+    await session.tracing.shutdown();
+    await reader.next();
+    await reader.return?.();
+    if (route === "calls") {
+      const [call] = session.double.callsNamed("anthropic.messages.create");
+      expect(call).toMatchObject({ starts: 1, ends: 1 });
+      expect(call?.end?.summary).toMatchObject({ tracewire: { status: "cancelled", cancel_reason: "shutdown" } });
+      expect(call?.end?.output).toBeDefined();
+    } else {
+      expect(session.double.spans).toHaveLength(1);
+      expect(session.double.spans[0]?.attributes).toMatchObject({
+        "tracewire.cancelled": true,
+        "tracewire.cancel.reason": "shutdown",
+      });
+    }
   });
 });
