@@ -24,7 +24,12 @@ type ProcessLike = {
 
 /** The global `process` object, when the runtime has one (edge and Workers without compat may not). */
 export function processObject(): ProcessLike | undefined {
-  const p = (globalThis as { process?: unknown }).process;
+  let p: unknown;
+  try {
+    p = (globalThis as { process?: unknown }).process;
+  } catch {
+    return undefined; // a sandbox whose global getter refuses: as if there were none
+  }
   return p !== null && typeof p === "object" ? (p as ProcessLike) : undefined;
 }
 
@@ -80,12 +85,59 @@ export function nodeBuiltin<T>(id: `node:${string}`): T | undefined {
   return mod as T | undefined;
 }
 
+type Env = Record<string, string | undefined>;
+const guarded = new WeakMap<object, Env>();
+
 /**
  * The process environment to read settings from when no `env` option was given: `process.env` where there is
  * one, else an empty object. Reading it is what needs Deno's `--allow-env`; an explicit `env` option never does.
+ *
+ * An environment that refuses to be read is an empty one, never an exception out of a wrapper or `init()`: Deno
+ * without `--allow-env` throws on every read, a locked-down edge's `process.env` getter throws, a Proxy over a secrets
+ * manager may throw. So reads go through a view that answers `undefined` (no keys) where the real one throws; made
+ * once per environment object, and only read when a client, wrapper or `init()` is set up, never per call.
  */
-export function processEnv(): Record<string, string | undefined> {
-  return processObject()?.env ?? {};
+export function processEnv(): Env {
+  let env: unknown;
+  try {
+    env = processObject()?.env;
+  } catch {
+    return {};
+  }
+  if (env === null || (typeof env !== "object" && typeof env !== "function")) return {};
+  let view = guarded.get(env);
+  if (!view) {
+    view = readableEnv(env as Env);
+    guarded.set(env, view);
+  }
+  return view;
+}
+
+/** A read-only view of `env` whose reads answer nothing instead of throwing (see {@link processEnv}). */
+function readableEnv(env: Env): Env {
+  const read = (key: PropertyKey): unknown => {
+    try {
+      return Reflect.get(env, key);
+    } catch {
+      return undefined;
+    }
+  };
+  // The target is a fresh extensible object, so the descriptors made up below break no Proxy invariant.
+  return new Proxy({} as Env, {
+    get: (_, key) => read(key),
+    has: (_, key) => read(key) !== undefined,
+    ownKeys: () => {
+      try {
+        return Reflect.ownKeys(env);
+      } catch {
+        return [];
+      }
+    },
+    getOwnPropertyDescriptor: (_, key) => {
+      const value = read(key);
+      return value === undefined ? undefined : { value, writable: false, enumerable: true, configurable: true };
+    },
+  });
 }
 
 /** A timer that does not keep the process alive, where timers can be unref'ed (Node, Bun, Deno); numbers pass. */

@@ -80,9 +80,12 @@ export const ATTR_SERVER_ADDRESS = "server.address";
 export const ATTR_SERVER_PORT = "server.port";
 
 // tracewire's own attributes on chat spans, read by the pipeline too (the call record's summary, span-to-call.ts).
-/** `true` when the caller stopped the call (abort, `break`, an abandoned stream) — not an error. */
+/** `true` when the call stopped before it finished (abort, `break`, an abandoned stream, shutdown) — not an error. */
 export const ATTR_TRACEWIRE_CANCELLED = "tracewire.cancelled";
-/** Why a cancelled call stopped: `abort` (AbortSignal / controller), `break` (iteration stopped early), `abandoned`. */
+/**
+ * Why a cancelled call stopped: `abort` (AbortSignal / controller), `break` (iteration stopped early), `abandoned`,
+ * `shutdown` (still running when the processor shut down).
+ */
 export const ATTR_TRACEWIRE_CANCEL_REASON = "tracewire.cancel.reason";
 /** `true` when the caller read the raw HTTP response (`asResponse()`), so the body was not seen by tracewire. */
 export const ATTR_TRACEWIRE_RESPONSE_RAW = "tracewire.response.raw";

@@ -5,7 +5,8 @@
  * `startSpan`, like op() does, so the calls route sees real JSON inputs) and ends it exactly once:
  * - with the completion (non-streamed), or the reassembled completion when a stream finishes;
  * - as cancelled (status UNSET, `tracewire.cancelled=true`) when the caller aborts, stops iterating early, or drops
- *   a stream it never finished (noticed through a FinalizationRegistry, so no span is left open forever);
+ *   a stream it never finished (noticed through a FinalizationRegistry, so no span is left open forever), or when
+ *   the processor shuts down while the call still runs (reason `shutdown`);
  * - as failed (status ERROR, `error.type`, the exception recorded) on an API, connection or in-stream error.
  *
  * Streams are observed by chat-stream.ts, which patches the iterator the stream hands out *in place*, so the
@@ -21,6 +22,7 @@
  */
 import { type Context, context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
+import { setCallCloser } from "../otel/span-data.js";
 import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { callOfSpan } from "../tracing/op.js";
@@ -97,6 +99,8 @@ export class ChatCall implements StreamOwner {
       params.stream_options == null &&
       copiesFaithfully(params);
     this.body = this.injectedUsage ? { ...params, stream_options: { include_usage: true } } : params;
+    // A processor that shuts down while this call runs ends it through cancel("shutdown"), with what it has so far.
+    setCallCloser(span, this);
   }
 
   /**
@@ -206,8 +210,11 @@ export class ChatCall implements StreamOwner {
     }
   }
 
-  /** Ends the span as cancelled (`abort`, `break` or `abandoned`), keeping what a stream delivered so far. */
-  cancel(reason: "abort" | "break" | "abandoned"): void {
+  /**
+   * Ends the span as cancelled (`abort`, `break`, `abandoned`, or `shutdown`: the processor shut down while the call
+   * ran), keeping what a stream delivered so far.
+   */
+  cancel(reason: "abort" | "break" | "abandoned" | "shutdown"): void {
     if (this.ended) return;
     this.finish({ kind: "cancel", output: this.partialOutput(), reason });
   }

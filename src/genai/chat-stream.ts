@@ -44,7 +44,7 @@ export interface StreamOwner {
   link(result: unknown): void;
   /** Ends the call if `target` is garbage-collected first. */
   track(target: object): void;
-  cancel(reason: "abort" | "break" | "abandoned"): void;
+  cancel(reason: "abort" | "break" | "abandoned" | "shutdown"): void;
   fail(err: unknown): void;
   /** Ends the call, once. */
   end(end: ChatEnd): void;

@@ -13,8 +13,9 @@
  *   waiting for it: the request is parked on the span and the promise resolves at once with a receipt (for feedback:
  *   the client-chosen id the request now carries, so it is the id the service stores, the local time and an empty
  *   `wb_user_id`). When the span ends the request follows its export as above. What becomes of it afterwards is
- *   counted in `stats().calls` and logged when it fails; a span that has not ended by shutdown takes its requests
- *   with it (counted as dropped, logged): the service never saw that call.
+ *   counted in `stats().calls` and logged when it fails. A call of tracewire's own still running at shutdown is ended
+ *   then (open-calls.ts), so its requests follow its export; another instrumentation's span that has not ended by
+ *   shutdown takes its requests with it (counted as dropped, logged): the service never saw that call.
  *
  * `flush()` waits for both queues, then for the requests an OTLP export released meanwhile, and rejects what is still
  * unsent with `NotSentError` `flush` (it stays queued and goes later). `shutdown()` flushes, stops both queues and

@@ -7,7 +7,9 @@
  * connections (nothing can be sent, so there is nothing to wait for). The `beforeExit` flush runs every time the loop
  * drains with new work queued — a script that awaits `call.react()` at top level and goes on working loses nothing.
  * Only when a flush ended with work left (the service unreachable) and nothing new was offered since it began does the
- * process exit without flushing again, so a dead service never keeps it alive.
+ * process exit without flushing again, so a dead service never keeps it alive. The `SIGTERM` flush, when it is the
+ * only listener and so ends the process, first ends the calls still running as cancelled (they could never end); so
+ * does `beforeExit` once everything queued is sent (the loop ran dry: a call still running then waits on nothing).
  *
  * Not covered, by Node's design: `process.exit()` and uncaught exceptions end the process synchronously, before
  * any network I/O could finish. Call `flush()` yourself before `process.exit()`.
@@ -34,10 +36,13 @@ function processEvents(): ProcessEvents | undefined {
 
 /**
  * Flushes every live processor, each within its own `exitFlushMillis`; at that deadline an export still in flight is
- * aborted, since its socket would otherwise keep the process alive until the export timeout.
+ * aborted, since its socket would otherwise keep the process alive until the export timeout. `closeRunning`: the
+ * process is about to end, so calls still running are ended first, as cancelled (see `exitFlush`).
  */
-function flushAll(live: readonly ActiveProcessor[]): Promise<unknown> {
-  return Promise.allSettled(live.map((p) => (p.exitFlush ? p.exitFlush() : p.forceFlush(p.exitFlushMillis))));
+function flushAll(live: readonly ActiveProcessor[], closeRunning = false): Promise<unknown> {
+  return Promise.allSettled(
+    live.map((p) => (p.exitFlush ? p.exitFlush(closeRunning) : p.forceFlush(p.exitFlushMillis))),
+  );
 }
 
 /** Installs the hooks if they are not installed yet. */
@@ -55,7 +60,19 @@ export function installExitHooks(): void {
     // something to send, so a later round finds everything idle and the process exits. A flush that ends with work
     // still queued means the service is unreachable: flushing the same work again would keep the process alive
     // forever, so the process exits — unless new work was offered since (the script went on), which gets its flush.
-    if (flushing || !busy() || offered() === gaveUpAt) return;
+    if (flushing) return;
+    // The loop ran dry with everything sent: a call still running now waits on nothing that can happen (the process
+    // exits next), so it never ends. It ends now, as cancelled, and the flush below sends that end.
+    if (!busy()) {
+      for (const p of live()) {
+        try {
+          p.endRunning?.();
+        } catch {
+          // Never thrown into the exit path (the processor counts its own failures).
+        }
+      }
+    }
+    if (!busy() || offered() === gaveUpAt) return;
     flushing = true;
     // Counted when the flush starts: the script may go on while it runs (an awaited react() it settled), and work
     // offered meanwhile has not been tried yet — it gets a flush of its own when the loop drains again.
@@ -67,15 +84,19 @@ export function installExitHooks(): void {
   };
   const sigterm = () => {
     const processors = live();
+    // Alone, this hook ends the process after its flush: calls still running never end, so they are ended now (as
+    // cancelled) and sent with the rest. With the app's own listener (a graceful shutdown that lets the work in
+    // flight finish), nothing is ended here.
+    const events = processEvents();
+    const ending = events !== undefined && events.listenerCount("SIGTERM") === 1;
     const longest = Math.max(0, ...processors.map((p) => p.exitFlushMillis));
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timeout = new Promise((resolve) => {
       timer = unref(setTimeout(resolve, longest + 100));
     });
-    void Promise.race([flushAll(processors), timeout]).then(() => {
+    void Promise.race([flushAll(processors, ending), timeout]).then(() => {
       clearTimeout(timer);
       // A SIGTERM listener disables Node's default exit; restore it when we are the only listener.
-      const events = processEvents();
       if (events && events.listenerCount("SIGTERM") === 1) {
         removeExitHooks();
         events.kill(events.pid, "SIGTERM");

@@ -28,6 +28,7 @@ import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import type { ExportQueue, QueueStats } from "./export-queue.js";
 import { rememberSecret } from "./known-secrets.js";
+import { OpenCalls } from "./open-calls.js";
 import {
   isSampled,
   type ResolvedProcessorOptions,
@@ -38,7 +39,7 @@ import {
 import type { OtlpTraceExporter } from "./otlp-exporter.js";
 import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
-import { callEndData, callStartData, setSpanRoute, spanRoute } from "./span-data.js";
+import { callEndData, callStartData, type SpanRouteMark, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan, redactedSpanButAttributes } from "./span-redact.js";
 import { type ActiveProcessor, type AfterExport, callsSettled, globalState, type ServiceOptions } from "./state.js";
 import { UsageRollup } from "./usage-rollup.js";
@@ -83,6 +84,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   // Made once, not per span: every foreign span's start passes them to the call adapters.
   private readonly adaptFailed = (err: unknown) => this.internalError("adapt", err);
   private readonly adaptEndFailed = (err: unknown) => this.internalError("adapt-end", err);
+  /** Calls still running (the service has their start, or they are ours): `shutdown()` ends them as cancelled. */
+  private readonly open: OpenCalls;
   private internalErrors = 0;
   private shutdownPromise: Promise<void> | undefined;
 
@@ -98,6 +101,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.diagnostics = new Diagnostics(this.options.logger, undefined, this.options.apiKey);
     rememberSecret(this.options.apiKey);
     this.callRecords = new CallRecordEncoder(this.project);
+    this.open = new OpenCalls(this.diagnostics);
     this.rollup = new UsageRollup(this.options.exportMode !== "otlp" || this.options.route !== undefined);
     ({
       transport: this.transport,
@@ -131,12 +135,11 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const route = data?.route ?? this.routeOf(span, adapted);
       if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
-        setSpanRoute(
-          span,
-          this.calls.admit()
-            ? this.offerCall(this.callRecords.start(data ? span : this.redacted(span), data))
-            : "calls-dropped",
-        );
+        const mark = this.calls.admit()
+          ? this.offerCall(this.callRecords.start(data ? span : this.redacted(span), data))
+          : "calls-dropped";
+        setSpanRoute(span, mark);
+        if (mark === "calls") this.open.add(span); // the service has its start: its end must follow
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) {
@@ -145,6 +148,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
           if (data.opName !== span.name) setExportedSpanName(span, data.opName);
         }
         setSpanRoute(span, route);
+        // A call of ours (or an adapted one) the service gets only at its end: sent as cancelled at shutdown if running.
+        if (data && route === "otlp") this.open.add(span);
       }
     } catch (err) {
       this.internalError("onStart", err);
@@ -156,36 +161,47 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     try {
       this.requests.onEnd(span);
       let route = spanRoute(span);
+      if (route === "closed") return; // shutdown sent its end, as cancelled, while it ran
+      this.open.delete(span);
       if (route === undefined) {
         // Started before this processor existed (or onStart failed): send what we can.
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
         if (route === "calls") route = this.offerCall(this.callRecords.start(this.redacted(span), undefined));
       }
-      if (route === "calls") {
-        const data = callEndData(span) ?? adaptedEnd(span, this.adaptEndFailed);
-        const redacted = this.redacted(span);
-        const usage = this.rollup.callEnded(span, data?.usage ?? usageFromAttributes(redacted.attributes));
-        // Forced: a call whose start was accepted must not be left open by our own queue limit.
-        this.offerCall(this.callRecords.end(redacted, data, usage), true);
-        return;
-      }
-      // The start of this call was not queued: its end is one more item lost the same way, counted, never built
-      // (what the call used still counts in its parent's usage).
-      if (route === "calls-dropped" || route === "calls-rejected") {
-        this.rollup.callEnded(span, usageFromAttributes(span.attributes));
-        if (route === "calls-dropped") this.calls.drop("its call's start was dropped");
-        else this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
-        return;
-      }
-      // Any other span passes on what its descendants used.
-      this.rollup.spanEnded(span);
-      if (route === "otlp") {
-        // Requests about this call waited for it to end; they go once its export is done (never if it was dropped).
-        this.callRequests.spanEnded(span, this.offerSpan(span));
-      }
+      this.sendEnd(span, span, route);
     } catch (err) {
       this.internalError("onEnd", err);
+    }
+  }
+
+  /**
+   * Sends the end of `span` by `route`; `ended` is the span as it ended: itself, or a view of it ended at shutdown
+   * while it still ran (open-calls.ts). What the processor keeps on the span (usage rollup, parked requests) is read
+   * from `span`.
+   */
+  private sendEnd(span: ReadableSpan, ended: ReadableSpan, route: SpanRouteMark): void {
+    if (route === "calls") {
+      const data = callEndData(span) ?? adaptedEnd(ended, this.adaptEndFailed);
+      const redacted = this.redacted(ended);
+      const usage = this.rollup.callEnded(span, data?.usage ?? usageFromAttributes(redacted.attributes));
+      // Forced: a call whose start was accepted must not be left open by our own queue limit.
+      this.offerCall(this.callRecords.end(redacted, data, usage), true);
+      return;
+    }
+    // The start of this call was not queued: its end is one more item lost the same way, counted, never built
+    // (what the call used still counts in its parent's usage).
+    if (route === "calls-dropped" || route === "calls-rejected") {
+      this.rollup.callEnded(span, usageFromAttributes(span.attributes));
+      if (route === "calls-dropped") this.calls.drop("its call's start was dropped");
+      else this.rejectCalls(1, "The end of a call whose start could not be encoded was dropped.");
+      return;
+    }
+    // Any other span passes on what its descendants used.
+    this.rollup.spanEnded(ended);
+    if (route === "otlp") {
+      // Requests about this call waited for it to end; they go once its export is done (never if it was dropped).
+      this.callRequests.spanEnded(span, this.offerSpan(ended));
     }
   }
 
@@ -217,11 +233,13 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
 
   /**
    * The flush on the way out (exit-hooks.ts): within `exitFlushMillis`, and an export still in flight at that deadline
-   * is aborted (its items stay queued), so a service that never answers cannot hold the process open.
+   * is aborted (its items stay queued), so a service that never answers cannot hold the process open. With
+   * `closeRunning` (SIGTERM, and the process ends after this flush) calls still running are ended as cancelled first.
    */
-  async exitFlush(): Promise<void> {
+  async exitFlush(closeRunning = false): Promise<void> {
     const started = Date.now();
     await callsSettled(this.exitFlushMillis);
+    if (closeRunning) this.endRunning();
     await this.callRequests.flush(Math.max(1, this.exitFlushMillis - (Date.now() - started)), true);
   }
 
@@ -283,16 +301,35 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.shutdownPromise ??= (async () => {
       const state = globalState();
       state.live.delete(this);
-      if (state.active === this) state.active = undefined;
       if (state.live.size === 0) removeExitHooks();
       const deadline = this.options.exportTimeoutMillis;
       const started = Date.now();
       // A call about to end (see forceFlush) ends before the queues close, rather than be dropped as late.
       await callsSettled(deadline);
+      // Calls still running end now, as cancelled: the service must not keep a call that started and never ended.
+      // While this processor is still the active one, so that their ends record their output under its payload
+      // settings (redaction included), like those of the calls that settled just above.
+      this.endRunning(true);
+      if (state.active === this) state.active = undefined;
       await this.callRequests.shutdown(Math.max(1, deadline - (Date.now() - started))); // both queues; every request's promise settles
       await Promise.allSettled([this.transport.close(), this.otlpExporter.shutdown()]);
     })();
     return this.shutdownPromise;
+  }
+
+  /**
+   * Ends the calls still running as cancelled, reason `shutdown`, and queues their ends (open-calls.ts): at shutdown,
+   * or when the process is about to end (exit-hooks.ts) so they never could. `stop` (shutdown): calls that start
+   * afterwards are no longer tracked; otherwise they are, as the script may go on.
+   * @internal
+   */
+  endRunning(stop = false): void {
+    this.open.closeAll(
+      "shutdown",
+      (span, ended, route) => this.sendEnd(span, ended, route),
+      (err) => this.internalError("close", err),
+      stop,
+    );
   }
 
   /** Counters of both routes: queued, sent, dropped, rejected, retries; and internal errors. */

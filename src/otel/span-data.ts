@@ -33,9 +33,10 @@ export function callEndData(span: object): CallEndData | undefined {
 /**
  * Where the processor sent a span: `"none"` when it was filtered or not sampled; `"calls-dropped"` /
  * `"calls-rejected"` when its call's start was dropped (queue full, shut down) or refused (could not be encoded),
- * so that the end is counted the same way instead of vanishing.
+ * so that the end is counted the same way instead of vanishing; `"closed"` when the processor shut down while the
+ * span ran and sent its end as cancelled itself, so that the span's own end, whenever it comes, sends nothing more.
  */
-export type SpanRouteMark = "calls" | "otlp" | "none" | "calls-dropped" | "calls-rejected";
+export type SpanRouteMark = "calls" | "otlp" | "none" | "calls-dropped" | "calls-rejected" | "closed";
 const ROUTE = Symbol.for("tracewire.route");
 
 /** The route the processor chose for a span at its start (undefined if no tracewire processor saw it start). */
@@ -46,4 +47,24 @@ export function spanRoute(span: object): SpanRouteMark | undefined {
 /** Records the route chosen for a span. */
 export function setSpanRoute(span: object, route: SpanRouteMark): void {
   (span as { [ROUTE]?: SpanRouteMark })[ROUTE] = route;
+}
+
+/**
+ * What ends a running call of tracewire's own as cancelled when the processor shuts down before the call ended: the
+ * call's owner (a chat call keeps what its stream delivered so far, and stops watching the stream). Its `cancel` ends
+ * the span through the owner's usual path, once, so the owner's own later end is a no-op.
+ */
+export interface CallCloser {
+  cancel(reason: "shutdown"): void;
+}
+const CLOSER = Symbol.for("tracewire.call.closer");
+
+/** Registers the owner that ends `span`'s call at shutdown (see {@link CallCloser}). */
+export function setCallCloser(span: object, closer: CallCloser): void {
+  (span as { [CLOSER]?: CallCloser })[CLOSER] = closer;
+}
+
+/** The owner registered with {@link setCallCloser}, if any. */
+export function callCloser(span: object): CallCloser | undefined {
+  return (span as { [CLOSER]?: CallCloser })[CLOSER];
 }

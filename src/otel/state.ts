@@ -49,10 +49,16 @@ export interface ActiveProcessor {
   /** Sends what is queued; resolves when done, at `timeoutMs` (default `exportTimeoutMillis`), or when nothing can be sent. */
   forceFlush(timeoutMs?: number): Promise<void>;
   /**
-   * The exit hooks' flush: within `exitFlushMillis`, aborting an export still in flight at the deadline. Absent in
+   * The exit hooks' flush: within `exitFlushMillis`, aborting an export still in flight at the deadline; with
+   * `closeRunning` (the process is about to end) calls still running are first ended as cancelled. Absent in
    * processors of older copies (they get `forceFlush(exitFlushMillis)`).
    */
-  exitFlush?(): Promise<void>;
+  exitFlush?(closeRunning?: boolean): Promise<void>;
+  /**
+   * Ends the calls still running as cancelled (reason `shutdown`) and queues their ends, for the exit hooks when the
+   * process is about to end. Absent in processors of older copies.
+   */
+  endRunning?(): void;
   /**
    * Counts (`stats().internalErrors`) and logs (rate-limited) a failure of tracewire's own code outside the processor:
    * a wrapper, op(), an integration. Absent in processors of older copies (they only log it).
@@ -85,6 +91,12 @@ export interface TracewireGlobal {
   warned: Set<string>;
   /** The handle of the current `init()`, so a second `init()` (e.g. another bundle's copy) reuses it. */
   handle: unknown;
+  /**
+   * While an `init()` handle's `shutdown()` runs: gives back the OpenTelemetry globals it registered (tracer provider,
+   * context manager, propagator), at once and once. A new `init()` calls it first, so that it registers its own
+   * instead of finding the old ones still there and having them disabled under it when that shutdown ends.
+   */
+  releaseGlobals?: (() => void) | undefined;
   /** Objects returned by traced calls → their call (for `callOf`). Weak: never keeps a result alive. */
   results: WeakMap<object, unknown>;
   /** Call adapters of foreign spans, by name (a second bundled copy registering the same name replaces it). */

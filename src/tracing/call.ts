@@ -24,6 +24,7 @@ import {
 import type { JsonObject } from "../api/types/common.js";
 import type { FeedbackCreateRes } from "../api/types/feedback.js";
 import { NotSentError, ValidationError } from "../errors.js";
+import { spanRoute } from "../otel/span-data.js";
 import { type ActiveProcessor, globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
 import { serialize } from "./serialize.js";
@@ -162,7 +163,14 @@ export class Call {
       // Portable mode: the service does not know a running call before its span is exported, so the name rides on
       // the span itself as `wandb.display_name`.
       const span = this.otlpSpan?.deref() as Span | undefined;
-      if (span?.isRecording()) {
+      // Set on the span while its export is still to come: not once shutdown has sent it (route `closed`) or the
+      // processor has stopped (the span would be dropped), where the request rejects as every other one does.
+      if (
+        span?.isRecording() &&
+        spanRoute(span) === "otlp" &&
+        this.processor &&
+        globalState().live.has(this.processor)
+      ) {
         span.setAttribute("wandb.display_name", body.display_name);
         return Promise.resolve();
       }

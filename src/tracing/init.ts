@@ -102,6 +102,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
     throw new ValidationError("init() options must be an object.", "options");
   const state = globalState();
   if (state.handle) return state.handle as TracewireHandle;
+  // The last handle's shutdown() may still be flushing: its globals go now, so that this one's can be registered.
+  state.releaseGlobals?.();
   const env = envOf(options.env);
   // Checked first: even "tracing is off" is said through it.
   const logger = readLogger(options.logger);
@@ -169,6 +171,16 @@ export function init(options: InitOptions = {}): TracewireHandle {
   state.tracer = provider.getTracer(TRACER_NAME, VERSION);
 
   let stopped: Promise<void> | undefined;
+  let released = false;
+  /** Gives back the globals this handle registered, once (see `TracewireGlobal.releaseGlobals`). */
+  const releaseGlobals = () => {
+    if (released) return;
+    released = true;
+    if (state.releaseGlobals === releaseGlobals) state.releaseGlobals = undefined;
+    if (ownsGlobal) trace.disable();
+    if (ownsContext) context.disable();
+    if (ownsPropagation) propagation.disable();
+  };
   const handle: TracewireHandle = describedHandle({
     enabled: true,
     processor,
@@ -177,10 +189,12 @@ export function init(options: InitOptions = {}): TracewireHandle {
       stopped ??= (async () => {
         if (state.handle === handle) state.handle = undefined;
         state.tracer = undefined;
-        await provider.shutdown();
-        if (ownsGlobal) trace.disable();
-        if (ownsContext) context.disable();
-        if (ownsPropagation) propagation.disable();
+        state.releaseGlobals = releaseGlobals;
+        try {
+          await provider.shutdown();
+        } finally {
+          releaseGlobals();
+        }
       })();
       return stopped;
     },

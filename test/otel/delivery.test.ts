@@ -150,20 +150,23 @@ describe("flush and shutdown", () => {
     const first = processor.shutdown();
     expect(processor.shutdown()).toBe(first);
     await first;
-    // What was queued went out with the shutdown's flush.
+    // What was queued went out with the shutdown's flush; the call still running was ended as cancelled and sent.
     expect(ctx.double.callsNamed("queued-call")).toHaveLength(1);
     expect(ctx.double.spans.map((s) => s.name)).toEqual(["queued-span"]);
+    expect(ctx.double.callsNamed("open-across-shutdown")[0]?.end?.summary).toEqual({
+      tracewire: { status: "cancelled", cancel_reason: "shutdown" },
+    });
     const requests = ctx.double.server.requests.length;
-    expect(processor.stats()).toMatchObject({ calls: { sent: 3, dropped: 0 }, otlp: { sent: 1, dropped: 0 } });
+    expect(processor.stats()).toMatchObject({ calls: { sent: 4, dropped: 0 }, otlp: { sent: 1, dropped: 0 } });
 
     own.startSpan("late-call").end(); // its start is dropped, and its end is counted as dropped with it
     foreign.startSpan("late-span").end();
     foreign.startSpan("late-span-2").end();
-    open.end(); // the end of a call started before shutdown
+    open.end(); // the call shutdown ended: its own end sends nothing, and is no drop
     await processor.shutdown();
     await processor.forceFlush();
     expect(processor.stats()).toMatchObject({
-      calls: { sent: 3, dropped: 3, queued: 0 },
+      calls: { sent: 4, dropped: 2, queued: 0 },
       otlp: { sent: 1, dropped: 2, queued: 0 },
     });
     expect(ctx.double.server.requests).toHaveLength(requests);

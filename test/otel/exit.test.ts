@@ -103,6 +103,15 @@ it("a child that exits right after its work still delivers its calls (beforeExit
   expectChildWorkDelivered("child-exit");
 });
 
+it("a child whose loop runs dry while a call still runs ends that call as cancelled (beforeExit)", async () => {
+  const exit = await run("exit-running");
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false, stderr: "" });
+  expectChildWorkDelivered("child-exit-running");
+  const [waiting] = double.callsNamed("waiting");
+  expect(waiting).toMatchObject({ starts: 1, ends: 1 });
+  expect(waiting?.end?.summary).toEqual({ tracewire: { status: "cancelled", cancel_reason: "shutdown" } });
+});
+
 it("control: with exitHooks: false the same child delivers nothing", async () => {
   const exit = await run("no-hooks");
   expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
@@ -120,6 +129,28 @@ it("a child idling when SIGTERM arrives flushes, then still dies of SIGTERM", as
   expect(requestsAtReady).toBe(0); // nothing had been sent before the signal
   expect(exit).toMatchObject({ code: null, signal: "SIGTERM", hung: false });
   expectChildWorkDelivered("child-sigterm");
+});
+
+it("SIGTERM ends a call still running as cancelled (reason shutdown) before the process dies", async () => {
+  const exit = await run("sigterm-running", (stdout, child) => {
+    if (stdout.includes("ready")) child.kill("SIGTERM");
+  });
+  expect(exit).toMatchObject({ code: null, signal: "SIGTERM", hung: false });
+  expectChildWorkDelivered("child-sigterm-running");
+  const [waiting] = double.callsNamed("waiting");
+  expect(waiting).toMatchObject({ starts: 1, ends: 1 });
+  expect(waiting?.end?.summary).toEqual({ tracewire: { status: "cancelled", cancel_reason: "shutdown" } });
+});
+
+it("an app with its own SIGTERM listener finishes its call: SIGTERM ends nothing as cancelled", async () => {
+  const exit = await run("sigterm-graceful", (stdout, child) => {
+    if (stdout.includes("ready")) child.kill("SIGTERM");
+  });
+  expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+  const [waiting] = double.callsNamed("waiting");
+  expect(waiting).toMatchObject({ starts: 1, ends: 1 });
+  expect(waiting?.end?.output).toBe("finished");
+  expect(waiting?.end?.summary).toEqual({});
 });
 
 it("a child whose service is unreachable still exits after one bounded flush", async () => {
@@ -143,6 +174,32 @@ for (const [mode, path] of [
     expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
     expect(double.server.received("POST", path).length).toBeGreaterThan(0);
     expect(exit.ms).toBeLessThan(6_000);
+  }, 20_000);
+}
+
+for (const [mode, fault] of [
+  ["shutdown-hang", "hang"],
+  ["shutdown-500", { status: 500 }],
+  ["shutdown-reset", "reset"],
+] as const) {
+  it(`await shutdown() against a service that ${mode.slice(9)}s: bounded, a typed rejection, drops counted, the process exits (${mode})`, async () => {
+    double.down(["/call/upsert_batch", "/otel/v1/traces", "/feedback/create"], fault);
+    const exit = await run(mode);
+    expect(exit).toMatchObject({ code: 0, signal: null, hung: false });
+    // The drops are said (warnings), but nothing went unhandled.
+    expect(exit.stderr).not.toMatch(/unhandled|Uncaught|\n\s+at /i);
+    const [, ms, reaction, stats] = /^shut (\d+) (\S+) (.*)$/m.exec(exit.stdout) ?? [];
+    // One export deadline (1 s) for the flush, one second at most for an export aborted in flight, and some slack.
+    expect(Number(ms)).toBeLessThan(4_000);
+    expect(reaction).toBe("NotSentError:shutdown");
+    const { calls, otlp } = JSON.parse(stats!) as { calls: Record<string, number>; otlp: Record<string, number> };
+    // Six calls (start and end each) and the reaction on one route, their six foreign spans on the other: none sent,
+    // each counted once, dropped or (a 500 the OTLP route does not retry) rejected.
+    expect(calls).toMatchObject({ queued: 0, sent: 0 });
+    expect(calls.dropped! + calls.rejected!).toBe(13);
+    expect(otlp).toMatchObject({ queued: 0, sent: 0 });
+    expect(otlp.dropped! + otlp.rejected!).toBe(6);
+    expect(exit.ms).toBeLessThan(8_000);
   }, 20_000);
 }
 
