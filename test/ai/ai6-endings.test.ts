@@ -8,13 +8,11 @@ import { generateText as generateText6, streamText as streamText6 } from "ai6";
 import { createOpenAICompatible } from "ai6-openai-compatible";
 import { describe, expect, it } from "vitest";
 import { summaryOf } from "../instrument/support.js";
-import { named, recorded, setupAiStandIn } from "./support.js";
+import { named, recorded, setupAiStandIn, standinProvider } from "./support.js";
 
 const { ctx, session } = setupAiStandIn();
-(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-const provider = () =>
-  createOpenAICompatible({ name: "standin", baseURL: ctx.server.baseURL, apiKey: "sk-test", includeUsage: true });
+const provider = () => createOpenAICompatible(standinProvider(ctx));
 
 describe("ai 6: aborts and errors inside a stream", () => {
   it("an aborted generateText: its operation and model call end once each, as cancelled (abort)", async () => {

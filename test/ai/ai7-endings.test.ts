@@ -18,6 +18,7 @@ import {
   RESPONSE_MODEL,
   recorded,
   setupAiStandIn,
+  standinProvider,
   TIME,
   TIME_SCHEMA,
   usageOf,
@@ -35,13 +36,7 @@ describe.skipIf(!HAS_AI7)("ai 7: a stream that carries an error; operations at o
   beforeAll(async () => {
     ai = await import("ai");
     const { createOpenAICompatible } = await import("@ai-sdk/openai-compatible");
-    provider = createOpenAICompatible({
-      name: "standin",
-      baseURL: ctx.server.baseURL,
-      apiKey: "sk-test",
-      includeUsage: true,
-    });
-    (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+    provider = createOpenAICompatible(standinProvider(ctx));
     ai.registerTelemetry(tracewireTelemetry());
   });
   afterAll(() => {

@@ -67,5 +67,15 @@ export function setupAiStandIn() {
   afterEach(() => {
     ctx.server.server.requests.length = 0;
   });
+  // The SDK's own warnings (e.g. an unsupported setting of the stand-in provider) are not what these tests read.
+  (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
   return { ctx, session };
+}
+
+/**
+ * The `createOpenAICompatible` settings of the stand-in provider (either major's package takes them): the loopback
+ * server, the usage chunk asked for, plus `extra`.
+ */
+export function standinProvider(ctx: { server: { baseURL: string } }, extra: Record<string, unknown> = {}) {
+  return { name: "standin", baseURL: ctx.server.baseURL, apiKey: "sk-test", includeUsage: true, ...extra };
 }
