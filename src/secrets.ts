@@ -327,10 +327,16 @@ export const MAX_KNOWN_SECRETS = 128;
 // One pattern per list: the list's values, longest first (so one that contains another is masked whole).
 const knownPatterns = new WeakMap<readonly string[], RegExp>();
 
+/**
+ * The one empty list: callers compare lists by identity (the attribute cache re-checks a cached value when the list
+ * changes), so "none" must be the same object every time — a fresh `[]` per call made every cached pair stale.
+ */
+const NO_SECRETS: readonly string[] = Object.freeze([]);
+
 /** The current known secrets (registered through otel/known-secrets.ts), oldest first; empty when there are none. */
 export function knownSecrets(): readonly string[] {
   const state = (globalThis as { [GLOBAL_STATE_KEY]?: { knownSecrets?: readonly string[] } })[GLOBAL_STATE_KEY];
-  return state?.knownSecrets ?? [];
+  return state?.knownSecrets ?? NO_SECRETS;
 }
 
 /** `text` with every known secret replaced by {@link REDACTED}. One regex scan; none when no secret is known. */

@@ -98,6 +98,18 @@ describe("the list", () => {
     expect(scrubText(`x ${value.replace(".", "Z")} y`)).toBe(`x ${value.replace(".", "Z")} y`);
   });
 
+  it("none known is one list, the same every time (the OTLP encoder re-checks its cached values when it changes)", () => {
+    const state = globalState();
+    const saved = state.knownSecrets;
+    state.knownSecrets = undefined;
+    try {
+      expect(knownSecrets()).toHaveLength(0);
+      expect(knownSecrets()).toBe(knownSecrets());
+    } finally {
+      state.knownSecrets = saved;
+    }
+  });
+
   it("lives in the process-wide state: another copy of secrets.ts masks what this copy registered", async () => {
     const value = unique("shared");
     rememberSecret(value);
