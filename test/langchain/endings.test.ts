@@ -6,13 +6,11 @@
  */
 import { tool } from "@langchain/core/tools";
 import { END, interrupt, MemorySaver, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
-import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { TracewireCallbackHandler } from "../../src/instrument/langchain.js";
-import { OpenAIServer } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
-import { agentGraph, named, one, recorded, StandInChatModel, summaryOf, weatherTools } from "./support.js";
+import { agentGraph, named, one, recorded, setupStandInModels, summaryOf, weatherTools } from "./support.js";
 
 const session = setupSessionPerTest();
 
@@ -24,18 +22,7 @@ function tracewireSummary(call: Awaited<ReturnType<typeof recorded>>[number]): R
 }
 
 describe("LangChain: errors, aborts and interrupts end the runs they affect", () => {
-  let server: OpenAIServer;
-  beforeAll(async () => {
-    server = await OpenAIServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  const model = (name: string) =>
-    new StandInChatModel({
-      client: new OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0 }),
-      model: name,
-    });
+  const model = setupStandInModels();
 
   it("a model error fails the model call, its node and the graph, with error.type", async () => {
     const graph = agentGraph(model("m-status-500"));

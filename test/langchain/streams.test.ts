@@ -10,28 +10,16 @@
  */
 import { StringOutputParser } from "@langchain/core/output_parsers";
 import { RunnableLambda } from "@langchain/core/runnables";
-import OpenAI from "openai";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TracewireCallbackHandler } from "../../src/instrument/langchain.js";
-import { OpenAIServer, TEXT } from "../support/openai-server.js";
+import { TEXT } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
-import { named, one, recorded, StandInChatModel, summaryOf } from "./support.js";
+import { named, one, recorded, setupStandInModels, summaryOf } from "./support.js";
 
 const session = setupSessionPerTest();
 
 describe("LangChain: a stream whose consumer stops reading", () => {
-  let server: OpenAIServer;
-  beforeAll(async () => {
-    server = await OpenAIServer.start();
-  });
-  afterAll(async () => {
-    await server.close();
-  });
-  const model = (name: string) =>
-    new StandInChatModel({
-      client: new OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0 }),
-      model: name,
-    });
+  const model = setupStandInModels();
   const cancelled = (call: Awaited<ReturnType<typeof recorded>>[number]) => summaryOf(call).tracewire;
 
   /** Stops `stream` the way `stop` says: after two chunks with `break`, or `cancel()` before reading any. */

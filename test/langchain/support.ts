@@ -13,9 +13,10 @@ import { tool } from "@langchain/core/tools";
 import { convertToOpenAITool } from "@langchain/core/utils/function_calling";
 import { END, MessagesAnnotation, START, StateGraph } from "@langchain/langgraph";
 import { ToolNode, toolsCondition } from "@langchain/langgraph/prebuilt";
-import type OpenAI from "openai";
-import { expect } from "vitest";
+import OpenAI from "openai";
+import { afterAll, beforeAll } from "vitest";
 import { z } from "zod";
+import { OpenAIServer } from "../support/openai-server.js";
 
 export const WEATHER = { city: "Paris", celsius: 21 };
 export const TIME = "12:00";
@@ -181,3 +182,22 @@ export function agentGraph(model: StandInChatModel, tools = weatherTools()) {
 }
 
 export { childrenOf, named, one, type Recorded, recorded, summaryOf } from "../support/call-tree.js";
+
+/**
+ * A loopback OpenAI stand-in for the enclosing `describe` (started before its tests, closed after), and a factory of
+ * {@link StandInChatModel}s answering from it under the stand-in model `name` (`m-slow`, `m-hang`, …).
+ */
+export function setupStandInModels(): (name: string) => StandInChatModel {
+  let server: OpenAIServer;
+  beforeAll(async () => {
+    server = await OpenAIServer.start();
+  });
+  afterAll(async () => {
+    await server.close();
+  });
+  return (name) =>
+    new StandInChatModel({
+      client: new OpenAI({ apiKey: "sk-test", baseURL: server.baseURL, maxRetries: 0 }),
+      model: name,
+    });
+}

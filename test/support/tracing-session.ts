@@ -33,17 +33,19 @@ export interface Session {
   stop(): Promise<void>;
 }
 
+/** `init()` options that record to `double` (project `acme/demo`, no environment, quick batches) with `logger`. */
+export function doubleOptions(
+  double: TracingDouble,
+  logger: ReturnType<typeof recordingLogger>["logger"],
+  options: InitOptions = {},
+): InitOptions {
+  return { baseUrl: double.url, project: "acme/demo", env: {}, scheduledDelayMillis: 10, logger, ...options };
+}
+
 export async function startSession(options: InitOptions = {}): Promise<Session> {
   const double = await TracingDouble.start();
   const { logger, lines } = recordingLogger();
-  const tracing = init({
-    baseUrl: double.url,
-    project: "acme/demo",
-    env: {},
-    scheduledDelayMillis: 10,
-    logger,
-    ...options,
-  });
+  const tracing = init(doubleOptions(double, logger, options));
   expect(tracing.enabled).toBe(true);
   return {
     double,

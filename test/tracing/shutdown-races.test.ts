@@ -8,7 +8,7 @@ import { trace } from "@opentelemetry/api";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { init, op, type TracewireHandle } from "../../src/index.js";
 import { TracingDouble } from "../support/tracing-double.js";
-import { recordingLogger } from "../support/tracing-session.js";
+import { doubleOptions, recordingLogger } from "../support/tracing-session.js";
 
 let double: TracingDouble;
 const handles: TracewireHandle[] = [];
@@ -22,14 +22,7 @@ afterEach(async () => {
 
 function start(options: Parameters<typeof init>[0] = {}): TracewireHandle {
   const { logger } = recordingLogger();
-  const handle = init({
-    baseUrl: double.url,
-    project: "acme/demo",
-    env: {},
-    scheduledDelayMillis: 10,
-    logger,
-    ...options,
-  });
+  const handle = init(doubleOptions(double, logger, options));
   handles.push(handle);
   return handle;
 }
