@@ -17,6 +17,7 @@ import type { JsonObject } from "../api/types/common.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { init } from "../tracing/init.js";
+import { type SerializeOptions, serialize } from "../tracing/serialize.js";
 import {
   type BaselineComparison,
   checkThresholds,
@@ -204,13 +205,24 @@ export async function runEvalCommand(
     process.off("SIGTERM", onSignal);
     await tracing.shutdown();
   }
-  if (values.json) io.out(`${JSON.stringify(toJson(outcomes, interrupted), null, 2)}\n`);
+  if (values.json) io.out(`${JSON.stringify(serialize(toJson(outcomes, interrupted), JSON_OUTPUT), null, 2)}\n`);
   if (interrupted) {
     report("interrupted: run again with --resume to score the rest.\n");
     return 130;
   }
   return code;
 }
+
+/**
+ * `--json` goes through the serializer, not straight to `JSON.stringify`: a scorer's own `summarize` may return a
+ * BigInt (written as its decimal string) or a cycle (`"[Circular]"`). Its limits are lifted so a big run's rows are
+ * all written; credential-like keys stay masked, as in every other line tracewire prints.
+ */
+const JSON_OUTPUT: SerializeOptions = Object.freeze({
+  maxItems: Number.MAX_SAFE_INTEGER,
+  maxBytes: Number.MAX_SAFE_INTEGER,
+  maxStringLength: Number.MAX_SAFE_INTEGER,
+});
 
 const FLAGS = {
   "fail-under": { type: "string", multiple: true },

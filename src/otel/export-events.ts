@@ -11,6 +11,18 @@ import type { OtlpExportEvents } from "./otlp-exporter.js";
 interface Counters {
   countSent(n: number): void;
   countRejected(n: number): void;
+  /** Whether `shutdown()` has begun (a failed export is then not retried past its deadline). */
+  readonly isStopping: boolean;
+}
+
+/**
+ * The warning for an export that failed in a way worth retrying. During `shutdown()` it does not promise a retry: what
+ * is not sent by the deadline is dropped, counted and reported in a line of its own.
+ */
+function failedExport(queue: Counters, what: string, error: unknown): string {
+  return queue.isStopping
+    ? `${what} failed during shutdown(), not retried past its deadline: ${describeError(error)}`
+    : `${what} failed, will retry: ${describeError(error)}`;
 }
 
 /** The calls route's events; `rejectCalls` counts and logs items the service refused. */
@@ -28,7 +40,7 @@ export function callsExportEvents(
       queue().countRejected(count);
       diagnostics.unauthorized(error.status, `${count} call item(s)`, project);
     },
-    failed: (error) => diagnostics.warn("calls-failed", `Sending calls failed, will retry: ${describeError(error)}`),
+    failed: (error) => diagnostics.warn("calls-failed", failedExport(queue(), "Sending calls", error)),
     completeMode: () =>
       diagnostics.warn(
         "calls-complete-mode",
@@ -54,6 +66,6 @@ export function otlpExportEvents(queue: () => Counters, diagnostics: Diagnostics
       diagnostics.warn("otlp-rejected", `The tracing service refused ${n} span(s): ${error.message}`);
     },
     unauthorized: (n, error) => diagnostics.unauthorized(error.status, `${n} span(s)`, project),
-    failed: (error) => diagnostics.warn("otlp-failed", `OTLP export failed, will retry: ${describeError(error)}`),
+    failed: (error) => diagnostics.warn("otlp-failed", failedExport(queue(), "OTLP export", error)),
   };
 }

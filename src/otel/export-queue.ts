@@ -100,6 +100,7 @@ export class ExportQueue<T> {
   /** `Date.now()` before which the next export waits after a `backoff` outcome (refused credentials); 0 when none. */
   private pausedUntil = 0;
   private closed = false;
+  private stopping = false;
   private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
   /** Callbacks of {@link whenFinished}, each with the count of finished items it waits for. */
   private followers: { target: number; run: (dropped: boolean) => void }[] = [];
@@ -194,6 +195,11 @@ export class ExportQueue<T> {
     return this.closed;
   }
 
+  /** Whether `shutdown()` has begun: what is not sent by its deadline is dropped, not retried. */
+  get isStopping(): boolean {
+    return this.stopping;
+  }
+
   private refuses(force: boolean): boolean {
     return this.closed || (!force && this.items.length >= this.options.maxQueueSize);
   }
@@ -238,6 +244,7 @@ export class ExportQueue<T> {
 
   /** Flushes, then drops (and counts) whatever could not be sent by `timeoutMs`. Later offers are dropped. */
   async shutdown(timeoutMs: number): Promise<void> {
+    this.stopping = true;
     await this.flush(timeoutMs);
     this.closed = true;
     this.abort.abort();

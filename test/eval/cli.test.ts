@@ -110,6 +110,15 @@ describe("tracewire eval", () => {
     expect(json.evaluations[0].callId).toMatch(/^[0-9a-f]{16}$/);
   });
 
+  it("--json writes a scorer's own summary even when it holds a BigInt or a cycle", async () => {
+    const { code, stdout, stderr } = await run(["quality.mjs", "--json"], { ODD_SUMMARY: "1" });
+    expect(code, stderr).toBe(0);
+    const json = JSON.parse(stdout);
+    expect(json.passed).toBe(true);
+    expect(json.evaluations[0].summary.odd).toEqual({ rows: "6", self: "[Circular]" });
+    expect(json.evaluations[0].summary.exact_match).toEqual({ true_count: 6, true_fraction: 1 });
+  });
+
   it("--baseline compares with an earlier run: per-score deltas, the rows that got worse, exit 1 on a drop", async () => {
     const good = await run(["quality.mjs", "--json"]);
     expect(good.code).toBe(0);

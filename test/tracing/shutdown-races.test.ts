@@ -20,8 +20,10 @@ afterEach(async () => {
   await double.close();
 });
 
+let logs: ReturnType<typeof recordingLogger>["lines"] = [];
 function start(options: Parameters<typeof init>[0] = {}): TracewireHandle {
-  const { logger } = recordingLogger();
+  const { logger, lines } = recordingLogger();
+  logs = lines;
   const handle = init(doubleOptions(double, logger, options));
   handles.push(handle);
   return handle;
@@ -97,5 +99,23 @@ describe("shutdown() twice, concurrently, and flush() around it", () => {
     const { calls, otlp } = tracing.stats();
     expect(calls).toMatchObject({ queued: 0, sent: 0, dropped: 4 });
     expect(otlp).toMatchObject({ queued: 0, sent: 0, dropped: 1 });
+    // The exports cut short by the shutdown are not promised a retry: they are dropped, and the log says so.
+    const failed = logs
+      .map((l) => l.message)
+      .filter((m) => /^\[tracewire\] (Sending calls|OTLP export) failed/.test(m));
+    expect(failed.map((m) => m.replace(/^\[tracewire\] | failed.*$/gs, "")).sort()).toEqual([
+      "OTLP export",
+      "Sending calls",
+    ]);
+    for (const message of failed) {
+      expect(message).toContain("failed during shutdown(), not retried past its deadline: AbortError");
+      expect(message).not.toContain("will retry");
+    }
+    expect(logs.map((l) => l.message)).toEqual(
+      expect.arrayContaining([
+        "[tracewire] Dropped 4 call item(s) because they could not be sent before shutdown.",
+        "[tracewire] Dropped 1 span(s) because they could not be sent before shutdown.",
+      ]),
+    );
   });
 });
