@@ -96,6 +96,32 @@ export function kindOf(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "an array" : typeof value;
 }
 
+/** A name lower-cased without `-` and `_`: how an unknown option is matched to the one it probably meant. */
+const looseName = (name: string) => name.toLowerCase().replace(/[-_]/g, "");
+
+/**
+ * The first option of `options` that is not in `known` (a key whose value is `undefined` is let through: it sets
+ * nothing), with the option it probably meant: `otherNames` maps what other SDKs (or likely slips) call an option,
+ * lower-cased without `-` and `_`, to its name here; else a known option that differs only in case or separators.
+ * An options object gets no excess-property check in JavaScript, nor in TypeScript once it is built beforehand: a
+ * misspelt option (`captureContnet: false`) would otherwise be ignored without a word.
+ */
+export function unknownOption(
+  options: object,
+  known: Readonly<Record<string, true>>,
+  otherNames: Readonly<Record<string, string>> = {},
+): { key: string; hint: string | undefined } | undefined {
+  for (const key of Object.keys(options)) {
+    if (Object.hasOwn(known, key) || (options as Record<string, unknown>)[key] === undefined) continue;
+    const loose = looseName(key);
+    const hint = Object.hasOwn(otherNames, loose)
+      ? otherNames[loose]
+      : Object.keys(known).find((k) => looseName(k) === loose);
+    return { key, hint };
+  }
+  return undefined;
+}
+
 /**
  * Longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days). A longer one fires after 1 ms instead, so
  * every time setting is capped here.

@@ -2,6 +2,7 @@
  * `evaluate()`'s options checked and completed: concurrency, trials, the task as a model (its name, the function to
  * run, what is recorded about it), the root's display name. Bad values are `ValidationError`s naming the option.
  */
+import { unknownOption } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { unwrapOp } from "../tracing/op.js";
 import { pickAttributes, safeName } from "./objects.js";
@@ -119,16 +120,13 @@ const OTHER_NAMES: Record<string, keyof typeof KNOWN_OPTIONS> = {
  * would otherwise run one trial, or no scorer, without a word.
  */
 function checkKnown(options: object): void {
-  for (const key of Object.keys(options)) {
-    if (key in KNOWN_OPTIONS) continue;
-    const known = Object.keys(KNOWN_OPTIONS);
-    const hint =
-      OTHER_NAMES[key.toLowerCase().replace(/[-_]/g, "")] ?? known.find((k) => k.toLowerCase() === key.toLowerCase());
-    throw new ValidationError(
-      `evaluate(): unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${known.join(", ")}.`,
-      key,
-    );
-  }
+  const unknown = unknownOption(options, KNOWN_OPTIONS, OTHER_NAMES);
+  if (!unknown) return;
+  const { key, hint } = unknown;
+  throw new ValidationError(
+    `evaluate(): unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${Object.keys(KNOWN_OPTIONS).join(", ")}.`,
+    key,
+  );
 }
 
 export function validate<R extends Row, O>(options: EvaluateOptions<R, O>): void {

@@ -21,6 +21,7 @@ import {
 } from "../config.js";
 import { ConfigError } from "../errors.js";
 import type { Logger } from "./diagnostics.js";
+import { checkKnownOptions } from "./known-options.js";
 import { type PayloadOptions, type PayloadSettings, resolvePayloadOptions } from "./payload-options.js";
 
 /** Resolved settings of the OTLP exporter (see `resolveProcessorOptions` for where each comes from). */
@@ -208,6 +209,7 @@ export function resolveProcessorOptions(options: TracewireProcessorOptions): Res
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
   }
+  checkKnownOptions(options);
   if (options.env !== undefined && (options.env === null || typeof options.env !== "object")) {
     throw new ConfigError("env", kindOf(options.env), "an object of environment variables, like process.env");
   }

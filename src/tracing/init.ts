@@ -10,6 +10,7 @@ import { ENV, echo, envOf, readBoolean } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { createContextManager } from "../otel/context-manager.js";
+import type { KNOWN_OPTIONS } from "../otel/known-options.js";
 import { rememberEnvSecrets } from "../otel/known-secrets.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
@@ -25,6 +26,11 @@ export interface InitOptions extends TracewireProcessorOptions {
   /** Turn tracing off. Env `TRACEWIRE_DISABLED=true`, or the standard `OTEL_SDK_DISABLED=true`. */
   disabled?: boolean;
 }
+
+// An option init() reads but the list of known options lacks would be refused as unknown: keep them in step.
+type MissingKnown = Exclude<keyof InitOptions, keyof typeof KNOWN_OPTIONS>;
+const _everyInitOptionKnown: [MissingKnown] extends [never] ? true : MissingKnown = true;
+void _everyInitOptionKnown;
 
 /** What `init()` returns. */
 export interface TracewireHandle {

@@ -121,6 +121,43 @@ describe("tracing off", () => {
     }
   });
 
+  it("an option tracewire does not read is a ConfigError naming it and the one it probably meant, not ignored", () => {
+    const cases: [Record<string, unknown>, string, RegExp | undefined][] = [
+      // A misspelt privacy option would otherwise record content without a word.
+      [{ captureContnet: false }, "captureContnet", undefined],
+      [{ capture_content: false }, "capture_content", /did you mean captureContent\?/],
+      [{ RedactKeys: ["ssn"] }, "RedactKeys", /did you mean redactKeys\?/],
+      [{ endpoint: "http://127.0.0.1:1" }, "endpoint", /did you mean baseUrl\?/],
+      [{ sampleRate: 0.5 }, "sampleRate", undefined],
+    ];
+    for (const [options, key, hint] of cases) {
+      for (const off of [{ env: {} }, { env: {}, disabled: true }, { baseUrl: "http://127.0.0.1:1", env: {} }]) {
+        let error: unknown;
+        try {
+          init({ ...off, ...options } as InitOptions);
+        } catch (err) {
+          error = err;
+        }
+        expect(error, key).toBeInstanceOf(ConfigError);
+        expect((error as ConfigError).setting).toBe(key);
+        expect((error as ConfigError).message).toMatch(/the options are apiKey, baseUrl, project,/);
+        if (hint) expect((error as ConfigError).message).toMatch(hint);
+      }
+    }
+    // The value is never echoed: a misspelt `apikey` holds the key itself.
+    let error: unknown;
+    try {
+      init({ env: {}, apikey: "tw-live-0123456789abcdef" } as InitOptions);
+    } catch (err) {
+      error = err;
+    }
+    expect((error as ConfigError).message).toMatch(/^Invalid apikey \(got string\): .*did you mean apiKey\?/);
+    expect(JSON.stringify(error) + String(error)).not.toContain("0123456789abcdef");
+    // A key set to undefined sets nothing, and is let through (an options object spread from a config).
+    const handle = init({ env: {}, logger: recordingLogger().logger, sampleRate: undefined } as InitOptions);
+    expect(handle.enabled).toBe(false);
+  });
+
   it("disabled: false in code wins over OTEL_SDK_DISABLED and TRACEWIRE_DISABLED", async () => {
     const double = await TracingDouble.start();
     try {
