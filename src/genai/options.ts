@@ -2,7 +2,7 @@
  * The `trace` settings of a chat client (`wrapOpenAI` options, the inference and training clients' `trace` option):
  * what they mean, their defaults and how they are checked.
  */
-import { type Env, readBoolean } from "../config.js";
+import { type Env, kindOf, readBoolean, unknownOption } from "../config.js";
 import { ConfigError } from "../errors.js";
 
 /** How chat calls are traced. Every field is optional; see each for its default. */
@@ -45,10 +45,54 @@ export interface ResolvedChatTraceOptions {
 /** The environment variable the contrib GenAI instrumentations read to opt in to content capture. */
 export const ENV_CAPTURE_MESSAGE_CONTENT = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
 
+/** The options {@link resolveChatTraceOptions} reads, and `env` (where a wrapper reads the environment). */
+const CHAT_OPTIONS = {
+  providerName: true,
+  includeStreamUsage: true,
+  contentAttributes: true,
+  captureTokenIds: true,
+  env: true,
+} as const satisfies Record<keyof ChatTraceOptions | "env", true>;
+
+/** The options of `wrapAnthropic` and `wrapGoogleGenAI`. */
+export const PROVIDER_WRAPPER_OPTIONS = { providerName: true, contentAttributes: true, env: true } as const;
+
+/** Options of `init()` that users pass to a wrapper instead, and other likely slips, by their loose name. */
+const OTHER_NAMES: Record<string, string> = {
+  capturecontent: "init({ captureContent }): content capture is set for every call there",
+  redactkeys: "init({ redactKeys })",
+  redact: "init({ redact })",
+  provider: "providerName",
+  streamusage: "includeStreamUsage",
+  includeusage: "includeStreamUsage",
+  tokenids: "captureTokenIds",
+};
+
+/**
+ * Throws a `ConfigError` for an option `where` does not read, naming the one it probably meant: a wrapper's options
+ * object is as unchecked in JavaScript as `init()`'s, and `wrapOpenAI(client, { captureContent: false })` would
+ * otherwise record content without a word.
+ */
+export function checkChatOptions(
+  options: object,
+  where: string,
+  known: Readonly<Record<string, true>> = CHAT_OPTIONS,
+): void {
+  const unknown = unknownOption(options, known, OTHER_NAMES);
+  if (!unknown) return;
+  const { key, hint } = unknown;
+  throw new ConfigError(
+    `${where}.${key}`,
+    kindOf((options as Record<string, unknown>)[key]),
+    `a known option (${Object.keys(known).join(", ")})${hint ? `; did you mean ${hint}?` : ""}`,
+  );
+}
+
 /** Applies defaults and checks types; a bad value is a `ConfigError` naming the option (`where` prefixes it). */
 export function resolveChatTraceOptions(options: ChatTraceOptions, env: Env, where: string): ResolvedChatTraceOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options))
     throw new ConfigError(where, typeof options, "an options object");
+  checkChatOptions(options, where);
   const flag = (name: keyof ChatTraceOptions, fallback: boolean): boolean => {
     const value = options[name];
     if (value === undefined) return fallback;

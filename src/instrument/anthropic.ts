@@ -32,7 +32,12 @@ import { ANTHROPIC_MESSAGES, ANTHROPIC_PROVIDER } from "../genai/anthropic-messa
 import { ChatCall } from "../genai/chat-call.js";
 import { isObj, type Obj } from "../genai/guards.js";
 import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
-import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
+import {
+  type ChatTraceOptions,
+  checkChatOptions,
+  PROVIDER_WRAPPER_OPTIONS,
+  resolveChatTraceOptions,
+} from "../genai/options.js";
 import { defineOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
@@ -111,6 +116,8 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   if ((messages as Record<PropertyKey, unknown>)[WRAPPED]) return client;
   // Masked wherever an error quotes them: the API key (`x-api-key`) or the bearer token (`authToken`).
   rememberClientSecrets(client, ["apiKey", "authToken"]);
+  if (options !== null && typeof options === "object")
+    checkChatOptions(options, "wrapAnthropic options", PROVIDER_WRAPPER_OPTIONS);
   const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");

@@ -31,7 +31,12 @@ import { ChatCall } from "../genai/chat-call.js";
 import { GEMINI_GENERATE_CONTENT, GOOGLE_PROVIDER, geminiRecordedParams } from "../genai/google-generate.js";
 import { addUsage, setTotalUsage } from "../genai/google-usage.js";
 import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
-import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
+import {
+  type ChatTraceOptions,
+  checkChatOptions,
+  PROVIDER_WRAPPER_OPTIONS,
+  resolveChatTraceOptions,
+} from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
@@ -121,6 +126,8 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   // Masked wherever an error quotes it (a Vertex AI client built from Google auth has none).
   rememberClientSecrets(client, ["apiKey"]);
   // envOf(): `process` may be missing (Workers) or throw on every access (Vercel's edge).
+  if (options !== null && typeof options === "object")
+    checkChatOptions(options, "wrapGoogleGenAI options", PROVIDER_WRAPPER_OPTIONS);
   const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapGoogleGenAI options");
