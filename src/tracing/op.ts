@@ -9,6 +9,7 @@
  * thenables (an SDK's APIPromise, a query builder) are never `then`ed by op(): see observe-thenable.ts.
  */
 import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { unknownOption } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { describeError, exceptionFields } from "../otel/diagnostics.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
@@ -38,6 +39,26 @@ export interface OpOptions {
 
 // biome-ignore lint/suspicious/noExplicitAny: a wrapper must accept any function signature.
 type AnyFunction = (...args: any[]) => any;
+
+/** Every option {@link op} reads; `satisfies` keeps the list in step with {@link OpOptions}. */
+const OP_OPTIONS = {
+  name: true,
+  displayName: true,
+  parameterNames: true,
+  attributes: true,
+  kind: true,
+  turn: true,
+} as const satisfies Record<keyof OpOptions, true>;
+
+/** What the vendor's SDKs call an option (or do through one), lower-cased without `-`/`_`, by its answer here. */
+const OP_OTHER_NAMES: Record<string, string> = {
+  calldisplayname: "displayName",
+  opname: "name",
+  postprocessinputs: "init({ redact }): payloads are redacted for every call there",
+  postprocessoutput: "init({ redact }): payloads are redacted for every call there",
+  paramnames: "parameterNames",
+  spankind: "kind",
+};
 
 /** A traced function: the original signature, plus `opName` and `invoke()`. */
 export type Op<F extends AnyFunction> = F & {
@@ -88,6 +109,15 @@ function validate(fn: unknown, options: OpOptions): void {
     throw new ValidationError(`op() expects a function (fn) to trace, got ${fn === null ? "null" : typeof fn}.`, "fn");
   if (options === null || typeof options !== "object")
     throw new ValidationError("op() options must be an object.", "options");
+  // Unchecked in JavaScript: `postprocessInputs` (the vendor's redaction hook) would otherwise be ignored silently.
+  const unknown = unknownOption(options, OP_OPTIONS, OP_OTHER_NAMES);
+  if (unknown) {
+    const { key, hint } = unknown;
+    throw new ValidationError(
+      `op() has no option ${key}${hint ? ` (did you mean ${hint}?)` : ""}; its options are ${Object.keys(OP_OPTIONS).join(", ")}.`,
+      key,
+    );
+  }
   const { name, displayName, kind, turn } = options;
   if (name !== undefined && (typeof name !== "string" || name.trim() === "" || name.length > MAX_NAME_LENGTH)) {
     throw new ValidationError(

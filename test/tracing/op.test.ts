@@ -167,4 +167,15 @@ describe("sync and async functions", () => {
     expect(() => op(() => 1, { parameterNames: [1] as never })).toThrow(ValidationError);
     expect(() => op(() => 1, { attributes: ["a"] as never })).toThrow(ValidationError);
   });
+
+  it("rejects an option it does not read, pointing the vendor's names to ours (postprocessInputs to init's redact)", () => {
+    const redactHook = () => op((x: number) => x, { postprocessInputs: (i: object) => i } as never);
+    expect(redactHook).toThrow(ValidationError);
+    expect(redactHook).toThrow(/op\(\) has no option postprocessInputs \(did you mean init\(\{ redact \}\): payloads/);
+    expect(() => op(() => 1, { callDisplayName: "x" } as never)).toThrow(/did you mean displayName\?/);
+    expect(() => op(() => 1, { nmae: "x" } as never)).toThrow(
+      /^op\(\) has no option nmae; its options are name, displayName, parameterNames, attributes, kind, turn\.$/,
+    );
+    expect(() => op(() => 1, { name: "ok", other: undefined } as never)).not.toThrow();
+  });
 });
