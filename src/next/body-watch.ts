@@ -5,8 +5,22 @@
 
 import { define } from "../tracing/observe.js";
 
-/** Called when the body has been read to its end (or cancelled), or with the error that stopped it. */
-export type Settle = (error?: unknown) => void;
+/**
+ * Called when the body has been read to its end, with `cancelled` true when its reader stopped early (the client went
+ * away: a cancelled reader, an aborted pipe, an iteration left early), or with the error that stopped it.
+ */
+export type Settle = (error?: unknown, cancelled?: boolean) => void;
+
+/** The name of the error Next aborts a response's pipe with when the client disconnects. */
+const RESPONSE_ABORTED = "ResponseAborted";
+
+/** Whether a failed `pipeTo(destination, options)` was stopped by its reader (its signal) rather than by the body. */
+function abortedByReader(options: unknown, err: unknown): boolean {
+  const signal = (options as { signal?: { aborted?: unknown } } | null | undefined)?.signal;
+  if (signal?.aborted === true) return true;
+  const name = (err as { name?: unknown } | null | undefined)?.name;
+  return name === "AbortError" || name === RESPONSE_ABORTED;
+}
 
 /** Wraps `read` and `cancel` of one reader of the watched stream. */
 function watchReader(reader: Record<string, unknown>, settle: Settle): void {
@@ -24,7 +38,7 @@ function watchReader(reader: Record<string, unknown>, settle: Settle): void {
   const cancel = reader.cancel as ((...args: unknown[]) => Promise<void>) | undefined;
   if (typeof cancel === "function")
     define(reader, "cancel", function (this: unknown, ...args: unknown[]) {
-      settle();
+      settle(undefined, true);
       return cancel.apply(this, args);
     });
 }
@@ -48,7 +62,8 @@ export function watchStream(stream: Record<PropertyKey, unknown>, settle: Settle
       const result = pipeTo.apply(this, args);
       result.then(
         () => settle(),
-        (err: unknown) => settle(err ?? new Error("stream aborted")),
+        (err: unknown) =>
+          abortedByReader(args[1], err) ? settle(undefined, true) : settle(err ?? new Error("stream aborted")),
       );
       return result;
     });
@@ -85,7 +100,7 @@ export function watchStream(stream: Record<PropertyKey, unknown>, settle: Settle
       const ret = iterator.return as ((...a: unknown[]) => unknown) | undefined;
       if (typeof ret === "function")
         define(iterator, "return", function (this: unknown, ...a: unknown[]) {
-          settle();
+          settle(undefined, true);
           return ret.apply(this, a);
         });
       return iterator;

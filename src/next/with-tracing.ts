@@ -5,6 +5,7 @@
 import { trace } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState, reportInternalError } from "../otel/state.js";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
 import { op } from "../tracing/op.js";
 import { type Settle, watchStream } from "./body-watch.js";
 import { loadAfter, scheduleFlush } from "./flush.js";
@@ -127,6 +128,8 @@ async function traceOne(
   let backstop: () => void = () => {};
 
   const body = async (_request: Record<string, unknown>) => {
+    // This call's span (the op runs the body inside it): a body the client stopped reading marks it cancelled.
+    const span = trace.getActiveSpan();
     let result: unknown;
     try {
       result = await call();
@@ -144,9 +147,11 @@ async function traceOne(
     if (stream === null || typeof stream !== "object") return summary;
     await new Promise<void>((resolve, reject) => {
       let settled = false;
-      const settle: Settle = (error) => {
+      const settle: Settle = (error, cancelled) => {
         if (settled) return;
         settled = true;
+        if (cancelled)
+          span?.setAttributes({ [ATTR_TRACEWIRE_CANCELLED]: true, [ATTR_TRACEWIRE_CANCEL_REASON]: "abort" });
         if (error === undefined) resolve();
         else reject(error);
       };
