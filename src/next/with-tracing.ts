@@ -8,6 +8,7 @@ import { globalState, reportInternalError } from "../otel/state.js";
 import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
 import { op } from "../tracing/op.js";
 import { type Settle, watchStream } from "./body-watch.js";
+import { controlFlowOutput } from "./control-flow.js";
 import { loadAfter, scheduleFlush } from "./flush.js";
 
 /** Options of {@link withTracing}. */
@@ -69,7 +70,8 @@ function pathOf(url: string): string {
  * when the response body has been read to its end (streaming responses included), and the spans are flushed through
  * `after()` (from `next/server`), else the platform's `waitUntil`, so a serverless invocation does not lose them.
  *
- * The handler's Response (or return value) comes back unchanged, its errors are rethrown unchanged, and tracewire's
+ * The handler's Response (or return value) comes back unchanged, its errors are rethrown unchanged (`redirect()` and
+ * `notFound()` from `next/navigation` too, recorded as the answer they stand for, not as failures), and tracewire's
  * own failures never reach the handler. With tracing off (edge runtime, not configured) the handler runs as is.
  */
 export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): F {
@@ -135,6 +137,9 @@ async function traceOne(
       result = await call();
     } catch (err) {
       handOverError(err);
+      // redirect() / notFound(): how the handler answered, not a failure (the caller still gets the error).
+      const answer = controlFlowOutput(err);
+      if (answer) return answer;
       throw err;
     }
     handOver(result);

@@ -253,6 +253,40 @@ describe("withTracing()", () => {
     expect(call!.summary).toMatchObject({ tracewire: { status: "cancelled", cancel_reason: "abort" } });
   });
 
+  it("redirect() and notFound() from next/navigation: rethrown unchanged, recorded as how the call ended, not as failures", async () => {
+    const handle = await startTracing();
+    const { redirect, notFound } = createRequire(import.meta.url)("next/navigation") as {
+      redirect(url: string): never;
+      notFound(): never;
+    };
+    const thrown: unknown[] = [];
+    const keep = (fn: () => never) => () => {
+      try {
+        fn();
+      } catch (err) {
+        thrown.push(err);
+        throw err;
+      }
+    };
+    const save = b.next.withTracing(
+      async (_form: unknown) => keep(() => redirect("/done?token=s3cret-in-the-query"))(),
+      { name: "action save" },
+    );
+    const GET = b.next.withTracing(async (_request: Request) => keep(() => notFound())());
+    const redirected = await save({ id: 1 }).catch((err: unknown) => err);
+    expect(redirected).toBe(thrown[0]);
+    const missing = await GET(new Request("http://localhost/api/items/7")).catch((err: unknown) => err);
+    expect(missing).toBe(thrown[1]);
+    await handle.flush();
+    const calls = await callsOf();
+    const action = calls.find((c) => c.op_name === "action save");
+    expect(action).toMatchObject({ exception: null, output: { redirect: "/done", status: 307 } });
+    expect(action!.summary).toMatchObject({ weave: { status: "success" } });
+    expect(JSON.stringify(action)).not.toContain("s3cret");
+    const route = calls.find((c) => c.op_name === "GET /api/items/7");
+    expect(route).toMatchObject({ exception: null, output: { status: 404 } });
+  });
+
   it("tracing off: the handler runs as is", async () => {
     const handler = async (request: Request) => new Response(`hi ${request.method}`);
     const GET = b.next.withTracing(handler);
