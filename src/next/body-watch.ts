@@ -18,8 +18,7 @@ const RESPONSE_ABORTED = "ResponseAborted";
 function abortedByReader(options: unknown, err: unknown): boolean {
   const signal = (options as { signal?: { aborted?: unknown } } | null | undefined)?.signal;
   if (signal?.aborted === true) return true;
-  const name = (err as { name?: unknown } | null | undefined)?.name;
-  return name === "AbortError" || name === RESPONSE_ABORTED;
+  return (err as { name?: unknown } | null | undefined)?.name === RESPONSE_ABORTED;
 }
 
 /** Wraps `read` and `cancel` of one reader of the watched stream. */
