@@ -21,7 +21,7 @@ import type { InitOptions, TracewireHandle } from "../tracing/init.js";
 
 export { VERSION } from "../version.js";
 export { type TextChunkLike, type TextChunkSource, toTextStream } from "./text-stream.js";
-export { type WithTracingOptions, withTracing } from "./with-tracing.js";
+export { type TracedHandler, type WithTracingOptions, withTracing } from "./with-tracing.js";
 export type { InitOptions, TracewireHandle };
 
 const NO_RUNTIME =

@@ -27,6 +27,12 @@ export interface WithTracingOptions {
 // biome-ignore lint/suspicious/noExplicitAny: a wrapper must accept any handler signature.
 type AnyFunction = (...args: any[]) => any;
 
+/** What {@link withTracing} returns: the handler's signature, answering with a promise (a synchronous handler too). */
+export type TracedHandler<F extends AnyFunction> = (
+  this: ThisParameterType<F>,
+  ...args: Parameters<F>
+) => Promise<Awaited<ReturnType<F>>>;
+
 /** The parts of a web Request (or Next's NextRequest) that name the call. */
 type RequestLike = { method: string; url: string; headers: unknown };
 /** The parts of a web Response the call records, and the body it waits for. */
@@ -74,7 +80,7 @@ function pathOf(url: string): string {
  * `notFound()` from `next/navigation` too, recorded as the answer they stand for, not as failures), and tracewire's
  * own failures never reach the handler. With tracing off (edge runtime, not configured) the handler runs as is.
  */
-export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): F {
+export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): TracedHandler<F> {
   if (typeof handler !== "function") throw new TypeError("withTracing(handler): handler must be a function.");
   const wrapped = async function (this: unknown, ...args: unknown[]) {
     const state = globalState();
@@ -94,7 +100,7 @@ export function withTracing<F extends AnyFunction>(handler: F, options: WithTrac
     }
   };
   Object.defineProperty(wrapped, "name", { value: handler.name, configurable: true });
-  return wrapped as unknown as F;
+  return wrapped as unknown as TracedHandler<F>;
 }
 
 /**

@@ -287,6 +287,15 @@ describe("withTracing()", () => {
     expect(route).toMatchObject({ exception: null, output: { status: 404 } });
   });
 
+  it("the wrapper's type is what it returns: a promise, for a synchronous handler too", async () => {
+    await startTracing();
+    const GET = b.next.withTracing((_request: Request) => new Response("sync"));
+    // Typed as the handler itself, a synchronous handler's wrapper claimed to return a Response.
+    const answer: Promise<Response> = GET(new Request("http://localhost/"));
+    expect(answer).toBeInstanceOf(Promise);
+    expect(await (await answer).text()).toBe("sync");
+  });
+
   it("tracing off: the handler runs as is", async () => {
     const handler = async (request: Request) => new Response(`hi ${request.method}`);
     const GET = b.next.withTracing(handler);
