@@ -58,12 +58,13 @@ export function watchStream(stream: Record<PropertyKey, unknown>, settle: Settle
   const pipeTo = stream.pipeTo as ((...args: unknown[]) => Promise<void>) | undefined;
   if (typeof pipeTo === "function")
     define(stream, "pipeTo", function (this: unknown, ...args: unknown[]) {
+      const result = pipeTo.apply(this, args);
       // The reader leaving (Next aborts the pipe's signal when the client disconnects) ends the call now: the pipe
-      // itself settles only once the body's cancel() has, which is the app's code and may take long.
+      // itself settles only once the body's cancel() has, which is the app's code and may take long. Listening after
+      // pipeTo's own listener, so the body's cancel() has been called (a toTextStream has ended its LLM call) first.
       const signal = (args[1] as { signal?: unknown } | null | undefined)?.signal as EventTarget | undefined;
       if (typeof signal?.addEventListener === "function")
         signal.addEventListener("abort", () => settle(undefined, true), { once: true });
-      const result = pipeTo.apply(this, args);
       result.then(
         () => settle(),
         (err: unknown) =>

@@ -7,12 +7,15 @@
 import { createServer, type ServerResponse } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
+import OpenAI from "openai";
 import { afterEach, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import type { CallSchema } from "../../src/api/types/calls.js";
 import { getCurrentCall, init, type TracewireHandle } from "../../src/index.js";
+import { wrapOpenAI } from "../../src/instrument/index.js";
 import { toTextStream, withTracing } from "../../src/next/index.js";
 import { collect, PROJECT, startService, type TestService } from "../server/helpers.js";
+import { OpenAIServer } from "../support/openai-server.js";
 
 const { pipeToNodeResponse } = createRequire(import.meta.url)("next/dist/server/pipe-readable.js") as {
   pipeToNodeResponse(body: ReadableStream, res: ServerResponse): Promise<void>;
@@ -36,14 +39,17 @@ async function startTracing(): Promise<TracewireHandle> {
   return handle;
 }
 
-async function callOf(id: string, traceId: string): Promise<CallSchema | undefined> {
+async function callsOf(traceId: string): Promise<CallSchema[]> {
   const client = new TracingClient({ baseUrl: service!.url, project: PROJECT, env: {} });
   try {
-    const calls = await collect(client.calls.streamQuery({ filter: { trace_ids: [traceId] } }));
-    return calls.find((c) => c.id === id);
+    return await collect(client.calls.streamQuery({ filter: { trace_ids: [traceId] } }));
   } finally {
     await client.close();
   }
+}
+
+async function callOf(id: string, traceId: string): Promise<CallSchema | undefined> {
+  return (await callsOf(traceId)).find((c) => c.id === id);
 }
 
 /**
@@ -51,12 +57,12 @@ async function callOf(id: string, traceId: string): Promise<CallSchema | undefin
  * chunk and leaves. Resolves with the request call's ids and Next's pipe (which must settle, Next swallowing the
  * abort).
  */
-async function leaveMidStream(body: () => ReadableStream<Uint8Array>) {
+async function leaveMidStream(body: () => ReadableStream<Uint8Array> | Promise<ReadableStream<Uint8Array>>) {
   let ids: { id: string; traceId: string } | undefined;
   const POST = withTracing(async (_request: Request) => {
     const call = getCurrentCall()!;
     ids = { id: call.id, traceId: call.traceId };
-    return new Response(body());
+    return new Response(await body());
   });
   let piped!: Promise<void>;
   const server = createServer((req, res) => {
@@ -175,4 +181,32 @@ it("a body whose own cancel() never finishes: the request call still ends as can
   expect(call?.ended_at, "the request call never ended").toBeTruthy();
   expect(call).toMatchObject({ exception: null });
   expect(call!.summary).toMatchObject({ tracewire: { status: "cancelled", cancel_reason: "abort" } });
+});
+
+it("a streamed chat answer through Next's pipe: the chat call and then the request call end as cancelled", async () => {
+  const tracing = await startTracing();
+  const llm = await OpenAIServer.start();
+  cleanups.push(() => void llm.server.close());
+  const openai = wrapOpenAI(new OpenAI({ apiKey: "test", baseURL: `${llm.server.url}/v1` }));
+  // m-slow: two chunks, then one every 50 ms until the client goes away.
+  const { ids, piped } = await leaveMidStream(async () =>
+    toTextStream(
+      await openai.chat.completions.create({
+        model: "m-slow",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      }),
+    ),
+  );
+  expect(await settles(piped)).toBe(true);
+  await tracing.flush();
+  const calls = await callsOf(ids.traceId);
+  const request = calls.find((c) => c.id === ids.id)!;
+  const chat = calls.find((c) => c.parent_id === ids.id)!;
+  expect(chat).toMatchObject({ op_name: "openai.chat.completions.create", exception: null });
+  expect(chat.summary).toMatchObject({ tracewire: { status: "cancelled", cancel_reason: "abort" } });
+  expect(request).toMatchObject({ exception: null });
+  expect(request.summary).toMatchObject({ tracewire: { status: "cancelled", cancel_reason: "abort" } });
+  // The request's call does not end before the call it holds.
+  expect(Date.parse(request.ended_at!)).toBeGreaterThanOrEqual(Date.parse(chat.ended_at!));
 });
