@@ -169,7 +169,8 @@ const URL_PARAM = /([?&#])([^=&#\s]+)=([^&#\s]+)/g;
 /**
  * A string value (a payload string, a span attribute) with what marks it as a credential wherever it sits masked: a
  * whole-string URL's password and the values of its query (and fragment) parameters that `redactor` names or that are
- * `key` (how Google's APIs take an API key), and any private key block; a string that is a known secret whole is
+ * `key` (how Google's APIs take an API key) — of a path with its query (`/search?token=…`) too — and any private key
+ * block; a string that is a known secret whole is
  * masked whole ({@link isKnownSecret}) unless key redaction is off (`redactKeys: []`: the user asked for what they
  * put, as it is). Other strings are returned unchanged (`!==` says whether anything was
  * masked). Cheap enough for every payload string: text that does not open with `scheme://` costs a few character
@@ -180,6 +181,9 @@ export function scrubString(text: string, redactor: KeyRedactor): string {
   let out = text;
   if (startsLikeUrl(text)) {
     if (STARTS_WITH_URL_PASSWORD.test(out)) out = out.replace(URL_PASSWORD, `$1:${REDACTED}@`);
+    out = scrubUrlParams(out, redactor);
+  } else if (text.charCodeAt(0) === 0x2f) {
+    // A path with its query (`/api/items?api_key=…`): the request target servers record (Next's `http.target`).
     out = scrubUrlParams(out, redactor);
   }
   return scrubPrivateKeys(out);

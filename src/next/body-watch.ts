@@ -5,8 +5,21 @@
 
 import { define } from "../tracing/observe.js";
 
-/** Called when the body has been read to its end (or cancelled), or with the error that stopped it. */
-export type Settle = (error?: unknown) => void;
+/**
+ * Called when the body has been read to its end, with `cancelled` true when its reader stopped early (the client went
+ * away: a cancelled reader, an aborted pipe, an iteration left early), or with the error that stopped it.
+ */
+export type Settle = (error?: unknown, cancelled?: boolean) => void;
+
+/** The name of the error Next aborts a response's pipe with when the client disconnects. */
+const RESPONSE_ABORTED = "ResponseAborted";
+
+/** Whether a failed `pipeTo(destination, options)` was stopped by its reader (its signal) rather than by the body. */
+function abortedByReader(options: unknown, err: unknown): boolean {
+  const signal = (options as { signal?: { aborted?: unknown } } | null | undefined)?.signal;
+  if (signal?.aborted === true) return true;
+  return (err as { name?: unknown } | null | undefined)?.name === RESPONSE_ABORTED;
+}
 
 /** Wraps `read` and `cancel` of one reader of the watched stream. */
 function watchReader(reader: Record<string, unknown>, settle: Settle): void {
@@ -24,7 +37,7 @@ function watchReader(reader: Record<string, unknown>, settle: Settle): void {
   const cancel = reader.cancel as ((...args: unknown[]) => Promise<void>) | undefined;
   if (typeof cancel === "function")
     define(reader, "cancel", function (this: unknown, ...args: unknown[]) {
-      settle();
+      settle(undefined, true);
       return cancel.apply(this, args);
     });
 }
@@ -46,9 +59,16 @@ export function watchStream(stream: Record<PropertyKey, unknown>, settle: Settle
   if (typeof pipeTo === "function")
     define(stream, "pipeTo", function (this: unknown, ...args: unknown[]) {
       const result = pipeTo.apply(this, args);
+      // The reader leaving (Next aborts the pipe's signal when the client disconnects) ends the call now: the pipe
+      // itself settles only once the body's cancel() has, which is the app's code and may take long. Listening after
+      // pipeTo's own listener, so the body's cancel() has been called (a toTextStream has ended its LLM call) first.
+      const signal = (args[1] as { signal?: unknown } | null | undefined)?.signal as EventTarget | undefined;
+      if (typeof signal?.addEventListener === "function")
+        signal.addEventListener("abort", () => settle(undefined, true), { once: true });
       result.then(
         () => settle(),
-        (err: unknown) => settle(err ?? new Error("stream aborted")),
+        (err: unknown) =>
+          abortedByReader(args[1], err) ? settle(undefined, true) : settle(err ?? new Error("stream aborted")),
       );
       return result;
     });
@@ -85,7 +105,7 @@ export function watchStream(stream: Record<PropertyKey, unknown>, settle: Settle
       const ret = iterator.return as ((...a: unknown[]) => unknown) | undefined;
       if (typeof ret === "function")
         define(iterator, "return", function (this: unknown, ...a: unknown[]) {
-          settle();
+          settle(undefined, true);
           return ret.apply(this, a);
         });
       return iterator;

@@ -14,14 +14,14 @@
  */
 // Everything Node-only is loaded by `import()` inside the `NEXT_RUNTIME === "nodejs"` branch of `register()`, which
 // Next's bundler drops from edge builds. The modules `withTracing` and `toTextStream` are made of (with-tracing.ts,
-// body-watch.ts, flush.ts, text-stream.ts) are bundled into edge builds as they are, so they must stay free of
+// body-watch.ts, control-flow.ts, flush.ts, text-stream.ts) are bundled into edge builds as they are, so they must stay free of
 // Node-only imports.
 import { globalState } from "../otel/state.js";
 import type { InitOptions, TracewireHandle } from "../tracing/init.js";
 
 export { VERSION } from "../version.js";
 export { type TextChunkLike, type TextChunkSource, toTextStream } from "./text-stream.js";
-export { type WithTracingOptions, withTracing } from "./with-tracing.js";
+export { type TracedHandler, type WithTracingOptions, withTracing } from "./with-tracing.js";
 export type { InitOptions, TracewireHandle };
 
 const NO_RUNTIME =

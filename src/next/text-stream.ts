@@ -53,7 +53,7 @@ export function toTextStream(stream: TextChunkSource): ReadableStream<Uint8Array
         }
       }
     },
-    async cancel(reason) {
+    cancel(reason) {
       // The traced call ends as cancelled now, not once the abort below has reached the pending read: the request's
       // spans may be ended by then (@vercel/otel ends whatever is still open when the request's root span ends).
       cancelStreamCall(stream);
@@ -63,8 +63,12 @@ export function toTextStream(stream: TextChunkSource): ReadableStream<Uint8Array
       } catch {
         // A controller that cannot abort still gets return() below.
       }
+      // Not awaited: return() on an async generator (or a web stream's iterator) runs only once its pending next() has
+      // settled, and a source without an abort controller may not answer for long (a stalled model). Waiting here
+      // would hold the cancel, and with it Next's pipe of the response, until it did.
       try {
-        await iterator?.return?.();
+        const returned = iterator?.return?.();
+        if (returned && typeof returned.then === "function") returned.then(undefined, () => {});
       } catch {
         // The stream already failed or was aborted: nothing left to stop.
       }

@@ -5,8 +5,10 @@
 import { trace } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState, reportInternalError } from "../otel/state.js";
+import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
 import { op } from "../tracing/op.js";
 import { type Settle, watchStream } from "./body-watch.js";
+import { controlFlowOutput } from "./control-flow.js";
 import { loadAfter, scheduleFlush } from "./flush.js";
 
 /** Options of {@link withTracing}. */
@@ -24,6 +26,12 @@ export interface WithTracingOptions {
 
 // biome-ignore lint/suspicious/noExplicitAny: a wrapper must accept any handler signature.
 type AnyFunction = (...args: any[]) => any;
+
+/** What {@link withTracing} returns: the handler's signature, answering with a promise (a synchronous handler too). */
+export type TracedHandler<F extends AnyFunction> = (
+  this: ThisParameterType<F>,
+  ...args: Parameters<F>
+) => Promise<Awaited<ReturnType<F>>>;
 
 /** The parts of a web Request (or Next's NextRequest) that name the call. */
 type RequestLike = { method: string; url: string; headers: unknown };
@@ -68,10 +76,11 @@ function pathOf(url: string): string {
  * when the response body has been read to its end (streaming responses included), and the spans are flushed through
  * `after()` (from `next/server`), else the platform's `waitUntil`, so a serverless invocation does not lose them.
  *
- * The handler's Response (or return value) comes back unchanged, its errors are rethrown unchanged, and tracewire's
+ * The handler's Response (or return value) comes back unchanged, its errors are rethrown unchanged (`redirect()` and
+ * `notFound()` from `next/navigation` too, recorded as the answer they stand for, not as failures), and tracewire's
  * own failures never reach the handler. With tracing off (edge runtime, not configured) the handler runs as is.
  */
-export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): F {
+export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): TracedHandler<F> {
   if (typeof handler !== "function") throw new TypeError("withTracing(handler): handler must be a function.");
   const wrapped = async function (this: unknown, ...args: unknown[]) {
     const state = globalState();
@@ -91,7 +100,7 @@ export function withTracing<F extends AnyFunction>(handler: F, options: WithTrac
     }
   };
   Object.defineProperty(wrapped, "name", { value: handler.name, configurable: true });
-  return wrapped as unknown as F;
+  return wrapped as unknown as TracedHandler<F>;
 }
 
 /**
@@ -127,11 +136,16 @@ async function traceOne(
   let backstop: () => void = () => {};
 
   const body = async (_request: Record<string, unknown>) => {
+    // This call's span (the op runs the body inside it): a body the client stopped reading marks it cancelled.
+    const span = trace.getActiveSpan();
     let result: unknown;
     try {
       result = await call();
     } catch (err) {
       handOverError(err);
+      // redirect() / notFound(): how the handler answered, not a failure (the caller still gets the error).
+      const answer = controlFlowOutput(err);
+      if (answer) return answer;
       throw err;
     }
     handOver(result);
@@ -144,9 +158,11 @@ async function traceOne(
     if (stream === null || typeof stream !== "object") return summary;
     await new Promise<void>((resolve, reject) => {
       let settled = false;
-      const settle: Settle = (error) => {
+      const settle: Settle = (error, cancelled) => {
         if (settled) return;
         settled = true;
+        if (cancelled)
+          span?.setAttributes({ [ATTR_TRACEWIRE_CANCELLED]: true, [ATTR_TRACEWIRE_CANCEL_REASON]: "abort" });
         if (error === undefined) resolve();
         else reject(error);
       };

@@ -241,6 +241,12 @@ describe.skipIf(!enabled)("Next.js app (next build + next start)", () => {
           tracewire: { status: "cancelled", cancel_reason: "abort" },
         });
         expect(cut.exception).toBeFalsy();
+        // The request's own call too: cancelled by the client (Next aborts the body's pipe), not failed.
+        const left = calls.find((c) => c.id === slowId)!;
+        expect(left.summary, `round ${round}\n${summaryOf(calls)}`).toMatchObject({
+          tracewire: { status: "cancelled", cancel_reason: "abort" },
+        });
+        expect(left.exception).toBeFalsy();
         expect(standIn!.closedEarly).toBe(round);
       }
 

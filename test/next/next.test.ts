@@ -4,6 +4,7 @@
  * on real web Requests and streaming Responses, checked against the local tracing service.
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { build } from "esbuild";
@@ -172,6 +173,49 @@ describe("withTracing()", () => {
     const [call] = (await callsOf()).filter((c) => c.op_name === "action save");
     expect(call?.exception).toContain("boom");
     expect(call?.inputs).toEqual({ inputs: { args: [{ id: 1 }] } });
+  });
+
+  it("redirect() and notFound() from next/navigation: rethrown unchanged, recorded as how the call ended, not as failures", async () => {
+    const handle = await startTracing();
+    const { redirect, notFound } = createRequire(import.meta.url)("next/navigation") as {
+      redirect(url: string): never;
+      notFound(): never;
+    };
+    const thrown: unknown[] = [];
+    const keep = (fn: () => never) => () => {
+      try {
+        fn();
+      } catch (err) {
+        thrown.push(err);
+        throw err;
+      }
+    };
+    const save = b.next.withTracing(
+      async (_form: unknown) => keep(() => redirect("/done?token=s3cret-in-the-query"))(),
+      { name: "action save" },
+    );
+    const GET = b.next.withTracing(async (_request: Request) => keep(() => notFound())());
+    const redirected = await save({ id: 1 }).catch((err: unknown) => err);
+    expect(redirected).toBe(thrown[0]);
+    const missing = await GET(new Request("http://localhost/api/items/7")).catch((err: unknown) => err);
+    expect(missing).toBe(thrown[1]);
+    await handle.flush();
+    const calls = await callsOf();
+    const action = calls.find((c) => c.op_name === "action save");
+    expect(action).toMatchObject({ exception: null, output: { redirect: "/done", status: 307 } });
+    expect(action!.summary).toMatchObject({ weave: { status: "success" } });
+    expect(JSON.stringify(action)).not.toContain("s3cret");
+    const route = calls.find((c) => c.op_name === "GET /api/items/7");
+    expect(route).toMatchObject({ exception: null, output: { status: 404 } });
+  });
+
+  it("the wrapper's type is what it returns: a promise, for a synchronous handler too", async () => {
+    await startTracing();
+    const GET = b.next.withTracing((_request: Request) => new Response("sync"));
+    // Typed as the handler itself, a synchronous handler's wrapper claimed to return a Response.
+    const answer: Promise<Response> = GET(new Request("http://localhost/"));
+    expect(answer).toBeInstanceOf(Promise);
+    expect(await (await answer).text()).toBe("sync");
   });
 
   it("tracing off: the handler runs as is", async () => {
