@@ -107,6 +107,45 @@ export function checkPaging(body: Record<string, unknown>, method: string): void
   }
 }
 
+/** Levenshtein distance of two short names, for "did you mean" hints. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Refuses keys of an options or parameter object that are not in `known`, naming the likeliest meant one: a plain
+ * JavaScript caller gets no excess-property check, and a misspelt option (`pollInterval`, or the `openai` package's
+ * `timeout`) would otherwise be ignored without a word. `aliases` maps other libraries' names to ours.
+ */
+export function checkKnownKeys(
+  value: object,
+  known: readonly string[],
+  what: string,
+  { noun = "parameter", aliases = {} }: { noun?: string; aliases?: Readonly<Record<string, string>> } = {},
+): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const lower = key.toLowerCase();
+    const hint =
+      aliases[key] ??
+      known.find((k) => k.toLowerCase() === lower) ??
+      known.find((k) => k.toLowerCase().startsWith(lower) || lower.startsWith(k.toLowerCase())) ??
+      known.find((k) => distance(k.toLowerCase(), lower) <= 2);
+    throw new ValidationError(
+      `${what}: unknown ${noun} ${key}${hint ? ` (did you mean ${hint}?)` : ""}. Known: ${known.join(", ")}.`,
+      key,
+    );
+  }
+}
+
 /** Requires a request object (not null, not an array, not a primitive). */
 export function requireBody<T>(body: T, method: string): T {
   if (body === null || typeof body !== "object" || Array.isArray(body)) {

@@ -8,12 +8,19 @@ export function requireObject(value: unknown, method: string): void {
   }
 }
 
+/** A bad value as a message shows it: `NaN` and `Infinity` as themselves (JSON would say `null`). */
+export function describeValue(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  const json = JSON.stringify(value);
+  return json === undefined ? typeof value : json;
+}
+
 /** Checks a page size: an integer 1..100 (the service's bounds), or undefined for the server default. */
 export function checkLimit(limit: unknown, method: string): number | undefined {
   if (limit === undefined) return undefined;
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new ValidationError(
-      `${method}: limit must be an integer from 1 to 100, got ${JSON.stringify(limit)}.`,
+      `${method}: limit must be an integer from 1 to 100, got ${describeValue(limit)}.`,
       "limit",
     );
   }
@@ -24,7 +31,7 @@ export function checkLimit(limit: unknown, method: string): number | undefined {
 export function checkCursor(after: unknown, method: string): string | undefined {
   if (after === undefined) return undefined;
   if (typeof after !== "string" || after === "") {
-    throw new ValidationError(`${method}: after must be a non-empty id, got ${JSON.stringify(after)}.`, "after");
+    throw new ValidationError(`${method}: after must be a non-empty id, got ${describeValue(after)}.`, "after");
   }
   return after;
 }
