@@ -98,7 +98,7 @@ export async function openChatStream<T>(transport: HttpTransport, request: Reque
     detach();
     throw err;
   }
-  const chunks = readChatStream<T>(response.body, response.request);
+  const chunks = readChatStream<T>(response.body, response.request, (text) => transport.redact(text));
   return new ChatStream<T>(chunks, { status: response.status, headers: response.headers }, controller, detach);
 }
 

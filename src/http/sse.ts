@@ -61,15 +61,21 @@ export async function* readSse(body: AsyncIterable<Uint8Array>): AsyncGenerator<
 /**
  * Reads an OpenAI-style chat stream: each `data:` is a JSON chunk, `[DONE]` ends it. An error sent inside the
  * 200 stream (`data: {"error": …}` or `event: error`) is thrown as the typed {@link ApiError} for its code.
+ * `redact` masks credentials in what goes into an error (the transport's `redact`).
  */
-export async function* readChatStream<T>(body: AsyncIterable<Uint8Array>, request: RequestInfo): AsyncGenerator<T> {
+export async function* readChatStream<T>(
+  body: AsyncIterable<Uint8Array>,
+  request: RequestInfo,
+  redact: (text: string) => string = (text) => text,
+): AsyncGenerator<T> {
   for await (const message of readSse(body)) {
     if (message.data === "[DONE]") return;
     let parsed: unknown;
     try {
       parsed = JSON.parse(message.data);
     } catch {
-      const preview = message.data.length > 80 ? `${message.data.slice(0, 80)}…` : message.data;
+      const clean = redact(message.data);
+      const preview = clean.length > 80 ? `${clean.slice(0, 80)}…` : clean;
       throw new ProtocolError(
         `Malformed stream event from ${request.method} ${request.path}: ${JSON.stringify(preview)}`,
       );
@@ -78,7 +84,16 @@ export async function* readChatStream<T>(body: AsyncIterable<Uint8Array>, reques
     const error = record.error;
     if (message.event === "error" || (error !== undefined && error !== null) || record.object === "error") {
       const status = statusFromErrorObject(error ?? parsed);
-      throw makeApiError(status, parsed, request);
+      // Masked before it becomes the error's message and body: an engine may quote the key it refused.
+      let body = parsed;
+      try {
+        body = JSON.parse(redact(message.data));
+      } catch {
+        // A mask inside a JSON escape broke the text: keep the parsed event (its message is masked below anyway).
+      }
+      const failure = makeApiError(status, body, request);
+      if (body === parsed) failure.message = redact(failure.message);
+      throw failure;
     }
     yield parsed as T;
   }

@@ -8,7 +8,7 @@ import {
   TracewireError,
 } from "../errors.js";
 import { anySignal, bytesToText, runtimeTag, utf8Length } from "../runtime.js";
-import { describeAs } from "../secrets.js";
+import { DEFAULT_REDACTOR, describeAs, maskKnownSecrets, REDACTED } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
 import { gzipBody } from "./gzip.js";
@@ -130,12 +130,33 @@ export class HttpTransport {
   /** How requests leave: undici's pool on Node, `fetch` elsewhere; made by the first request. */
   private sender: Sender | undefined;
   private closed = false;
+  /** The credentials this transport sends (its key, credential-named headers), longest first: see {@link redact}. */
+  private readonly secrets: readonly string[];
 
   constructor(options: TransportOptions) {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
     this.options = options;
+    const secrets = new Set<string>();
+    const add = (value: string | undefined) => {
+      const trimmed = value?.replace(/^(?:Bearer|Basic|Token)\s+/i, "").trim();
+      if (trimmed && trimmed.length >= 8) secrets.add(trimmed);
+    };
+    add(options.apiKey);
+    for (const [name, value] of Object.entries(options.headers ?? {})) if (DEFAULT_REDACTOR.matches(name)) add(value);
+    this.secrets = [...secrets].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * `text` (an answer's body, before it goes into an error) with the credentials this transport sends, and every
+   * known secret, replaced by `REDACTED`: some servers and proxies quote the key they refused ("Incorrect API key
+   * provided: …"), and error messages and bodies end up in logs and traces.
+   */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return maskKnownSecrets(out);
   }
 
   private connect(): Sender {
@@ -157,15 +178,18 @@ export class HttpTransport {
     return this.execute(request, async (res) => {
       const text = bytesToText(await readAll(res.body));
       if (text === "") return undefined as T;
+      let parsed: T;
       try {
-        return JSON.parse(text) as T;
+        parsed = JSON.parse(text) as T;
       } catch {
         // A proxy's HTML page, say: the request may well have been processed, so this is final, not retried.
-        const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+        const clean = this.redact(text);
+        const preview = clean.length > 80 ? `${clean.slice(0, 80)}…` : clean;
         throw new ProtocolError(
           `${request.method} ${res.request.path} answered ${res.status} with a body that is not JSON: ${JSON.stringify(preview)}`,
         );
       }
+      return parsed;
     });
   }
 
@@ -281,7 +305,7 @@ export class HttpTransport {
           if (res.status >= 200 && res.status < 300) {
             return await consume({ status: res.status, headers: resHeaders, body: res.body, request: info });
           }
-          const errorBody = parseMaybeJson(bytesToText(await readAll(res.body)));
+          const errorBody = parseMaybeJson(this.redact(bytesToText(await readAll(res.body))));
           failure = makeApiError(res.status, errorBody, info, resHeaders);
           outcome = {
             kind: "status",
