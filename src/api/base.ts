@@ -2,8 +2,8 @@
  * What every service client shares: the transport, the default project, per-call options and the small helpers
  * that turn a method call into one {@link RequestOptions}.
  */
-import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
-import { ValidationError } from "../errors.js";
+import { type ClientOptions, kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
+import { ConfigError, ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
 
@@ -27,11 +27,20 @@ export interface ServiceContext {
   readonly project: string | undefined;
 }
 
+/** What other clients (the `openai` package) call the settings tracewire names otherwise. */
+const OTHER_NAMES: Readonly<Record<string, string>> = {
+  timeout: "timeoutMs",
+  maxRetries: "the client option retry: { maxAttempts }",
+};
+
+const CALL_OPTIONS = ["signal", "timeoutMs", "headers"] as const satisfies readonly (keyof CallOptions)[];
+
 /** Checks per-call options (a `ValidationError` naming the bad one) before anything is sent. */
 function checkCallOptions(options: CallOptions): void {
-  if (typeof options !== "object" || Array.isArray(options)) {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ValidationError(`Call options must be an object, got ${kindOf(options)}.`, "options");
   }
+  checkKnownKeys(options, CALL_OPTIONS, "Call options", { noun: "option", aliases: OTHER_NAMES });
   const { signal, timeoutMs, headers } = options;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new ValidationError(`Call option signal must be an AbortSignal, got ${kindOf(signal)}.`, "signal");
@@ -142,6 +151,51 @@ export function checkKnownKeys(
     throw new ValidationError(
       `${what}: unknown ${noun} ${key}${hint ? ` (did you mean ${hint}?)` : ""}. Known: ${known.join(", ")}.`,
       key,
+    );
+  }
+}
+
+/** Every option of {@link ClientOptions}; the compiler says when one is added there and not here. */
+const CLIENT_OPTIONS = [
+  "apiKey",
+  "baseUrl",
+  "timeoutMs",
+  "connectTimeoutMs",
+  "bodyTimeoutMs",
+  "retry",
+  "headers",
+  "gzip",
+  "maxConnections",
+  "allowInsecureHttp",
+  "env",
+] as const satisfies readonly (keyof ClientOptions)[];
+const clientOptionsComplete: Exclude<keyof ClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never
+  ? true
+  : never = true;
+void clientOptionsComplete;
+
+/**
+ * Options of one client or another beyond {@link ClientOptions} (`project`: tracing and inference; `trace`: the chat
+ * clients). Every client takes all of them, so that one options object can be shared by the three.
+ */
+const SERVICE_OPTIONS = ["project", "trace"];
+
+/**
+ * Refuses a client constructor option no client knows (a {@link ConfigError} naming it and the option meant; never
+ * its value, which may be a misspelt key): the `openai` package's `timeout` or a typo would otherwise do nothing.
+ */
+export function checkClientOptions(client: string, options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) return; // resolveTransport says so
+  const known = [...CLIENT_OPTIONS, ...SERVICE_OPTIONS];
+  try {
+    checkKnownKeys(options, known, client, { noun: "option", aliases: OTHER_NAMES });
+  } catch (err) {
+    const key = (err as ValidationError).param ?? "";
+    const hint = /\(did you mean (.+)\?\)/.exec((err as Error).message)?.[1];
+    throw new ConfigError(
+      `${client} option ${key}`,
+      "an option it does not know",
+      `${hint ? `${hint}, or ` : ""}one of ${known.join(", ")}`,
     );
   }
 }

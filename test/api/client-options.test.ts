@@ -1,0 +1,62 @@
+/**
+ * Options the clients do not know are refused, not ignored: a JavaScript caller gets no excess-property check, and
+ * the `openai` package's spellings (`timeout`, `maxRetries`) or a typo would otherwise change nothing, silently.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { InferenceClient } from "../../src/api/inference/client.js";
+import { TracingClient } from "../../src/api/tracing/client.js";
+import { TrainingClient } from "../../src/api/training/client.js";
+import { ConfigError, ValidationError } from "../../src/errors.js";
+import { TestServer } from "../support/server.js";
+
+let server: TestServer;
+const KEY = "tw-options-key-4d2c8e1a";
+
+beforeAll(async () => {
+  server = await TestServer.start();
+});
+afterEach(() => server.reset());
+afterAll(async () => {
+  await server.close();
+});
+
+describe("client options", () => {
+  it("an unknown constructor option is a ConfigError naming it and the option meant", () => {
+    const base = { apiKey: KEY, env: {} };
+    const make = [
+      (extra: object) => new InferenceClient({ baseUrl: `${server.url}/v1`, ...base, ...extra }),
+      (extra: object) => new TrainingClient({ baseUrl: server.url, ...base, ...extra }),
+      (extra: object) => new TracingClient({ baseUrl: server.url, ...base, ...extra }),
+    ];
+    for (const build of make) {
+      expect(() => build({ timeout: 5000 })).toThrow(ConfigError);
+      expect(() => build({ timeout: 5000 })).toThrow(/option timeout .*timeoutMs/);
+      expect(() => build({ maxRetries: 0 })).toThrow(/option maxRetries .*retry: \{ maxAttempts \}/);
+      // A misspelt key option: named, its value (which may be a secret) never printed.
+      const typo = () => build({ apikey: "sk-secret-value-123456" });
+      expect(typo).toThrow(/option apikey .*apiKey/);
+      expect(typo).not.toThrow(/sk-secret-value/);
+    }
+    // The clients' own options are still accepted.
+    expect(() => make[0]!({ project: "acme/demo", trace: false })).not.toThrow();
+    expect(() => make[1]!({ trace: { captureTokenIds: true } })).not.toThrow();
+    expect(() => make[2]!({ project: "acme/demo" })).not.toThrow();
+  });
+
+  it("an unknown per-call option is a ValidationError naming it, and nothing is sent", async () => {
+    const inference = new InferenceClient({ baseUrl: `${server.url}/v1`, apiKey: KEY, env: {} });
+    server.on("GET", "/v1/models", { status: 200, json: { object: "list", data: [] } });
+    // Thrown when called or as a rejection: either way, before anything is sent.
+    const list = (options: object) => Promise.resolve().then(() => inference.models.list(options as never));
+    await expect(list({ timeout: 1000 })).rejects.toThrow(ValidationError);
+    await expect(list({ timeout: 1000 })).rejects.toThrow(/unknown option timeout \(did you mean timeoutMs\?\)/);
+    await expect(list({ maxRetries: 0 })).rejects.toThrow(/unknown option maxRetries .*retry: \{ maxAttempts \}/);
+    expect(server.requests).toHaveLength(0);
+    // Known options still work.
+    await expect(inference.models.list({ timeoutMs: 5000, headers: { "x-trace": "1" } })).resolves.toEqual({
+      object: "list",
+      data: [],
+    });
+    await inference.close();
+  });
+});
