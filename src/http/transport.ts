@@ -218,7 +218,7 @@ export class HttpTransport {
     return this.execute(request, async (res) => ({ ...res, body: this.guardBody(res.body, res.request, request) }));
   }
 
-  /** Closes idle sockets; in-flight requests finish first. */
+  /** Closes idle sockets; in-flight requests finish first, later ones fail at once with a {@link ConnectionError}. */
   async close(): Promise<void> {
     this.closed = true;
     await this.sender?.close();
@@ -264,6 +264,13 @@ export class HttpTransport {
     const info: RequestInfo = { method: request.method, path };
     const caller = request.signal;
     if (caller?.aborted) throw new AbortError(info, caller.reason);
+    // The pool refuses it anyway, as a network failure that reads like a broken connection and was retried.
+    if (this.closed) {
+      throw new ConnectionError(
+        `${request.method} ${path} was not sent: the client was closed (close() was called): make a new client to send more requests.`,
+        info,
+      );
+    }
 
     const idempotent = request.idempotent ?? request.method !== "POST";
     const policy = request.retry ? { ...this.options.retry, ...request.retry } : this.options.retry;

@@ -6,7 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TracingClient } from "../../src/api/tracing/client.js";
 import { TrainingClient } from "../../src/api/training/client.js";
-import { ConfigError, ValidationError } from "../../src/errors.js";
+import { ConfigError, ConnectionError, ValidationError } from "../../src/errors.js";
 import { TestServer } from "../support/server.js";
 
 let server: TestServer;
@@ -58,5 +58,25 @@ describe("client options", () => {
       data: [],
     });
     await inference.close();
+  });
+});
+
+describe("a closed client", () => {
+  it("refuses further requests at once with a ConnectionError that says close() was called (no retries)", async () => {
+    // Backoff this long would show as a hang if the refused request were retried.
+    const retry = { baseDelayMs: 60_000, maxDelayMs: 60_000 };
+    const training = new TrainingClient({ baseUrl: server.url, apiKey: KEY, env: {}, retry });
+    const tracing = new TracingClient({ baseUrl: server.url, apiKey: KEY, env: {}, retry, project: "acme/demo" });
+    server.on("GET", "/v1/health", { status: 200, json: {} });
+    await training.health();
+    await Promise.all([training.close(), tracing.close()]); // tracing: closed before its first request
+    server.reset();
+    const guard = new Promise((_, reject) => setTimeout(() => reject(new Error("still retrying after 10 s")), 10_000));
+    for (const request of [training.health(), tracing.service.health()]) {
+      const err = await Promise.race([request, guard]).catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(String(err)).toMatch(/the client was closed \(close\(\) was called\): make a new client/);
+    }
+    expect(server.requests).toHaveLength(0);
   });
 });
