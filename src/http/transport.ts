@@ -288,7 +288,11 @@ export class HttpTransport {
     const abortedError = (cause: unknown): ApiError | undefined => {
       if (caller?.aborted) return new AbortError(info, caller.reason);
       if (deadline.signal.aborted) {
-        return new TimeoutError(`${request.method} ${path} timed out after ${timeoutMs} ms.`, info, cause);
+        return new TimeoutError(
+          `${request.method} ${path} timed out after ${timeoutMs} ms (timeoutMs: raise it in the client options or per call).`,
+          info,
+          cause,
+        );
       }
       return undefined;
     };
@@ -326,7 +330,7 @@ export class HttpTransport {
           if (err instanceof TracewireError) throw err;
           const code = errorCode(err);
           const reason = err instanceof Error ? err.message : String(err);
-          const message = `${request.method} ${path} failed: ${reason}${code ? ` (${code})` : ""}`;
+          const message = `${request.method} ${path} failed: ${reason}${code ? ` (${code})` : ""}${this.timeoutHint(code, timeoutMs)}`;
           failure = TIMEOUT_CODES.has(code ?? "")
             ? new TimeoutError(message, info, err)
             : new ConnectionError(message, info, err);
@@ -349,6 +353,20 @@ export class HttpTransport {
     }
   }
 
+  /** For a timeout's error code, which setting ran out and how to change it (empty for other codes). */
+  private timeoutHint(code: string | undefined, timeoutMs: number): string {
+    switch (code) {
+      case "UND_ERR_BODY_TIMEOUT":
+        return ` — no data for ${this.options.bodyTimeoutMs} ms (bodyTimeoutMs: raise it in the client options)`;
+      case "UND_ERR_CONNECT_TIMEOUT":
+        return ` — no connection within ${this.options.connectTimeoutMs} ms (connectTimeoutMs: raise it in the client options)`;
+      case "UND_ERR_HEADERS_TIMEOUT":
+        return ` — no answer within ${timeoutMs} ms (timeoutMs: raise it in the client options or per call)`;
+      default:
+        return "";
+    }
+  }
+
   /** Maps failures while a streamed body is read onto the typed errors, and frees the socket on early exit. */
   private async *guardBody(
     body: AsyncIterable<Uint8Array> & { destroy?: (err?: Error) => void },
@@ -362,7 +380,7 @@ export class HttpTransport {
     } catch (err) {
       if (request.signal?.aborted) throw new AbortError(info, request.signal.reason);
       const code = errorCode(err);
-      const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}${this.timeoutHint(code, request.timeoutMs ?? this.options.timeoutMs)}`;
       throw TIMEOUT_CODES.has(code ?? "")
         ? new TimeoutError(message, info, err)
         : new ConnectionError(message, info, err);

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TracingClient } from "../../src/api/tracing/client.js";
 import { TrainingClient } from "../../src/api/training/client.js";
-import { type ApiError, AuthenticationError, ProtocolError } from "../../src/errors.js";
+import { type ApiError, AuthenticationError, ProtocolError, TimeoutError } from "../../src/errors.js";
 import { sseReply, TestServer } from "../support/server.js";
 
 let server: TestServer;
@@ -73,6 +73,37 @@ describe("an API key the server quotes back", () => {
     expect(inStream).toBeInstanceOf(AuthenticationError);
     expect((inStream as Error).message).toContain("REDACTED");
     expect(everything(inStream)).not.toContain(KEY);
+    await inference.close();
+  });
+});
+
+describe("timeouts", () => {
+  it("say which setting ran out and how to change it (deadline, and silence inside a stream)", async () => {
+    const inference = new InferenceClient({
+      baseUrl: `${server.url}/v1`,
+      apiKey: KEY,
+      env: {},
+      timeoutMs: 300,
+      bodyTimeoutMs: 300,
+      retry: { maxAttempts: 1 },
+    });
+    server.on("POST", "/v1/chat/completions", () => new Promise<void>(() => {}));
+    const deadline = await inference.chat.completions.create({ model: "m", messages: [] }).catch((e: unknown) => e);
+    expect(deadline).toBeInstanceOf(TimeoutError);
+    expect(String(deadline)).toMatch(
+      /timed out after 300 ms \(timeoutMs: raise it in the client options or per call\)/,
+    );
+
+    server.on("POST", "/v1/chat/completions", (_req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write('data: {"id":"c","choices":[]}\n\n'); // then silence
+    });
+    const stream = await inference.chat.completions.create({ model: "m", messages: [], stream: true });
+    const silence = await (async () => {
+      for await (const _ of stream);
+    })().catch((e: unknown) => e);
+    expect(silence).toBeInstanceOf(TimeoutError);
+    expect(String(silence)).toMatch(/no data for 300 ms \(bodyTimeoutMs: raise it in the client options\)/);
     await inference.close();
   });
 });
