@@ -96,6 +96,13 @@ export function withProject<T extends { project_id?: string }>(
   return { ...body, project_id: project };
 }
 
+/** A bad value as a message shows it: `NaN` and `Infinity` as themselves (JSON would say `null`). */
+export function describeValue(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  const json = JSON.stringify(value);
+  return json === undefined ? typeof value : json;
+}
+
 /** Largest `limit` / `offset` accepted: anything larger is not a page size but a mistake (or an overflow). */
 const MAX_PAGING = Number.MAX_SAFE_INTEGER;
 
@@ -109,7 +116,7 @@ export function checkPaging(body: Record<string, unknown>, method: string): void
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PAGING) {
       throw new ValidationError(
-        `${method}: ${key} must be a whole number >= 0, got ${typeof value === "number" || typeof value === "string" ? JSON.stringify(value) : kindOf(value)}.`,
+        `${method}: ${key} must be a whole number >= 0, got ${typeof value === "number" || typeof value === "string" ? describeValue(value) : kindOf(value)}.`,
         key,
       );
     }

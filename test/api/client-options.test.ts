@@ -80,3 +80,21 @@ describe("a closed client", () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("bad numbers in messages", () => {
+  it("NaN and Infinity are shown as themselves, not as JSON's null", () => {
+    const training = new TrainingClient({ baseUrl: server.url, apiKey: KEY, env: {} });
+    const tracing = new TracingClient({ baseUrl: server.url, apiKey: KEY, env: {}, project: "acme/demo" });
+    expect(() => training.chat.completions.create({ model: "m", messages: [], temperature: Number.NaN })).toThrow(
+      "temperature must be >= 0, got NaN.",
+    );
+    expect(() =>
+      training.chat.completions.create({ model: "m", messages: [], top_p: Number.POSITIVE_INFINITY }),
+    ).toThrow("top_p must be in (0, 1], got Infinity.");
+    expect(() => training.models.checkpoints("m-1", { limit: Number.NaN })).toThrow("got NaN.");
+    expect(() => tracing.calls.streamQuery({ limit: Number.NaN })).toThrow(
+      "limit must be a whole number >= 0, got NaN.",
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+});

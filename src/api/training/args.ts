@@ -1,18 +1,12 @@
 /** Argument checks shared by the training endpoints: they throw before anything is sent. */
 import { ValidationError } from "../../errors.js";
+import { describeValue } from "../base.js";
 
 /** Requires a plain object (a request body or parameter bag). */
 export function requireObject(value: unknown, method: string): void {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {
     throw new ValidationError(`${method} expects a request object, got ${value === null ? "null" : typeof value}.`);
   }
-}
-
-/** A bad value as a message shows it: `NaN` and `Infinity` as themselves (JSON would say `null`). */
-export function describeValue(value: unknown): string {
-  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
-  const json = JSON.stringify(value);
-  return json === undefined ? typeof value : json;
 }
 
 /** Checks a page size: an integer 1..100 (the service's bounds), or undefined for the server default. */

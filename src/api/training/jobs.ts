@@ -3,7 +3,7 @@ import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
 import { anySignal } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
-import { type CallOptions, checkKnownKeys, requireString, withCall } from "../base.js";
+import { type CallOptions, checkKnownKeys, describeValue, requireString, withCall } from "../base.js";
 import type {
   CreateSftTrainingJobParams,
   CreateTrainingJobParams,
@@ -14,7 +14,7 @@ import type {
   TrainingJobEvent,
   TrainingJobEventsParams,
 } from "../types/training.js";
-import { checkCursor, checkLimit, describeValue, requireObject } from "./args.js";
+import { checkCursor, checkLimit, requireObject } from "./args.js";
 import { paginate } from "./paging.js";
 
 /** The parameters {@link TrainingJobs.events} takes (the endpoint has no `order`). */

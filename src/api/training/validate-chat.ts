@@ -4,6 +4,7 @@
  * server would accept. Each message says what to change.
  */
 import { ValidationError } from "../../errors.js";
+import { describeValue } from "../base.js";
 import type { TrainingChatCompletionCreateParams } from "./chat-params.js";
 
 const METHOD = "chat.completions.create";
@@ -98,7 +99,7 @@ export function validateTrainingChatParams(params: TrainingChatCompletionCreateP
   for (const { param, ok, expected } of RANGES) {
     const value = record[param];
     if (isSet(value) && (!isNum(value) || !Number.isFinite(value) || !ok(value))) {
-      fail(`${param} must be ${expected}, got ${JSON.stringify(value)}.`, param);
+      fail(`${param} must be ${expected}, got ${describeValue(value)}.`, param);
     }
   }
   const maxTokens = params.max_completion_tokens ?? params.max_tokens;
