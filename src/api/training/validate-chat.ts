@@ -28,6 +28,12 @@ const RANGES: { param: string; ok: (v: number) => boolean; expected: string }[] 
   { param: "max_tokens", ok: (v) => v >= 1, expected: ">= 1" },
   { param: "max_completion_tokens", ok: (v) => v >= 1, expected: ">= 1" },
   { param: "min_tokens", ok: (v) => v >= 0, expected: ">= 0" },
+  {
+    param: "top_k",
+    ok: (v) => v === -1 || v === 0 || (Number.isInteger(v) && v >= 1),
+    expected: "-1 or 0 (off) or an integer >= 1",
+  },
+  { param: "top_logprobs", ok: (v) => Number.isInteger(v) && v >= 0, expected: "an integer >= 0" },
 ];
 
 /** Throws a {@link ValidationError} for a request the engine would reject; returns nothing otherwise. */
