@@ -70,4 +70,13 @@ describe("training paging", () => {
     );
     expect(server.requests).toHaveLength(0);
   });
+
+  it("bad call options of events and checkpoints throw when called, like their parameters, not at the first page", () => {
+    expect(() => client.jobs.events("job-1", {}, { timeout: 5000 } as never)).toThrow(/unknown option timeout/);
+    expect(() => client.jobs.events("job-1", {}, { timeoutMs: -1 })).toThrow(ValidationError);
+    expect(() => client.models.checkpoints("m-1", {}, { signal: "stop" } as never)).toThrow(
+      /signal must be an AbortSignal/,
+    );
+    expect(server.requests).toHaveLength(0);
+  });
 });

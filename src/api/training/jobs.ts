@@ -104,6 +104,7 @@ export class TrainingJobs {
     if (params.signal !== undefined && !(params.signal instanceof AbortSignal)) {
       throw new ValidationError(`${method}: signal must be an AbortSignal, got ${kindOf(params.signal)}.`, "signal");
     }
+    withCall({ method: "GET", path }, options); // checks the call options now, not at the first page
     const signals = [params.signal, options?.signal].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length > 1 ? anySignal(signals) : signals[0];
     const call: CallOptions = { ...options, ...(signal ? { signal } : {}) };

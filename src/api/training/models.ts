@@ -58,6 +58,7 @@ export class TrainingModels {
         "order",
       );
     }
+    withCall({ method: "GET", path }, options); // checks the call options now, not at the first page
     const fetchPage = (after: string | undefined) =>
       this.transport.json<ListPage<Checkpoint>>(
         withCall({ method: "GET", path, query: { after, limit, order: params.order } }, options),
