@@ -80,3 +80,23 @@ describe("training paging", () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe("ids in paths", () => {
+  it('"." or ".." as an id is refused before sending: it would address another endpoint (DELETE /v1/preview)', async () => {
+    server.on("DELETE", /.*/, { status: 200, json: {} });
+    server.on("GET", /.*/, { status: 200, json: {} });
+    const attempts: (() => Promise<unknown>)[] = [
+      () => client.models.delete(".."),
+      () => client.models.deleteCheckpoints("..", { steps: [1] }),
+      () => client.jobs.retrieve("."),
+    ];
+    for (const attempt of attempts) {
+      const err = await Promise.resolve()
+        .then(attempt)
+        .catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ValidationError);
+      expect(String(err)).toMatch(/cannot be "\.{1,2}"/);
+    }
+    expect(server.requests.map((r) => `${r.method} ${r.path}`)).toEqual([]);
+  });
+});
