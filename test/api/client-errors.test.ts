@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TracingClient } from "../../src/api/tracing/client.js";
 import { TrainingClient } from "../../src/api/training/client.js";
-import { type ApiError, AuthenticationError, ProtocolError, TimeoutError } from "../../src/errors.js";
+import { ApiError, AuthenticationError, ProtocolError, TimeoutError } from "../../src/errors.js";
 import { sseReply, TestServer } from "../support/server.js";
 
 let server: TestServer;
@@ -104,6 +104,35 @@ describe("timeouts", () => {
     })().catch((e: unknown) => e);
     expect(silence).toBeInstanceOf(TimeoutError);
     expect(String(silence)).toMatch(/no data for 300 ms \(bodyTimeoutMs: raise it in the client options\)/);
+    await inference.close();
+  });
+});
+
+describe("a streamed request answered with JSON instead of an event stream", () => {
+  it("throws the error the JSON carries, or a ProtocolError, instead of ending with no chunk", async () => {
+    const inference = new InferenceClient({ baseUrl: `${server.url}/v1`, apiKey: KEY, env: {} });
+    const read = async () => {
+      const stream = await inference.chat.completions.create({ model: "m", messages: [], stream: true });
+      const chunks: unknown[] = [];
+      for await (const chunk of stream) chunks.push(chunk);
+      return chunks;
+    };
+    server.on("POST", "/v1/chat/completions", {
+      status: 200,
+      json: { error: { message: "Concurrency limit reached for requests", code: 429 } },
+    });
+    const limited = await read().catch((e: unknown) => e);
+    expect(limited).toBeInstanceOf(ApiError);
+    expect((limited as ApiError).status).toBe(429);
+    expect(String(limited)).toContain("Concurrency limit reached for requests");
+
+    server.on("POST", "/v1/chat/completions", {
+      status: 200,
+      json: { id: "c", object: "chat.completion", choices: [{ index: 0, message: { content: "hi" } }] },
+    });
+    const whole = await read().catch((e: unknown) => e);
+    expect(whole).toBeInstanceOf(ProtocolError);
+    expect(String(whole)).toMatch(/answered application\/json instead of an event stream/);
     await inference.close();
   });
 });
