@@ -2,8 +2,8 @@
  * What every service client shares: the transport, the default project, per-call options and the small helpers
  * that turn a method call into one {@link RequestOptions}.
  */
-import { kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
-import { ValidationError } from "../errors.js";
+import { type ClientOptions, kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
+import { ConfigError, ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
 
@@ -27,11 +27,20 @@ export interface ServiceContext {
   readonly project: string | undefined;
 }
 
+/** What other clients (the `openai` package) call the settings tracewire names otherwise. */
+const OTHER_NAMES: Readonly<Record<string, string>> = {
+  timeout: "timeoutMs",
+  maxRetries: "the client option retry: { maxAttempts }",
+};
+
+const CALL_OPTIONS = ["signal", "timeoutMs", "headers"] as const satisfies readonly (keyof CallOptions)[];
+
 /** Checks per-call options (a `ValidationError` naming the bad one) before anything is sent. */
 function checkCallOptions(options: CallOptions): void {
-  if (typeof options !== "object" || Array.isArray(options)) {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ValidationError(`Call options must be an object, got ${kindOf(options)}.`, "options");
   }
+  checkKnownKeys(options, CALL_OPTIONS, "Call options", { noun: "option", aliases: OTHER_NAMES });
   const { signal, timeoutMs, headers } = options;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     throw new ValidationError(`Call option signal must be an AbortSignal, got ${kindOf(signal)}.`, "signal");
@@ -87,6 +96,13 @@ export function withProject<T extends { project_id?: string }>(
   return { ...body, project_id: project };
 }
 
+/** A bad value as a message shows it: `NaN` and `Infinity` as themselves (JSON would say `null`). */
+export function describeValue(value: unknown): string {
+  if (typeof value === "number" && !Number.isFinite(value)) return String(value);
+  const json = JSON.stringify(value);
+  return json === undefined ? typeof value : json;
+}
+
 /** Largest `limit` / `offset` accepted: anything larger is not a page size but a mistake (or an overflow). */
 const MAX_PAGING = Number.MAX_SAFE_INTEGER;
 
@@ -100,10 +116,94 @@ export function checkPaging(body: Record<string, unknown>, method: string): void
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_PAGING) {
       throw new ValidationError(
-        `${method}: ${key} must be a whole number >= 0, got ${typeof value === "number" || typeof value === "string" ? JSON.stringify(value) : kindOf(value)}.`,
+        `${method}: ${key} must be a whole number >= 0, got ${typeof value === "number" || typeof value === "string" ? describeValue(value) : kindOf(value)}.`,
         key,
       );
     }
+  }
+}
+
+/** Levenshtein distance of two short names, for "did you mean" hints. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
+/**
+ * Refuses keys of an options or parameter object that are not in `known`, naming the likeliest meant one: a plain
+ * JavaScript caller gets no excess-property check, and a misspelt option (`pollInterval`, or the `openai` package's
+ * `timeout`) would otherwise be ignored without a word. `aliases` maps other libraries' names to ours.
+ */
+export function checkKnownKeys(
+  value: object,
+  known: readonly string[],
+  what: string,
+  { noun = "parameter", aliases = {} }: { noun?: string; aliases?: Readonly<Record<string, string>> } = {},
+): void {
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const lower = key.toLowerCase();
+    const hint =
+      aliases[key] ??
+      known.find((k) => k.toLowerCase() === lower) ??
+      known.find((k) => k.toLowerCase().startsWith(lower) || lower.startsWith(k.toLowerCase())) ??
+      known.find((k) => distance(k.toLowerCase(), lower) <= 2);
+    throw new ValidationError(
+      `${what}: unknown ${noun} ${key}${hint ? ` (did you mean ${hint}?)` : ""}. Known: ${known.join(", ")}.`,
+      key,
+    );
+  }
+}
+
+/** Every option of {@link ClientOptions}; the compiler says when one is added there and not here. */
+const CLIENT_OPTIONS = [
+  "apiKey",
+  "baseUrl",
+  "timeoutMs",
+  "connectTimeoutMs",
+  "bodyTimeoutMs",
+  "retry",
+  "headers",
+  "gzip",
+  "maxConnections",
+  "allowInsecureHttp",
+  "env",
+] as const satisfies readonly (keyof ClientOptions)[];
+const clientOptionsComplete: Exclude<keyof ClientOptions, (typeof CLIENT_OPTIONS)[number]> extends never
+  ? true
+  : never = true;
+void clientOptionsComplete;
+
+/**
+ * Options of one client or another beyond {@link ClientOptions} (`project`: tracing and inference; `trace`: the chat
+ * clients). Every client takes all of them, so that one options object can be shared by the three.
+ */
+const SERVICE_OPTIONS = ["project", "trace"];
+
+/**
+ * Refuses a client constructor option no client knows (a {@link ConfigError} naming it and the option meant; never
+ * its value, which may be a misspelt key): the `openai` package's `timeout` or a typo would otherwise do nothing.
+ */
+export function checkClientOptions(client: string, options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) return; // resolveTransport says so
+  const known = [...CLIENT_OPTIONS, ...SERVICE_OPTIONS];
+  try {
+    checkKnownKeys(options, known, client, { noun: "option", aliases: OTHER_NAMES });
+  } catch (err) {
+    const key = (err as ValidationError).param ?? "";
+    const hint = /\(did you mean (.+)\?\)/.exec((err as Error).message)?.[1];
+    throw new ConfigError(
+      `${client} option ${key}`,
+      "an option it does not know",
+      `${hint ? `${hint}, or ` : ""}one of ${known.join(", ")}`,
+    );
   }
 }
 

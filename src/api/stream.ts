@@ -1,9 +1,12 @@
 /**
  * The stream a chat completion with `stream: true` returns: chunks as they arrive, one reader, and a way to stop.
  */
-import { TracewireError } from "../errors.js";
+import { ProtocolError, TracewireError } from "../errors.js";
+import { makeApiError, statusFromErrorObject } from "../http/error-body.js";
+import { readAll } from "../http/request-parts.js";
 import { readChatStream } from "../http/sse.js";
-import type { HttpTransport, RequestOptions } from "../http/transport.js";
+import type { HttpTransport, OpenResponse, RequestOptions } from "../http/transport.js";
+import { bytesToText } from "../runtime.js";
 import { describeAs } from "../secrets.js";
 
 /** Status and headers of the response a {@link ChatStream} reads. */
@@ -74,6 +77,28 @@ export class ChatStream<T> implements AsyncIterable<T> {
   }
 }
 
+/** The error for a JSON answer to a streamed request: the error it carries, else a {@link ProtocolError}. */
+async function jsonInsteadOfStream(transport: HttpTransport, response: OpenResponse): Promise<TracewireError> {
+  const { request } = response;
+  const text = transport.redact(bytesToText(await readAll(response.body)));
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const record = (typeof body === "object" && body !== null ? body : {}) as Record<string, unknown>;
+  if (record.error !== undefined && record.error !== null) {
+    return makeApiError(statusFromErrorObject(record.error), body, request);
+  }
+  if (record.object === "error") return makeApiError(statusFromErrorObject(record), body, request);
+  return new ProtocolError(
+    `${request.method} ${request.path} was sent with stream: true but answered application/json instead of an event stream` +
+      (typeof record.object === "string" ? ` (a ${JSON.stringify(record.object).slice(0, 60)} object)` : "") +
+      ": the server or a proxy in between does not stream.",
+  );
+}
+
 /**
  * Sends a streaming chat request and resolves once the response headers say success (errors before that reject:
  * typed status errors, `ConnectionError`, `AbortError`). `request.signal`, if any, is linked to the stream's
@@ -94,11 +119,16 @@ export async function openChatStream<T>(transport: HttpTransport, request: Reque
       signal: controller.signal,
       headers: { accept: "text/event-stream", ...request.headers },
     });
+    // A server (or proxy) that ignored `stream: true` answers JSON: read as SSE it would end with no chunk, and an
+    // error inside it would be lost.
+    if (/^application\/(?:[\w.+-]*\+)?json\b/i.test(response.headers["content-type"] ?? "")) {
+      throw await jsonInsteadOfStream(transport, response);
+    }
   } catch (err) {
     detach();
     throw err;
   }
-  const chunks = readChatStream<T>(response.body, response.request);
+  const chunks = readChatStream<T>(response.body, response.request, (text) => transport.redact(text));
   return new ChatStream<T>(chunks, { status: response.status, headers: response.headers }, controller, detach);
 }
 

@@ -2,14 +2,23 @@
  * The small parts of one HTTP request (http/transport.ts): path and query encoding, response headers flattened,
  * which socket errors mean the request never left, an abortable sleep between attempts, and body reading.
  */
-import { ConnectionError, TimeoutError } from "../errors.js";
+import { ConnectionError, TimeoutError, ValidationError } from "../errors.js";
 import { concatBytes } from "../runtime.js";
 
 /** A query parameter value; arrays repeat the key, `undefined` leaves it out. */
 export type QueryValue = string | number | boolean | undefined | readonly (string | number)[];
 
-/** Encodes one path segment (`/objs/${encodePath(id)}`). */
+/**
+ * Encodes one path segment (`/objs/${encodePath(id)}`). `.` and `..` are refused with a {@link ValidationError}:
+ * encoded or not, a server or proxy resolves them as dot segments, so `DELETE /v1/preview/models/..` would reach
+ * `DELETE /v1/preview` — another endpoint than the one called.
+ */
 export function encodePath(segment: string): string {
+  if (segment === "." || segment === "..") {
+    throw new ValidationError(
+      `A path parameter (an id, name or digest) cannot be ${JSON.stringify(segment)}: in a URL it addresses another endpoint. Pass the real id.`,
+    );
+  }
   return encodeURIComponent(segment);
 }
 

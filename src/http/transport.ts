@@ -8,7 +8,7 @@ import {
   TracewireError,
 } from "../errors.js";
 import { anySignal, bytesToText, runtimeTag, utf8Length } from "../runtime.js";
-import { describeAs } from "../secrets.js";
+import { DEFAULT_REDACTOR, describeAs, maskKnownSecrets, REDACTED } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
 import { gzipBody } from "./gzip.js";
@@ -130,12 +130,33 @@ export class HttpTransport {
   /** How requests leave: undici's pool on Node, `fetch` elsewhere; made by the first request. */
   private sender: Sender | undefined;
   private closed = false;
+  /** The credentials this transport sends (its key, credential-named headers), longest first: see {@link redact}. */
+  private readonly secrets: readonly string[];
 
   constructor(options: TransportOptions) {
     const url = new URL(options.baseUrl);
     this.origin = url.origin;
     this.basePath = url.pathname.replace(/\/+$/, "");
     this.options = options;
+    const secrets = new Set<string>();
+    const add = (value: string | undefined) => {
+      const trimmed = value?.replace(/^(?:Bearer|Basic|Token)\s+/i, "").trim();
+      if (trimmed && trimmed.length >= 8) secrets.add(trimmed);
+    };
+    add(options.apiKey);
+    for (const [name, value] of Object.entries(options.headers ?? {})) if (DEFAULT_REDACTOR.matches(name)) add(value);
+    this.secrets = [...secrets].sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * `text` (an answer's body, before it goes into an error) with the credentials this transport sends, and every
+   * known secret, replaced by `REDACTED`: some servers and proxies quote the key they refused ("Incorrect API key
+   * provided: …"), and error messages and bodies end up in logs and traces.
+   */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.secrets) if (out.includes(secret)) out = out.split(secret).join(REDACTED);
+    return maskKnownSecrets(out);
   }
 
   private connect(): Sender {
@@ -157,15 +178,18 @@ export class HttpTransport {
     return this.execute(request, async (res) => {
       const text = bytesToText(await readAll(res.body));
       if (text === "") return undefined as T;
+      let parsed: T;
       try {
-        return JSON.parse(text) as T;
+        parsed = JSON.parse(text) as T;
       } catch {
         // A proxy's HTML page, say: the request may well have been processed, so this is final, not retried.
-        const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
+        const clean = this.redact(text);
+        const preview = clean.length > 80 ? `${clean.slice(0, 80)}…` : clean;
         throw new ProtocolError(
           `${request.method} ${res.request.path} answered ${res.status} with a body that is not JSON: ${JSON.stringify(preview)}`,
         );
       }
+      return parsed;
     });
   }
 
@@ -194,7 +218,7 @@ export class HttpTransport {
     return this.execute(request, async (res) => ({ ...res, body: this.guardBody(res.body, res.request, request) }));
   }
 
-  /** Closes idle sockets; in-flight requests finish first. */
+  /** Closes idle sockets; in-flight requests finish first, later ones fail at once with a {@link ConnectionError}. */
   async close(): Promise<void> {
     this.closed = true;
     await this.sender?.close();
@@ -240,6 +264,13 @@ export class HttpTransport {
     const info: RequestInfo = { method: request.method, path };
     const caller = request.signal;
     if (caller?.aborted) throw new AbortError(info, caller.reason);
+    // The pool refuses it anyway, as a network failure that reads like a broken connection and was retried.
+    if (this.closed) {
+      throw new ConnectionError(
+        `${request.method} ${path} was not sent: the client was closed (close() was called): make a new client to send more requests.`,
+        info,
+      );
+    }
 
     const idempotent = request.idempotent ?? request.method !== "POST";
     const policy = request.retry ? { ...this.options.retry, ...request.retry } : this.options.retry;
@@ -257,7 +288,11 @@ export class HttpTransport {
     const abortedError = (cause: unknown): ApiError | undefined => {
       if (caller?.aborted) return new AbortError(info, caller.reason);
       if (deadline.signal.aborted) {
-        return new TimeoutError(`${request.method} ${path} timed out after ${timeoutMs} ms.`, info, cause);
+        return new TimeoutError(
+          `${request.method} ${path} timed out after ${timeoutMs} ms (timeoutMs: raise it in the client options or per call).`,
+          info,
+          cause,
+        );
       }
       return undefined;
     };
@@ -281,7 +316,7 @@ export class HttpTransport {
           if (res.status >= 200 && res.status < 300) {
             return await consume({ status: res.status, headers: resHeaders, body: res.body, request: info });
           }
-          const errorBody = parseMaybeJson(bytesToText(await readAll(res.body)));
+          const errorBody = parseMaybeJson(this.redact(bytesToText(await readAll(res.body))));
           failure = makeApiError(res.status, errorBody, info, resHeaders);
           outcome = {
             kind: "status",
@@ -295,7 +330,7 @@ export class HttpTransport {
           if (err instanceof TracewireError) throw err;
           const code = errorCode(err);
           const reason = err instanceof Error ? err.message : String(err);
-          const message = `${request.method} ${path} failed: ${reason}${code ? ` (${code})` : ""}`;
+          const message = `${request.method} ${path} failed: ${reason}${code ? ` (${code})` : ""}${this.timeoutHint(code, timeoutMs)}`;
           failure = TIMEOUT_CODES.has(code ?? "")
             ? new TimeoutError(message, info, err)
             : new ConnectionError(message, info, err);
@@ -318,6 +353,20 @@ export class HttpTransport {
     }
   }
 
+  /** For a timeout's error code, which setting ran out and how to change it (empty for other codes). */
+  private timeoutHint(code: string | undefined, timeoutMs: number): string {
+    switch (code) {
+      case "UND_ERR_BODY_TIMEOUT":
+        return ` — no data for ${this.options.bodyTimeoutMs} ms (bodyTimeoutMs: raise it in the client options)`;
+      case "UND_ERR_CONNECT_TIMEOUT":
+        return ` — no connection within ${this.options.connectTimeoutMs} ms (connectTimeoutMs: raise it in the client options)`;
+      case "UND_ERR_HEADERS_TIMEOUT":
+        return ` — no answer within ${timeoutMs} ms (timeoutMs: raise it in the client options or per call)`;
+      default:
+        return "";
+    }
+  }
+
   /** Maps failures while a streamed body is read onto the typed errors, and frees the socket on early exit. */
   private async *guardBody(
     body: AsyncIterable<Uint8Array> & { destroy?: (err?: Error) => void },
@@ -331,7 +380,7 @@ export class HttpTransport {
     } catch (err) {
       if (request.signal?.aborted) throw new AbortError(info, request.signal.reason);
       const code = errorCode(err);
-      const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}`;
+      const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}${this.timeoutHint(code, request.timeoutMs ?? this.options.timeoutMs)}`;
       throw TIMEOUT_CODES.has(code ?? "")
         ? new TimeoutError(message, info, err)
         : new ConnectionError(message, info, err);

@@ -78,6 +78,25 @@ describe("readSse", () => {
   });
 });
 
+describe("readSse limits", () => {
+  /** `count` chunks of `text`: a body that never ends a line (or never ends an event). */
+  async function* repeat(first: string, text: string, count: number): AsyncGenerator<Uint8Array> {
+    const encoder = new TextEncoder();
+    yield encoder.encode(first);
+    for (let i = 0; i < count; i++) yield encoder.encode(text);
+  }
+
+  it("refuses an event that grows past the limit (one endless line, or data lines never dispatched)", async () => {
+    const line = await collect(readSse(repeat("data: ", "x".repeat(1000), 100), 10_000)).catch((e: unknown) => e);
+    expect(line).toBeInstanceOf(ProtocolError);
+    expect(String(line)).toMatch(/event exceeds 10000 characters/);
+    const lines = await collect(readSse(repeat("", "data: xxxxxxxx\n", 5000), 10_000)).catch((e: unknown) => e);
+    expect(lines).toBeInstanceOf(ProtocolError);
+    // Events under the limit pass.
+    expect(await collect(readSse(repeat("", "data: xxxxxxxx\n\n", 5000), 10_000))).toHaveLength(5000);
+  });
+});
+
 describe("readChatStream", () => {
   it("yields JSON chunks and stops at [DONE]", async () => {
     const items = await collect(

@@ -11,7 +11,7 @@ import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
 import { describeAs } from "../../secrets.js";
-import { type CallOptions, withCall } from "../base.js";
+import { type CallOptions, checkClientOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
 import { InferenceChatCompletions } from "./chat.js";
 
@@ -58,6 +58,7 @@ export class InferenceClient {
   private readonly transport: HttpTransport;
 
   constructor(options: InferenceClientOptions = {}) {
+    checkClientOptions("InferenceClient", options);
     const transportOptions = resolveTransport(
       {
         client: "InferenceClient",

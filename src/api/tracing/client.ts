@@ -1,7 +1,7 @@
 import { type ClientOptions, ENV, envOf, readProject, resolveTransport } from "../../config.js";
 import { HttpTransport } from "../../http/transport.js";
 import { describeAs } from "../../secrets.js";
-import type { ServiceContext } from "../base.js";
+import { checkClientOptions, type ServiceContext } from "../base.js";
 import { AnnotationQueuesApi } from "./annotation-queues.js";
 import { CallsApi } from "./calls.js";
 import { CostsApi } from "./costs.js";
@@ -71,6 +71,7 @@ export class TracingClient {
   private readonly context: ServiceContext;
 
   constructor(options: TracingClientOptions = {}) {
+    checkClientOptions("TracingClient", options);
     const transportOptions = resolveTransport(
       { client: "TracingClient", baseUrlEnv: ENV.baseUrl, nonIdempotent: "replay" },
       options,

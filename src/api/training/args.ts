@@ -1,5 +1,6 @@
 /** Argument checks shared by the training endpoints: they throw before anything is sent. */
 import { ValidationError } from "../../errors.js";
+import { describeValue } from "../base.js";
 
 /** Requires a plain object (a request body or parameter bag). */
 export function requireObject(value: unknown, method: string): void {
@@ -13,7 +14,7 @@ export function checkLimit(limit: unknown, method: string): number | undefined {
   if (limit === undefined) return undefined;
   if (typeof limit !== "number" || !Number.isInteger(limit) || limit < 1 || limit > 100) {
     throw new ValidationError(
-      `${method}: limit must be an integer from 1 to 100, got ${JSON.stringify(limit)}.`,
+      `${method}: limit must be an integer from 1 to 100, got ${describeValue(limit)}.`,
       "limit",
     );
   }
@@ -24,7 +25,7 @@ export function checkLimit(limit: unknown, method: string): number | undefined {
 export function checkCursor(after: unknown, method: string): string | undefined {
   if (after === undefined) return undefined;
   if (typeof after !== "string" || after === "") {
-    throw new ValidationError(`${method}: after must be a non-empty id, got ${JSON.stringify(after)}.`, "after");
+    throw new ValidationError(`${method}: after must be a non-empty id, got ${describeValue(after)}.`, "after");
   }
   return after;
 }

@@ -7,7 +7,7 @@ import { readAll } from "../../http/request-parts.js";
 import { HttpTransport } from "../../http/transport.js";
 import { bytesToText } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
-import { type CallOptions, withCall } from "../base.js";
+import { type CallOptions, checkClientOptions, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type { SystemCheckBody, SystemCheckResult } from "../types/training.js";
 import { TrainingChatCompletions } from "./chat.js";
@@ -49,6 +49,7 @@ export class TrainingClient {
   private readonly transport: HttpTransport;
 
   constructor(options: TrainingClientOptions = {}) {
+    checkClientOptions("TrainingClient", options);
     const transportOptions = resolveTransport(
       {
         client: "TrainingClient",

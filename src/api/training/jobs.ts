@@ -1,8 +1,9 @@
+import { kindOf, MAX_TIMER_MS } from "../../config.js";
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
 import { anySignal } from "../../runtime.js";
 import { describeAs } from "../../secrets.js";
-import { type CallOptions, requireString, withCall } from "../base.js";
+import { type CallOptions, checkKnownKeys, describeValue, requireString, withCall } from "../base.js";
 import type {
   CreateSftTrainingJobParams,
   CreateTrainingJobParams,
@@ -15,6 +16,9 @@ import type {
 } from "../types/training.js";
 import { checkCursor, checkLimit, requireObject } from "./args.js";
 import { paginate } from "./paging.js";
+
+/** The parameters {@link TrainingJobs.events} takes (the endpoint has no `order`). */
+const EVENTS_PARAMS = ["after", "limit", "follow", "pollIntervalMs", "signal"] as const;
 
 /** Event types after which a job produces no more events. */
 export const TERMINAL_TRAINING_EVENT_TYPES: readonly string[] = ["training_ended", "training_failed"];
@@ -79,16 +83,28 @@ export class TrainingJobs {
   events(jobId: string, params: TrainingJobEventsParams = {}, options?: CallOptions): AsyncGenerator<TrainingJobEvent> {
     const method = "jobs.events";
     requireObject(params, method);
+    checkKnownKeys(params, EVENTS_PARAMS, method);
     const path = `/v1/preview/training-jobs/${encodePath(requireString(jobId, "jobId", method))}/events`;
     const limit = checkLimit(params.limit, method);
     const start = checkCursor(params.after, method);
     const intervalMs = params.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS;
-    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 0) {
+    // Past MAX_TIMER_MS a timer fires after 1 ms instead: follow mode would poll the service in a tight loop.
+    if (typeof intervalMs !== "number" || !Number.isFinite(intervalMs) || intervalMs < 0 || intervalMs > MAX_TIMER_MS) {
       throw new ValidationError(
-        `${method}: pollIntervalMs must be a number of ms >= 0, got ${JSON.stringify(params.pollIntervalMs)}.`,
+        `${method}: pollIntervalMs must be a number of ms from 0 to ${MAX_TIMER_MS}, got ${describeValue(params.pollIntervalMs)}.`,
         "pollIntervalMs",
       );
     }
+    if (params.follow !== undefined && typeof params.follow !== "boolean") {
+      throw new ValidationError(
+        `${method}: follow must be true or false, got ${describeValue(params.follow)}.`,
+        "follow",
+      );
+    }
+    if (params.signal !== undefined && !(params.signal instanceof AbortSignal)) {
+      throw new ValidationError(`${method}: signal must be an AbortSignal, got ${kindOf(params.signal)}.`, "signal");
+    }
+    withCall({ method: "GET", path }, options); // checks the call options now, not at the first page
     const signals = [params.signal, options?.signal].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length > 1 ? anySignal(signals) : signals[0];
     const call: CallOptions = { ...options, ...(signal ? { signal } : {}) };

@@ -1,7 +1,7 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
 import { describeAs } from "../../secrets.js";
-import { type CallOptions, requireString, withCall } from "../base.js";
+import { type CallOptions, checkKnownKeys, requireString, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type {
   Checkpoint,
@@ -48,6 +48,7 @@ export class TrainingModels {
   checkpoints(modelId: string, params: ListCheckpointsParams = {}, options?: CallOptions): AsyncGenerator<Checkpoint> {
     const method = "models.checkpoints";
     requireObject(params, method);
+    checkKnownKeys(params, ["after", "limit", "order"], method);
     const path = `${BASE}/${encodePath(requireString(modelId, "modelId", method))}/checkpoints`;
     const limit = checkLimit(params.limit, method);
     const start = checkCursor(params.after, method);
@@ -57,6 +58,7 @@ export class TrainingModels {
         "order",
       );
     }
+    withCall({ method: "GET", path }, options); // checks the call options now, not at the first page
     const fetchPage = (after: string | undefined) =>
       this.transport.json<ListPage<Checkpoint>>(
         withCall({ method: "GET", path, query: { after, limit, order: params.order } }, options),

@@ -41,6 +41,8 @@ export async function* paginate<T extends { id: string }>(
   follow?: FollowOptions<T>,
 ): AsyncGenerator<T> {
   let after = start;
+  // Cursors already asked for while `has_more` said there was more: one coming back would loop forever.
+  const asked = new Set<string>();
   for (;;) {
     const page = await fetchPage(after);
     if (!page || !Array.isArray(page.data)) {
@@ -54,9 +56,17 @@ export async function* paginate<T extends { id: string }>(
     const next = page.last_id || page.data.at(-1)?.id || after;
     if (page.has_more === true) {
       // A server that claims more but does not move the cursor would make us loop forever.
-      if (next === after) {
+      if (next === after || next === undefined) {
         throw new ProtocolError(`${request.method} ${request.path} said has_more but gave no cursor to continue.`);
       }
+      if (asked.has(next)) {
+        throw new ProtocolError(
+          `${request.method} ${request.path} said has_more but sent cursor ${JSON.stringify(next)} again: ` +
+            "its pages go round in a circle, so paging stopped.",
+        );
+      }
+      if (after !== undefined) asked.add(after);
+      asked.add(next);
       after = next;
       continue;
     }

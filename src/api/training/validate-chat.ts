@@ -4,6 +4,7 @@
  * server would accept. Each message says what to change.
  */
 import { ValidationError } from "../../errors.js";
+import { describeValue } from "../base.js";
 import type { TrainingChatCompletionCreateParams } from "./chat-params.js";
 
 const METHOD = "chat.completions.create";
@@ -27,6 +28,12 @@ const RANGES: { param: string; ok: (v: number) => boolean; expected: string }[] 
   { param: "max_tokens", ok: (v) => v >= 1, expected: ">= 1" },
   { param: "max_completion_tokens", ok: (v) => v >= 1, expected: ">= 1" },
   { param: "min_tokens", ok: (v) => v >= 0, expected: ">= 0" },
+  {
+    param: "top_k",
+    ok: (v) => v === -1 || v === 0 || (Number.isInteger(v) && v >= 1),
+    expected: "-1 or 0 (off) or an integer >= 1",
+  },
+  { param: "top_logprobs", ok: (v) => Number.isInteger(v) && v >= 0, expected: "an integer >= 0" },
 ];
 
 /** Throws a {@link ValidationError} for a request the engine would reject; returns nothing otherwise. */
@@ -98,7 +105,7 @@ export function validateTrainingChatParams(params: TrainingChatCompletionCreateP
   for (const { param, ok, expected } of RANGES) {
     const value = record[param];
     if (isSet(value) && (!isNum(value) || !Number.isFinite(value) || !ok(value))) {
-      fail(`${param} must be ${expected}, got ${JSON.stringify(value)}.`, param);
+      fail(`${param} must be ${expected}, got ${describeValue(value)}.`, param);
     }
   }
   const maxTokens = params.max_completion_tokens ?? params.max_tokens;
