@@ -99,24 +99,42 @@ export function kindOf(value: unknown): string {
 /** A name lower-cased without `-` and `_`: how an unknown option is matched to the one it probably meant. */
 const looseName = (name: string) => name.toLowerCase().replace(/[-_]/g, "");
 
+/** Levenshtein distance of two short names, for "did you mean" hints. */
+function distance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i];
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    row = next;
+  }
+  return row[b.length]!;
+}
+
 /**
- * The first option of `options` that is not in `known` (a key whose value is `undefined` is let through: it sets
- * nothing), with the option it probably meant: `otherNames` maps what other SDKs (or likely slips) call an option,
- * lower-cased without `-` and `_`, to its name here; else a known option that differs only in case or separators.
- * An options object gets no excess-property check in JavaScript, nor in TypeScript once it is built beforehand: a
- * misspelt option (`captureContnet: false`) would otherwise be ignored without a word.
+ * The first key of `options` that is not in `known` (a key whose value is `undefined` is let through: it sets
+ * nothing), with the one it probably meant: `otherNames` maps what other SDKs (or likely slips) call an option — by the
+ * key as written, or lower-cased without `-` and `_` — to its name here (or to a short pointer such as
+ * `init({ redact })`); else a known name that differs only in case or separators, that one starts with the other, or
+ * that is at most two edits away. An options object gets no excess-property check in JavaScript, nor in TypeScript
+ * once it is built beforehand: a misspelt option (`captureContnet: false`) would otherwise be ignored without a word.
  */
 export function unknownOption(
   options: object,
-  known: Readonly<Record<string, true>>,
+  known: Readonly<Record<string, true>> | readonly string[],
   otherNames: Readonly<Record<string, string>> = {},
 ): { key: string; hint: string | undefined } | undefined {
+  const names: readonly string[] = Array.isArray(known) ? known : Object.keys(known);
   for (const key of Object.keys(options)) {
-    if (Object.hasOwn(known, key) || (options as Record<string, unknown>)[key] === undefined) continue;
+    if (names.includes(key) || (options as Record<string, unknown>)[key] === undefined) continue;
     const loose = looseName(key);
-    const hint = Object.hasOwn(otherNames, loose)
-      ? otherNames[loose]
-      : Object.keys(known).find((k) => looseName(k) === loose);
+    const alias = Object.hasOwn(otherNames, key) ? key : Object.hasOwn(otherNames, loose) ? loose : undefined;
+    const hint =
+      (alias === undefined ? undefined : otherNames[alias]) ??
+      names.find((k) => looseName(k) === loose) ??
+      names.find((k) => looseName(k).startsWith(loose) || loose.startsWith(looseName(k))) ??
+      names.find((k) => distance(looseName(k), loose) <= 2);
     return { key, hint };
   }
   return undefined;

@@ -2,7 +2,7 @@
  * What every service client shares: the transport, the default project, per-call options and the small helpers
  * that turn a method call into one {@link RequestOptions}.
  */
-import { type ClientOptions, kindOf, MAX_TIMER_MS, readHeaders } from "../config.js";
+import { type ClientOptions, kindOf, MAX_TIMER_MS, readHeaders, unknownOption } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
@@ -123,23 +123,11 @@ export function checkPaging(body: Record<string, unknown>, method: string): void
   }
 }
 
-/** Levenshtein distance of two short names, for "did you mean" hints. */
-function distance(a: string, b: string): number {
-  let row = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const next = [i];
-    for (let j = 1; j <= b.length; j++) {
-      next[j] = Math.min(row[j]! + 1, next[j - 1]! + 1, row[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    row = next;
-  }
-  return row[b.length]!;
-}
-
 /**
- * Refuses keys of an options or parameter object that are not in `known`, naming the likeliest meant one: a plain
- * JavaScript caller gets no excess-property check, and a misspelt option (`pollInterval`, or the `openai` package's
- * `timeout`) would otherwise be ignored without a word. `aliases` maps other libraries' names to ours.
+ * Refuses keys of an options or parameter object that are not in `known`, naming the likeliest meant one (config.ts
+ * `unknownOption`): a plain JavaScript caller gets no excess-property check, and a misspelt option (`pollInterval`, or
+ * the `openai` package's `timeout`) would otherwise be ignored without a word. `aliases` maps other libraries' names to
+ * ours.
  */
 export function checkKnownKeys(
   value: object,
@@ -147,19 +135,13 @@ export function checkKnownKeys(
   what: string,
   { noun = "parameter", aliases = {} }: { noun?: string; aliases?: Readonly<Record<string, string>> } = {},
 ): void {
-  for (const key of Object.keys(value)) {
-    if (known.includes(key)) continue;
-    const lower = key.toLowerCase();
-    const hint =
-      aliases[key] ??
-      known.find((k) => k.toLowerCase() === lower) ??
-      known.find((k) => k.toLowerCase().startsWith(lower) || lower.startsWith(k.toLowerCase())) ??
-      known.find((k) => distance(k.toLowerCase(), lower) <= 2);
-    throw new ValidationError(
-      `${what}: unknown ${noun} ${key}${hint ? ` (did you mean ${hint}?)` : ""}. Known: ${known.join(", ")}.`,
-      key,
-    );
-  }
+  const unknown = unknownOption(value, known, aliases);
+  if (!unknown) return;
+  const { key, hint } = unknown;
+  throw new ValidationError(
+    `${what}: unknown ${noun} ${key}${hint ? ` (did you mean ${hint}?)` : ""}. Known: ${known.join(", ")}.`,
+    key,
+  );
 }
 
 /** Every option of {@link ClientOptions}; the compiler says when one is added there and not here. */
@@ -194,17 +176,13 @@ const SERVICE_OPTIONS = ["project", "trace"];
 export function checkClientOptions(client: string, options: unknown): void {
   if (options === null || typeof options !== "object" || Array.isArray(options)) return; // resolveTransport says so
   const known = [...CLIENT_OPTIONS, ...SERVICE_OPTIONS];
-  try {
-    checkKnownKeys(options, known, client, { noun: "option", aliases: OTHER_NAMES });
-  } catch (err) {
-    const key = (err as ValidationError).param ?? "";
-    const hint = /\(did you mean (.+)\?\)/.exec((err as Error).message)?.[1];
-    throw new ConfigError(
-      `${client} option ${key}`,
-      "an option it does not know",
-      `${hint ? `${hint}, or ` : ""}one of ${known.join(", ")}`,
-    );
-  }
+  const unknown = unknownOption(options, known, OTHER_NAMES);
+  if (!unknown) return;
+  throw new ConfigError(
+    `${client} option ${unknown.key}`,
+    "an option it does not know",
+    `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${known.join(", ")}`,
+  );
 }
 
 /** Requires a request object (not null, not an array, not a primitive). */

@@ -173,8 +173,9 @@ describe("sync and async functions", () => {
     expect(redactHook).toThrow(ValidationError);
     expect(redactHook).toThrow(/op\(\) has no option postprocessInputs \(did you mean init\(\{ redact \}\): payloads/);
     expect(() => op(() => 1, { callDisplayName: "x" } as never)).toThrow(/did you mean displayName\?/);
-    expect(() => op(() => 1, { nmae: "x" } as never)).toThrow(
-      /^op\(\) has no option nmae; its options are name, displayName, parameterNames, attributes, kind, turn\.$/,
+    expect(() => op(() => 1, { nmae: "x" } as never)).toThrow(/^op\(\) has no option nmae \(did you mean name\?\);/);
+    expect(() => op(() => 1, { sampled: true } as never)).toThrow(
+      /^op\(\) has no option sampled; its options are name, displayName, parameterNames, attributes, kind, turn\.$/,
     );
     expect(() => op(() => 1, { name: "ok", other: undefined } as never)).not.toThrow();
   });
