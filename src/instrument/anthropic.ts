@@ -7,7 +7,8 @@
  *   call the originals with `this` = that instance; every other endpoint is untouched, and the instance is marked
  *   with a `Symbol.for` key so wrapping twice is a no-op. `messages.stream()` (a `MessageStream`) and
  *   `messages.parse()` call `messages.create` internally, so each request they make is traced exactly once;
- *   `stream()` starts its call itself (op `anthropic.messages.stream`) and hands it to the `create` it makes.
+ *   `stream()` starts its call itself (op `anthropic.messages.stream`) and hands it to the `create` it makes while it
+ *   is built; the helper itself runs in the caller's context, so its listeners do too.
  * - The `APIPromise` that `create` returns is handed back as the same object, and tracewire never calls its `then`
  *   (that would read the body eagerly and break `asResponse()`). On that one instance `responsePromise` is replaced
  *   by a promise that settles the same way and reports failures, and `parseResponse` is wrapped to see the parsed
@@ -25,7 +26,7 @@
  *   and one request is one call. A client whose own spans are off is left exactly as it is.
  * - `client.withOptions()` returns a wrapped client too.
  */
-import { context, createContextKey, trace } from "@opentelemetry/api";
+import { context, trace } from "@opentelemetry/api";
 import { type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { ANTHROPIC_MESSAGES, ANTHROPIC_PROVIDER } from "../genai/anthropic-messages.js";
@@ -63,8 +64,6 @@ const CREATE_OP = "anthropic.messages.create";
 const STREAM_OP = "anthropic.messages.stream";
 /** The SDK's own name for the span of a `messages.create` call (what its `__span` hand-over carries). */
 const SDK_SPAN_NAME = "anthropic.messages.create";
-/** The call `messages.stream()` started, for the `create` it makes (found on the context it runs in). */
-const STREAM_CALL_KEY = createContextKey("tracewire.anthropic.stream-call");
 
 const internalError = (where: string, err: unknown) => wrapperError(WRAP_ANTHROPIC, where, err);
 
@@ -147,12 +146,15 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     }
   };
 
+  /** The call of the `messages.stream()` being built right now, for the `create` the helper makes meanwhile. */
+  let streamSlot: StreamSlot | undefined;
+
   const originalCreate = messages.create as AnyFunction;
   const create = function create(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
     if (!isParams(params)) return Reflect.apply(originalCreate, this, args);
-    // A create made by messages.stream() continues the call the helper started.
-    const slot = context.active().getValue(STREAM_CALL_KEY) as StreamSlot | undefined;
+    // A create made by messages.stream() (synchronously, while the helper is built) continues the call it started.
+    const slot = streamSlot;
     let call = slot?.call;
     if (slot) slot.call = undefined;
     call ??= start(CREATE_OP, params, args[1]);
@@ -183,20 +185,24 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     const call = start(STREAM_OP, { ...body, stream: true }, args[1]);
     if (!call) return Reflect.apply(originalStream, this, args);
     const slot: StreamSlot = { call };
-    let ctx = context.active();
     try {
       const sent = handOver(self, args[1], call);
       if (sent !== args[1]) args[1] = sent;
-      ctx = call.context.setValue(STREAM_CALL_KEY, slot);
     } catch (err) {
       internalError("stream", err);
     }
+    // The helper runs in the caller's context, as untraced: its listeners (and what they call) are the caller's
+    // code, not part of the request. Only the create it makes runs inside the call (see create above).
     let helper: unknown;
+    const outer = streamSlot;
+    streamSlot = slot;
     try {
-      helper = context.with(ctx, () => Reflect.apply(originalStream as AnyFunction, this, args));
+      helper = Reflect.apply(originalStream as AnyFunction, this, args);
     } catch (err) {
       call.fail(err);
       throw err;
+    } finally {
+      streamSlot = outer;
     }
     try {
       // The helper never made its request (a version that builds it elsewhere): record what is known.

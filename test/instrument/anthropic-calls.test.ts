@@ -5,7 +5,7 @@
  * request facts, usage with cache tokens, outcome — one call per request.
  */
 import { describe, expect, it } from "vitest";
-import { callOf } from "../../src/index.js";
+import { callOf, getCurrentCall, op } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { MODEL_SUFFIX, messageFor, TEXT, TOOL_USES, USAGE } from "../support/anthropic-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
@@ -112,6 +112,31 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     expect(call.end!.summary).toMatchObject({ usage: USAGE_SUMMARY });
     expect(callOf(helper)?.id).toBe(call.start.id);
     expect(callOf(final)?.id).toBe(call.start.id);
+  });
+
+  it("messages.stream(): its listeners run in the caller's context, so a follow-up request nests under the caller", async () => {
+    const client = wrapped();
+    const seen: (string | undefined)[] = [];
+    const agent = op(async function agent() {
+      const helper = client.messages.stream(TEXT_REQUEST);
+      const followUp = new Promise<unknown>((resolve, reject) => {
+        helper.on("text", () => seen.push(getCurrentCall()?.id));
+        helper.on("finalMessage", () => {
+          seen.push(getCurrentCall()?.id);
+          client.messages.create(TEXT_REQUEST).then(resolve, reject);
+        });
+      });
+      await helper.done();
+      await followUp;
+    });
+    await agent();
+    const parent = await session.only("agent");
+    const streamed = await session.only(STREAM);
+    const next = await session.only(CREATE);
+    expect(streamed.start.parent_id).toBe(parent.start.id);
+    expect(next.start.parent_id).toBe(parent.start.id);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(new Set(seen)).toEqual(new Set([parent.start.id]));
   });
 
   it("withResponse() and asResponse() answer as unwrapped; a raw-only read ends the call without output", async () => {
