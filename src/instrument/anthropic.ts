@@ -3,7 +3,8 @@
  * single type or behaviour of the client.
  *
  * How (verified against the sources of @anthropic-ai/sdk 0.137 and 1.14):
- * - No Proxy. `create` and `stream` are shadowed by own properties of the client's `messages` *instance*, which
+ * - No Proxy. `create` and `stream` are shadowed by own properties of the client's `messages` *instance* (and of
+ *   `beta.messages`, whose calls are named `anthropic.beta.messages.*`), which
  *   call the originals with `this` = that instance; every other endpoint is untouched, and the instance is marked
  *   with a `Symbol.for` key so wrapping twice is a no-op. `messages.stream()` (a `MessageStream`) and
  *   `messages.parse()` call `messages.create` internally, so each request they make is traced exactly once;
@@ -60,8 +61,15 @@ export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAtt
 
 /** Marks a `messages` instance that is already traced. */
 const WRAPPED = Symbol.for("tracewire.anthropic.wrapped");
-const CREATE_OP = "anthropic.messages.create";
-const STREAM_OP = "anthropic.messages.stream";
+/** Op names of the traced methods of a Messages API instance. */
+interface MessagesOps {
+  create: string;
+  stream: string;
+}
+const OPS: MessagesOps = { create: "anthropic.messages.create", stream: "anthropic.messages.stream" };
+const BETA_OPS: MessagesOps = { create: "anthropic.beta.messages.create", stream: "anthropic.beta.messages.stream" };
+/** Starts the call of one request (undefined: run it untraced). */
+type StartCall = (opName: string, params: Obj, requestOptions: unknown) => ChatCall | undefined;
 /** The SDK's own name for the span of a `messages.create` call (what its `__span` hand-over carries). */
 const SDK_SPAN_NAME = "anthropic.messages.create";
 
@@ -128,7 +136,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     return endpoint;
   };
 
-  const start = (opName: string, params: Obj, requestOptions: unknown): ChatCall | undefined => {
+  const start: StartCall = (opName, params, requestOptions) => {
     try {
       const signal = isObj(requestOptions) ? requestOptions.signal : undefined;
       return ChatCall.start({
@@ -146,6 +154,38 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     }
   };
 
+  try {
+    instrumentMessages(self, messages, OPS, start);
+  } catch (err) {
+    globalState().active?.diagnostics.warn(
+      "anthropic-frozen",
+      `wrapAnthropic could not instrument this client (${describeError(err)}); it runs untraced.`,
+    );
+    return client;
+  }
+  // The beta namespace has a Messages API of its own (BetaMessageStream and toolRunner() call its create).
+  try {
+    const beta = self.beta;
+    const betaMessages = isObj(beta) ? beta.messages : undefined;
+    if (
+      isObj(betaMessages) &&
+      typeof betaMessages.create === "function" &&
+      !(betaMessages as Record<PropertyKey, unknown>)[WRAPPED]
+    )
+      instrumentMessages(self, betaMessages, BETA_OPS, start);
+  } catch (err) {
+    internalError("beta", err);
+  }
+
+  rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);
+  return client;
+}
+
+/**
+ * Shadows `create` and `stream` of one Messages API instance (`client.messages`, `client.beta.messages`) with traced
+ * versions named `ops`, and marks it. Throws when the instance cannot take own properties (a frozen client).
+ */
+function instrumentMessages(self: Obj, messages: Obj, ops: MessagesOps, start: StartCall): void {
   /** The call of the `messages.stream()` being built right now, for the `create` the helper makes meanwhile. */
   let streamSlot: StreamSlot | undefined;
 
@@ -157,7 +197,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     const slot = streamSlot;
     let call = slot?.call;
     if (slot) slot.call = undefined;
-    call ??= start(CREATE_OP, params, args[1]);
+    call ??= start(ops.create, params, args[1]);
     if (!call) return Reflect.apply(originalCreate, this, args);
     const active = call;
     let promise: unknown;
@@ -173,7 +213,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
       active.fail(err);
       throw err;
     }
-    observeApiPromise(promise, active, WRAP_ANTHROPIC, CREATE_OP);
+    observeApiPromise(promise, active, WRAP_ANTHROPIC, ops.create);
     return promise;
   };
 
@@ -182,7 +222,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     const body = args[0];
     if (typeof originalStream !== "function") return undefined;
     if (!isParams(body)) return Reflect.apply(originalStream, this, args);
-    const call = start(STREAM_OP, { ...body, stream: true }, args[1]);
+    const call = start(ops.stream, { ...body, stream: true }, args[1]);
     if (!call) return Reflect.apply(originalStream, this, args);
     const slot: StreamSlot = { call };
     try {
@@ -216,18 +256,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     return helper;
   };
 
-  try {
-    defineOwn(messages, "create", create);
-    if (typeof originalStream === "function") defineOwn(messages, "stream", stream);
-    defineOwn(messages, WRAPPED, true);
-  } catch (err) {
-    globalState().active?.diagnostics.warn(
-      "anthropic-frozen",
-      `wrapAnthropic could not instrument this client (${describeError(err)}); it runs untraced.`,
-    );
-    return client;
-  }
-
-  rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);
-  return client;
+  defineOwn(messages, "create", create);
+  if (typeof originalStream === "function") defineOwn(messages, "stream", stream);
+  defineOwn(messages, WRAPPED, true);
 }

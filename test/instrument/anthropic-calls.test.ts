@@ -23,6 +23,8 @@ import { summaryOf } from "./support.js";
 
 const CREATE = "anthropic.messages.create";
 const STREAM = "anthropic.messages.stream";
+const BETA_CREATE = "anthropic.beta.messages.create";
+const BETA_STREAM = "anthropic.beta.messages.stream";
 const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 /** The usage summary of one request: input tokens include the cache read and creation tokens (semconv). */
 const USAGE_SUMMARY = {
@@ -228,5 +230,33 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     await client.withOptions({ timeout: 5000 }).messages.create(TEXT_REQUEST);
     await session.only(CREATE);
     expect(Object.hasOwn(client.messages.batches, "create")).toBe(false);
+  });
+
+  it("client.beta.messages: create (streamed or not) and stream() are traced like messages, one call per request", async () => {
+    const client = wrapped();
+    const params = { ...TOOL_REQUEST, stream: true as const };
+    const message = await client.beta.messages.create(TOOL_REQUEST);
+    const sent = ctx.server.messageRequests().at(-1)!;
+    const events = await collect(await client.beta.messages.create(params));
+    const helper = client.beta.messages.stream(TOOL_REQUEST);
+    const final = await helper.finalMessage();
+    await session.tracing.flush();
+    // The SDK's own span of each request is handed over: none arrives over OTLP, its trace headers name the call.
+    expect(session.double.spans.map((s) => s.name)).toEqual([]);
+    expect(session.double.callsNamed(CREATE)).toHaveLength(0);
+    const [call, streamed] = session.double.callsNamed(BETA_CREATE);
+    expect(call!.start!.inputs).toEqual(plain(TOOL_REQUEST));
+    expect(call!.end!.output).toEqual(plain(message));
+    expect(call!.end!.summary).toMatchObject({ usage: USAGE_SUMMARY, gen_ai: { finish_reasons: ["tool_use"] } });
+    expect(callOf(message)?.id).toBe(call!.start!.id);
+    expect(sent.headers.traceparent).toBe(`00-${call!.start!.trace_id}-${call!.start!.id}-01`);
+    expect(streamed!.end!.output).toEqual(messageFor(TOOL_REQUEST, "msg_standin"));
+    const helperCall = await session.only(BETA_STREAM);
+    expect(helperCall.end!.output).toEqual(messageFor(TOOL_REQUEST, "msg_standin"));
+    expect(callOf(helper)?.id).toBe(helperCall.start.id);
+    // What the caller got is what an unwrapped client gets.
+    expect(plain(message)).toEqual(plain(await bare().beta.messages.create(TOOL_REQUEST)));
+    expect(plain(events)).toEqual(plain(await collect(await bare().beta.messages.create(params))));
+    expect(plain(final)).toEqual(plain(await bare().beta.messages.stream(TOOL_REQUEST).finalMessage()));
   });
 });
