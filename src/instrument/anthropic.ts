@@ -35,13 +35,14 @@ import { ChatCall } from "../genai/chat-call.js";
 import { isObj, type Obj } from "../genai/guards.js";
 import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
-import { defineOwn } from "../genai/stream-tap.js";
+import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { rememberClientSecrets } from "../otel/known-secrets.js";
+import { rememberClientSecrets, rememberSecret } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
   isParams,
+  isThenable,
   observeApiPromise,
   rewrapWithOptions,
   WRAP_ANTHROPIC,
@@ -87,6 +88,40 @@ function handOver(client: Obj, options: unknown, call: ChatCall): unknown {
   return { ...options, __span: { span, name: SDK_SPAN_NAME, startTime: Date.now() } };
 }
 
+/** The credential values of the auth headers the SDK built (`{values: Headers}`, a `Headers`, or a plain record). */
+function rememberAuthHeaders(headers: unknown): void {
+  if (!isObj(headers)) return;
+  const values = isObj(headers.values) && typeof headers.values.get === "function" ? headers.values : headers;
+  const read = (name: string): unknown =>
+    typeof values.get === "function" ? (values.get as AnyFunction).call(values, name) : values[name];
+  const auth = read("authorization");
+  if (typeof auth === "string") rememberSecret(auth.replace(/^Bearer\s+/i, ""));
+  rememberSecret(read("x-api-key"));
+}
+
+/**
+ * A client without a key or token of its own gets its credentials at request time (an `apiKey` function, a
+ * credentials provider or its token cache): the ones each request sends are registered as known secrets when the SDK
+ * builds its auth headers, so an error that quotes them is masked too. A client with a fixed key is left as it is.
+ */
+function rememberRequestCredentials(client: Obj): void {
+  if (typeof client.apiKey === "string" || typeof client.authToken === "string") return;
+  const original = client.authHeaders;
+  if (typeof original !== "function") return;
+  replaceOwn(client, "authHeaders", function authHeaders(this: unknown, ...args: unknown[]) {
+    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
+    if (!isThenable(result)) return result;
+    return Promise.resolve(result).then((headers) => {
+      try {
+        rememberAuthHeaders(headers);
+      } catch (err) {
+        internalError("credentials", err);
+      }
+      return headers;
+    });
+  });
+}
+
 /** A `messages.stream()` call waiting for the `create` it makes. */
 interface StreamSlot {
   call: ChatCall | undefined;
@@ -118,6 +153,11 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   if ((messages as Record<PropertyKey, unknown>)[WRAPPED]) return client;
   // Masked wherever an error quotes them: the API key (`x-api-key`) or the bearer token (`authToken`).
   rememberClientSecrets(client, ["apiKey", "authToken"]);
+  try {
+    rememberRequestCredentials(client as Obj);
+  } catch (err) {
+    internalError("credentials", err);
+  }
   const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");

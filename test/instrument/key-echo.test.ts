@@ -85,6 +85,27 @@ describe("wrapAnthropic: the client's apiKey and authToken are known secrets", (
   });
 });
 
+describe("wrapAnthropic: a key the client gets from a function (apiKey: () => …) at request time is known too", () => {
+  it("quoted by a 401, it is masked on the call and in the logs", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapAnthropic(
+      new Anthropic({ apiKey: async () => key, baseURL: echo.url, maxRetries: 0 } as unknown as { apiKey: string }),
+    );
+    const error = await client.messages
+      .create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .then(
+        () => expect.unreachable("the server refuses every key"),
+        (e: unknown) => e,
+      );
+    // The caller gets the SDK's error unchanged.
+    expect(String(error)).toContain(key);
+    const call = await session.only("anthropic.messages.create");
+    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+});
+
 describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known secret", () => {
   it("a 401 quoting it is masked", async () => {
     const session = await echo.start();
