@@ -200,6 +200,17 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     expect(summaryOf(call).tracewire).toEqual({ status: "cancelled", cancel_reason: "break" });
   });
 
+  it("a messages.stream() helper the caller breaks out of is cancelled (break), exactly once, with the text so far", async () => {
+    const helper = wrapped().messages.stream({ ...TEXT_REQUEST, model: "m-slow" });
+    for await (const event of helper) if (event.type === "content_block_delta") break;
+    await errorOf(helper.done());
+    const call = await session.only(STREAM);
+    expect(call.ends).toBe(1);
+    expect(call.end!.exception).toBeUndefined();
+    expect(summaryOf(call).tracewire).toEqual({ status: "cancelled", cancel_reason: "break" });
+    expect(call.end!.output).toMatchObject({ content: [{ type: "text" }], stop_reason: null });
+  });
+
   it("an aborted stream (the caller's signal, or the helper's abort()) is cancelled (abort)", async () => {
     const controller = new AbortController();
     const stream = await wrapped().messages.create(
