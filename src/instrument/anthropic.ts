@@ -37,7 +37,7 @@ import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { rememberClientSecrets, rememberSecret } from "../otel/known-secrets.js";
+import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
@@ -88,17 +88,6 @@ function handOver(client: Obj, options: unknown, call: ChatCall): unknown {
   return { ...options, __span: { span, name: SDK_SPAN_NAME, startTime: Date.now() } };
 }
 
-/** The credential values of the auth headers the SDK built (`{values: Headers}`, a `Headers`, or a plain record). */
-function rememberAuthHeaders(headers: unknown): void {
-  if (!isObj(headers)) return;
-  const values = isObj(headers.values) && typeof headers.values.get === "function" ? headers.values : headers;
-  const read = (name: string): unknown =>
-    typeof values.get === "function" ? (values.get as AnyFunction).call(values, name) : values[name];
-  const auth = read("authorization");
-  if (typeof auth === "string") rememberSecret(auth.replace(/^Bearer\s+/i, ""));
-  rememberSecret(read("x-api-key"));
-}
-
 /**
  * A client without a key or token of its own gets its credentials at request time (an `apiKey` function, a
  * credentials provider or its token cache): the ones each request sends are registered as known secrets when the SDK
@@ -112,11 +101,7 @@ function rememberRequestCredentials(client: Obj): void {
     const result: unknown = Reflect.apply(original as AnyFunction, this, args);
     if (!isThenable(result)) return result;
     return Promise.resolve(result).then((headers) => {
-      try {
-        rememberAuthHeaders(headers);
-      } catch (err) {
-        internalError("credentials", err);
-      }
+      rememberHeaderSecrets(headers);
       return headers;
     });
   });
@@ -201,6 +186,8 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
 
   const start: StartCall = (opName, params, requestOptions) => {
     try {
+      // A key in this request's own headers is masked like the client's.
+      if (isObj(requestOptions) && requestOptions.headers != null) rememberHeaderSecrets(requestOptions.headers);
       const signal = isObj(requestOptions) ? requestOptions.signal : undefined;
       return ChatCall.start({
         opName,

@@ -34,7 +34,7 @@ import { type ChatEndpoint, chatEndpoint } from "../genai/openai-chat.js";
 import { type ChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { rememberClientSecrets } from "../otel/known-secrets.js";
+import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
@@ -92,6 +92,13 @@ function signalOf(params: Obj): AbortSignal | undefined {
   return signal instanceof AbortSignal ? signal : undefined;
 }
 
+/** Registers a key sent in this request's own headers (`config.httpOptions.headers`) as a known secret. */
+function rememberRequestKeys(params: Obj): void {
+  const config = params.config;
+  const http = isObj(config) ? config.httpOptions : undefined;
+  if (isObj(http) && http.headers != null) rememberHeaderSecrets(http.headers);
+}
+
 /**
  * Traces `generateContent` of a `@google/genai` client (3.x; the Gemini Developer API and Vertex AI):
  * `models.generateContent`, `models.generateContentStream` and the chats made by `client.chats.create()`. One GenAI
@@ -143,6 +150,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
 
   const start = (streaming: boolean, params: Obj): ChatCall | undefined => {
     try {
+      rememberRequestKeys(params);
       const slot = context.active().getValue(CHAT_KEY) as ChatSlot | undefined;
       const chatOp = slot?.op;
       const call = ChatCall.start({

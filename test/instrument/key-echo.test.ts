@@ -104,6 +104,24 @@ describe("wrapAnthropic: a key the client gets from a function (apiKey: () => â€
     expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
     expectNowhere(key);
   });
+
+  it("a key sent in one request's own headers (Authorization), quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapAnthropic(new Anthropic({ apiKey: freshKey(), baseURL: echo.url, maxRetries: 0 }));
+    await client.messages
+      .create(
+        { model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] },
+        { headers: { Authorization: `Bearer ${key}` } },
+      )
+      .then(
+        () => expect.unreachable("the server refuses every key"),
+        () => undefined,
+      );
+    const call = await session.only("anthropic.messages.create");
+    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
 });
 
 describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known secret", () => {
@@ -112,6 +130,21 @@ describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known se
     const key = freshKey();
     const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: echo.url } }));
     await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
+      () => expect.unreachable("the server refuses every key"),
+      () => undefined,
+    );
+    await session.tracing.flush();
+    const [call] = [...session.double.calls.values()];
+    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+
+  it("a key sent in one request's config.httpOptions.headers, quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: freshKey(), httpOptions: { baseUrl: echo.url } }));
+    const config = { httpOptions: { headers: { "x-goog-api-key": key } } };
+    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi", config }).then(
       () => expect.unreachable("the server refuses every key"),
       () => undefined,
     );
