@@ -92,6 +92,33 @@ function signalOf(params: Obj): AbortSignal | undefined {
   return signal instanceof AbortSignal ? signal : undefined;
 }
 
+/**
+ * A client without an API key (Vertex AI on Google auth: application default credentials, a service account) sends a
+ * bearer token google-auth-library gets at request time: the SDK's `addAuthHeaders` is shadowed on its auth object to
+ * register the credentials it adds as known secrets, so an error that quotes them is masked too. A client with an API
+ * key is left as it is.
+ */
+function rememberAuthTokens(client: Obj): void {
+  if (typeof client.apiKey === "string") return;
+  const api = client.apiClient;
+  const clientOptions = isObj(api) ? api.clientOptions : undefined;
+  const auth = isObj(clientOptions) ? clientOptions.auth : undefined;
+  const original = isObj(auth) ? auth.addAuthHeaders : undefined;
+  if (!isObj(auth) || typeof original !== "function") return;
+  replaceOwn(auth, "addAuthHeaders", function addAuthHeaders(this: unknown, ...args: unknown[]) {
+    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
+    const headers = args[0];
+    if (!isThenable(result)) {
+      rememberHeaderSecrets(headers);
+      return result;
+    }
+    return Promise.resolve(result).then((value) => {
+      rememberHeaderSecrets(headers);
+      return value;
+    });
+  });
+}
+
 /** Registers a key sent in this request's own headers (`config.httpOptions.headers`) as a known secret. */
 function rememberRequestKeys(params: Obj): void {
   const config = params.config;
@@ -127,6 +154,11 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   if (models[WRAPPED]) return client;
   // Masked wherever an error quotes it (a Vertex AI client built from Google auth has none).
   rememberClientSecrets(client, ["apiKey"]);
+  try {
+    rememberAuthTokens(client as Obj);
+  } catch (err) {
+    internalError("credentials", err);
+  }
   // envOf(): `process` may be missing (Workers) or throw on every access (Vercel's edge).
   const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};

@@ -139,6 +139,30 @@ describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known se
     expectNowhere(key);
   });
 
+  it("a Vertex AI client's Google auth token (no API key), quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const token = freshKey();
+    const client = new genai.GoogleGenAI({
+      vertexai: true,
+      project: "demo-project",
+      location: "us-central1",
+      httpOptions: { baseUrl: echo.url },
+    });
+    // Application default credentials, stood in for: what google-auth-library hands the SDK for each request.
+    const auth = (client as unknown as { apiClient: { clientOptions: { auth: { googleAuth: unknown } } } }).apiClient
+      .clientOptions.auth;
+    auth.googleAuth = { getRequestHeaders: async () => new Headers({ Authorization: `Bearer ${token}` }) };
+    wrapGoogleGenAI(client);
+    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
+      () => expect.unreachable("the server refuses every key"),
+      () => undefined,
+    );
+    await session.tracing.flush();
+    const [call] = [...session.double.calls.values()];
+    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(token);
+  });
+
   it("a key sent in one request's config.httpOptions.headers, quoted by a 401, is masked", async () => {
     const session = await echo.start();
     const key = freshKey();
