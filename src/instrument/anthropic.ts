@@ -213,7 +213,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     );
     return client;
   }
-  // The beta namespace has a Messages API of its own (BetaMessageStream and toolRunner() call its create).
+  // The beta namespace has a Messages API of its own (its BetaMessageStream calls its create).
   try {
     const beta = self.beta;
     const betaMessages = isObj(beta) ? beta.messages : undefined;
@@ -224,7 +224,10 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     )
       instrumentMessages(self, betaMessages, BETA_OPS, start);
   } catch (err) {
-    internalError("beta", err);
+    globalState().active?.diagnostics.warn(
+      "anthropic-beta-frozen",
+      `wrapAnthropic could not instrument client.beta.messages (${describeError(err)}); its requests run untraced.`,
+    );
   }
 
   rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);
