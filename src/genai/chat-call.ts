@@ -219,6 +219,17 @@ export class ChatCall implements StreamOwner {
     this.finish({ kind: "cancel", output: this.partialOutput(), reason });
   }
 
+  /**
+   * The caller stopped reading a helper built on the stream (a `break` out of Anthropic's `MessageStream`, which then
+   * aborts its request): ended as the stream's own `return()` would end it — complete if the answer had finished,
+   * cancelled (`break`) otherwise — before that abort can make it look like the caller's.
+   */
+  stopReading(): void {
+    if (this.ended) return;
+    if (this.stream) this.stream.stopped();
+    else this.cancel("break");
+  }
+
   /** Ends the span when the caller took the raw HTTP response: tracewire never sees the body. */
   raw(): void {
     if (this.ended) return;

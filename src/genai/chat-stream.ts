@@ -203,7 +203,7 @@ export class ChatStream {
   }
 
   /** The consumer called `return()` (e.g. `break`): complete if every choice had finished, cancelled otherwise. */
-  private stopped(): void {
+  stopped(): void {
     const { accumulator, call } = this;
     if (call.done) return;
     if (!accumulator.finished) call.cancel("break");

@@ -3,11 +3,13 @@
  * single type or behaviour of the client.
  *
  * How (verified against the sources of @anthropic-ai/sdk 0.137 and 1.14):
- * - No Proxy. `create` and `stream` are shadowed by own properties of the client's `messages` *instance*, which
+ * - No Proxy. `create` and `stream` are shadowed by own properties of the client's `messages` *instance* (and of
+ *   `beta.messages`, whose calls are named `anthropic.beta.messages.*`), which
  *   call the originals with `this` = that instance; every other endpoint is untouched, and the instance is marked
  *   with a `Symbol.for` key so wrapping twice is a no-op. `messages.stream()` (a `MessageStream`) and
  *   `messages.parse()` call `messages.create` internally, so each request they make is traced exactly once;
- *   `stream()` starts its call itself (op `anthropic.messages.stream`) and hands it to the `create` it makes.
+ *   `stream()` starts its call itself (op `anthropic.messages.stream`) and hands it to the `create` it makes while it
+ *   is built; the helper itself runs in the caller's context, so its listeners do too.
  * - The `APIPromise` that `create` returns is handed back as the same object, and tracewire never calls its `then`
  *   (that would read the body eagerly and break `asResponse()`). On that one instance `responsePromise` is replaced
  *   by a promise that settles the same way and reports failures, and `parseResponse` is wrapped to see the parsed
@@ -25,7 +27,7 @@
  *   and one request is one call. A client whose own spans are off is left exactly as it is.
  * - `client.withOptions()` returns a wrapped client too.
  */
-import { context, createContextKey, trace } from "@opentelemetry/api";
+import { context, trace } from "@opentelemetry/api";
 import { type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { ANTHROPIC_MESSAGES, ANTHROPIC_PROVIDER } from "../genai/anthropic-messages.js";
@@ -38,13 +40,14 @@ import {
   PROVIDER_WRAPPER_OPTIONS,
   resolveChatTraceOptions,
 } from "../genai/options.js";
-import { defineOwn } from "../genai/stream-tap.js";
+import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { rememberClientSecrets } from "../otel/known-secrets.js";
+import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
   isParams,
+  isThenable,
   observeApiPromise,
   rewrapWithOptions,
   WRAP_ANTHROPIC,
@@ -64,12 +67,17 @@ export interface WrapAnthropicOptions extends Pick<ChatTraceOptions, "contentAtt
 
 /** Marks a `messages` instance that is already traced. */
 const WRAPPED = Symbol.for("tracewire.anthropic.wrapped");
-const CREATE_OP = "anthropic.messages.create";
-const STREAM_OP = "anthropic.messages.stream";
+/** Op names of the traced methods of a Messages API instance. */
+interface MessagesOps {
+  create: string;
+  stream: string;
+}
+const OPS: MessagesOps = { create: "anthropic.messages.create", stream: "anthropic.messages.stream" };
+const BETA_OPS: MessagesOps = { create: "anthropic.beta.messages.create", stream: "anthropic.beta.messages.stream" };
+/** Starts the call of one request (undefined: run it untraced). */
+type StartCall = (opName: string, params: Obj, requestOptions: unknown) => ChatCall | undefined;
 /** The SDK's own name for the span of a `messages.create` call (what its `__span` hand-over carries). */
 const SDK_SPAN_NAME = "anthropic.messages.create";
-/** The call `messages.stream()` started, for the `create` it makes (found on the context it runs in). */
-const STREAM_CALL_KEY = createContextKey("tracewire.anthropic.stream-call");
 
 const internalError = (where: string, err: unknown) => wrapperError(WRAP_ANTHROPIC, where, err);
 
@@ -83,6 +91,48 @@ function handOver(client: Obj, options: unknown, call: ChatCall): unknown {
   if (options?.__span !== undefined) return options;
   const span = trace.wrapSpanContext(call.span.spanContext());
   return { ...options, __span: { span, name: SDK_SPAN_NAME, startTime: Date.now() } };
+}
+
+/**
+ * A client without a key or token of its own gets its credentials at request time (an `apiKey` function, a
+ * credentials provider or its token cache): the ones each request sends are registered as known secrets when the SDK
+ * builds its auth headers, so an error that quotes them is masked too. A client with a fixed key is left as it is.
+ */
+function rememberRequestCredentials(client: Obj): void {
+  if (typeof client.apiKey === "string" || typeof client.authToken === "string") return;
+  const original = client.authHeaders;
+  if (typeof original !== "function") return;
+  replaceOwn(client, "authHeaders", function authHeaders(this: unknown, ...args: unknown[]) {
+    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
+    if (!isThenable(result)) return result;
+    return Promise.resolve(result).then((headers) => {
+      rememberHeaderSecrets(headers);
+      return headers;
+    });
+  });
+}
+
+/**
+ * A `for await` over a `MessageStream` that the caller leaves (`break`, `return`, a throw) aborts the helper's request
+ * from the iterator's `return()`: each iterator the helper hands out tells the call first, so it ends as a break.
+ */
+function noteBreaks(helper: Obj, call: ChatCall): void {
+  const iterate = (helper as Record<PropertyKey, unknown>)[Symbol.asyncIterator];
+  if (typeof iterate !== "function") return;
+  defineOwn(helper, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]): unknown {
+    const iterator: unknown = Reflect.apply(iterate as AnyFunction, this, args);
+    try {
+      const ret = isObj(iterator) ? iterator.return : undefined;
+      if (isObj(iterator) && typeof ret === "function")
+        replaceOwn(iterator, "return", function (this: unknown, ...rest: unknown[]): unknown {
+          call.stopReading();
+          return Reflect.apply(ret as AnyFunction, this, rest);
+        });
+    } catch (err) {
+      internalError("stream-break", err);
+    }
+    return iterator;
+  });
 }
 
 /** A `messages.stream()` call waiting for the `create` it makes. */
@@ -118,6 +168,11 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   rememberClientSecrets(client, ["apiKey", "authToken"]);
   if (options !== null && typeof options === "object")
     checkChatOptions(options, "wrapAnthropic options", PROVIDER_WRAPPER_OPTIONS);
+  try {
+    rememberRequestCredentials(client as Obj);
+  } catch (err) {
+    internalError("credentials", err);
+  }
   const env = envOf(options.env);
   const { providerName, contentAttributes } = options ?? {};
   const settings = resolveChatTraceOptions({ providerName, contentAttributes }, env, "wrapAnthropic options");
@@ -136,8 +191,10 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     return endpoint;
   };
 
-  const start = (opName: string, params: Obj, requestOptions: unknown): ChatCall | undefined => {
+  const start: StartCall = (opName, params, requestOptions) => {
     try {
+      // A key in this request's own headers is masked like the client's.
+      if (isObj(requestOptions) && requestOptions.headers != null) rememberHeaderSecrets(requestOptions.headers);
       const signal = isObj(requestOptions) ? requestOptions.signal : undefined;
       return ChatCall.start({
         opName,
@@ -154,15 +211,53 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     }
   };
 
+  try {
+    instrumentMessages(self, messages, OPS, start);
+  } catch (err) {
+    globalState().active?.diagnostics.warn(
+      "anthropic-frozen",
+      `wrapAnthropic could not instrument this client (${describeError(err)}); it runs untraced.`,
+    );
+    return client;
+  }
+  // The beta namespace has a Messages API of its own (its BetaMessageStream calls its create).
+  try {
+    const beta = self.beta;
+    const betaMessages = isObj(beta) ? beta.messages : undefined;
+    if (
+      isObj(betaMessages) &&
+      typeof betaMessages.create === "function" &&
+      !(betaMessages as Record<PropertyKey, unknown>)[WRAPPED]
+    )
+      instrumentMessages(self, betaMessages, BETA_OPS, start);
+  } catch (err) {
+    globalState().active?.diagnostics.warn(
+      "anthropic-beta-frozen",
+      `wrapAnthropic could not instrument client.beta.messages (${describeError(err)}); its requests run untraced.`,
+    );
+  }
+
+  rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);
+  return client;
+}
+
+/**
+ * Shadows `create` and `stream` of one Messages API instance (`client.messages`, `client.beta.messages`) with traced
+ * versions named `ops`, and marks it. Throws when the instance cannot take own properties (a frozen client).
+ */
+function instrumentMessages(self: Obj, messages: Obj, ops: MessagesOps, start: StartCall): void {
+  /** The call of the `messages.stream()` being built right now, for the `create` the helper makes meanwhile. */
+  let streamSlot: StreamSlot | undefined;
+
   const originalCreate = messages.create as AnyFunction;
   const create = function create(this: unknown, ...args: unknown[]): unknown {
     const params = args[0];
     if (!isParams(params)) return Reflect.apply(originalCreate, this, args);
-    // A create made by messages.stream() continues the call the helper started.
-    const slot = context.active().getValue(STREAM_CALL_KEY) as StreamSlot | undefined;
+    // A create made by messages.stream() (synchronously, while the helper is built) continues the call it started.
+    const slot = streamSlot;
     let call = slot?.call;
     if (slot) slot.call = undefined;
-    call ??= start(CREATE_OP, params, args[1]);
+    call ??= start(ops.create, params, args[1]);
     if (!call) return Reflect.apply(originalCreate, this, args);
     const active = call;
     let promise: unknown;
@@ -178,7 +273,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
       active.fail(err);
       throw err;
     }
-    observeApiPromise(promise, active, WRAP_ANTHROPIC, CREATE_OP);
+    observeApiPromise(promise, active, WRAP_ANTHROPIC, ops.create);
     return promise;
   };
 
@@ -187,23 +282,27 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     const body = args[0];
     if (typeof originalStream !== "function") return undefined;
     if (!isParams(body)) return Reflect.apply(originalStream, this, args);
-    const call = start(STREAM_OP, { ...body, stream: true }, args[1]);
+    const call = start(ops.stream, { ...body, stream: true }, args[1]);
     if (!call) return Reflect.apply(originalStream, this, args);
     const slot: StreamSlot = { call };
-    let ctx = context.active();
     try {
       const sent = handOver(self, args[1], call);
       if (sent !== args[1]) args[1] = sent;
-      ctx = call.context.setValue(STREAM_CALL_KEY, slot);
     } catch (err) {
       internalError("stream", err);
     }
+    // The helper runs in the caller's context, as untraced: its listeners (and what they call) are the caller's
+    // code, not part of the request. Only the create it makes runs inside the call (see create above).
     let helper: unknown;
+    const outer = streamSlot;
+    streamSlot = slot;
     try {
-      helper = context.with(ctx, () => Reflect.apply(originalStream as AnyFunction, this, args));
+      helper = Reflect.apply(originalStream as AnyFunction, this, args);
     } catch (err) {
       call.fail(err);
       throw err;
+    } finally {
+      streamSlot = outer;
     }
     try {
       // The helper never made its request (a version that builds it elsewhere): record what is known.
@@ -211,24 +310,14 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
       call.link(helper);
       if (isObj(helper) && typeof helper.on === "function")
         (helper.on as AnyFunction).call(helper, "finalMessage", (message: unknown) => call.link(message));
+      if (isObj(helper)) noteBreaks(helper, call);
     } catch (err) {
       internalError("stream", err);
     }
     return helper;
   };
 
-  try {
-    defineOwn(messages, "create", create);
-    if (typeof originalStream === "function") defineOwn(messages, "stream", stream);
-    defineOwn(messages, WRAPPED, true);
-  } catch (err) {
-    globalState().active?.diagnostics.warn(
-      "anthropic-frozen",
-      `wrapAnthropic could not instrument this client (${describeError(err)}); it runs untraced.`,
-    );
-    return client;
-  }
-
-  rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);
-  return client;
+  defineOwn(messages, "create", create);
+  if (typeof originalStream === "function") defineOwn(messages, "stream", stream);
+  defineOwn(messages, WRAPPED, true);
 }

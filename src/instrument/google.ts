@@ -39,7 +39,7 @@ import {
 } from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
-import { rememberClientSecrets } from "../otel/known-secrets.js";
+import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
@@ -98,6 +98,40 @@ function signalOf(params: Obj): AbortSignal | undefined {
 }
 
 /**
+ * A client without an API key (Vertex AI on Google auth: application default credentials, a service account) sends a
+ * bearer token google-auth-library gets at request time: the SDK's `addAuthHeaders` is shadowed on its auth object to
+ * register the credentials it adds as known secrets, so an error that quotes them is masked too. A client with an API
+ * key is left as it is.
+ */
+function rememberAuthTokens(client: Obj): void {
+  if (typeof client.apiKey === "string") return;
+  const api = client.apiClient;
+  const clientOptions = isObj(api) ? api.clientOptions : undefined;
+  const auth = isObj(clientOptions) ? clientOptions.auth : undefined;
+  const original = isObj(auth) ? auth.addAuthHeaders : undefined;
+  if (!isObj(auth) || typeof original !== "function") return;
+  replaceOwn(auth, "addAuthHeaders", function addAuthHeaders(this: unknown, ...args: unknown[]) {
+    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
+    const headers = args[0];
+    if (!isThenable(result)) {
+      rememberHeaderSecrets(headers);
+      return result;
+    }
+    return Promise.resolve(result).then((value) => {
+      rememberHeaderSecrets(headers);
+      return value;
+    });
+  });
+}
+
+/** Registers a key sent in this request's own headers (`config.httpOptions.headers`) as a known secret. */
+function rememberRequestKeys(params: Obj): void {
+  const config = params.config;
+  const http = isObj(config) ? config.httpOptions : undefined;
+  if (isObj(http) && http.headers != null) rememberHeaderSecrets(http.headers);
+}
+
+/**
  * Traces `generateContent` of a `@google/genai` client (3.x; the Gemini Developer API and Vertex AI):
  * `models.generateContent`, `models.generateContentStream` and the chats made by `client.chats.create()`. One GenAI
  * `generate_content {model}` CLIENT span per invocation (see the module comment for what one call covers), recorded
@@ -125,6 +159,11 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
   if (models[WRAPPED]) return client;
   // Masked wherever an error quotes it (a Vertex AI client built from Google auth has none).
   rememberClientSecrets(client, ["apiKey"]);
+  try {
+    rememberAuthTokens(client as Obj);
+  } catch (err) {
+    internalError("credentials", err);
+  }
   // envOf(): `process` may be missing (Workers) or throw on every access (Vercel's edge).
   if (options !== null && typeof options === "object")
     checkChatOptions(options, "wrapGoogleGenAI options", PROVIDER_WRAPPER_OPTIONS);
@@ -150,6 +189,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
 
   const start = (streaming: boolean, params: Obj): ChatCall | undefined => {
     try {
+      rememberRequestKeys(params);
       const slot = context.active().getValue(CHAT_KEY) as ChatSlot | undefined;
       const chatOp = slot?.op;
       const call = ChatCall.start({

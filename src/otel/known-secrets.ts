@@ -49,3 +49,31 @@ export function rememberEnvSecrets(env: Record<string, string | undefined>, reda
     // An env object whose getters throw (a Proxy over a secrets manager): nothing more to register from it.
   }
 }
+
+/** Request headers that carry a credential (an `Authorization` value is registered without its scheme). */
+const CREDENTIAL_HEADER = /^(?:authorization|proxy-authorization|x-api-key|x-goog-api-key|api-key)$/i;
+
+function rememberHeader(name: unknown, value: unknown): void {
+  if (typeof name !== "string" || !CREDENTIAL_HEADER.test(name) || typeof value !== "string") return;
+  rememberSecret(/authorization$/i.test(name) ? value.replace(/^\S+\s+/, "") : value);
+}
+
+/**
+ * Registers the credentials among request headers an SDK is given or builds (a plain record, a `Headers`, a list of
+ * pairs, or the SDKs' `{values: Headers}`): a key sent in one request's own headers is masked like the client's.
+ * Never throws.
+ */
+export function rememberHeaderSecrets(headers: unknown): void {
+  try {
+    if (typeof headers !== "object" || headers === null) return;
+    const values = (headers as { values?: unknown }).values;
+    const source = values instanceof Headers ? values : headers;
+    if (source instanceof Headers) {
+      for (const [name, value] of source) rememberHeader(name, value);
+    } else if (Array.isArray(source)) {
+      for (const pair of source) if (Array.isArray(pair)) rememberHeader(pair[0], pair[1]);
+    } else for (const [name, value] of Object.entries(source)) rememberHeader(name, value);
+  } catch {
+    // Unreadable headers (a Proxy, a throwing getter): nothing registered from them; the request is unaffected.
+  }
+}

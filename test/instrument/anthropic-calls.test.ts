@@ -5,7 +5,7 @@
  * request facts, usage with cache tokens, outcome — one call per request.
  */
 import { describe, expect, it } from "vitest";
-import { callOf } from "../../src/index.js";
+import { callOf, getCurrentCall, op } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { MODEL_SUFFIX, messageFor, TEXT, TOOL_USES, USAGE } from "../support/anthropic-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
@@ -23,6 +23,8 @@ import { summaryOf } from "./support.js";
 
 const CREATE = "anthropic.messages.create";
 const STREAM = "anthropic.messages.stream";
+const BETA_CREATE = "anthropic.beta.messages.create";
+const BETA_STREAM = "anthropic.beta.messages.stream";
 const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 /** The usage summary of one request: input tokens include the cache read and creation tokens (semconv). */
 const USAGE_SUMMARY = {
@@ -114,6 +116,31 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     expect(callOf(final)?.id).toBe(call.start.id);
   });
 
+  it("messages.stream(): its listeners run in the caller's context, so a follow-up request nests under the caller", async () => {
+    const client = wrapped();
+    const seen: (string | undefined)[] = [];
+    const agent = op(async function agent() {
+      const helper = client.messages.stream(TEXT_REQUEST);
+      const followUp = new Promise<unknown>((resolve, reject) => {
+        helper.on("text", () => seen.push(getCurrentCall()?.id));
+        helper.on("finalMessage", () => {
+          seen.push(getCurrentCall()?.id);
+          client.messages.create(TEXT_REQUEST).then(resolve, reject);
+        });
+      });
+      await helper.done();
+      await followUp;
+    });
+    await agent();
+    const parent = await session.only("agent");
+    const streamed = await session.only(STREAM);
+    const next = await session.only(CREATE);
+    expect(streamed.start.parent_id).toBe(parent.start.id);
+    expect(next.start.parent_id).toBe(parent.start.id);
+    expect(seen.length).toBeGreaterThan(1);
+    expect(new Set(seen)).toEqual(new Set([parent.start.id]));
+  });
+
   it("withResponse() and asResponse() answer as unwrapped; a raw-only read ends the call without output", async () => {
     const { data, response, request_id } = await wrapped().messages.create(TEXT_REQUEST).withResponse();
     expect(plain(data)).toEqual(plain(await bare().messages.create(TEXT_REQUEST)));
@@ -173,6 +200,17 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     expect(summaryOf(call).tracewire).toEqual({ status: "cancelled", cancel_reason: "break" });
   });
 
+  it("a messages.stream() helper the caller breaks out of is cancelled (break), exactly once, with the text so far", async () => {
+    const helper = wrapped().messages.stream({ ...TEXT_REQUEST, model: "m-slow" });
+    for await (const event of helper) if (event.type === "content_block_delta") break;
+    await errorOf(helper.done());
+    const call = await session.only(STREAM);
+    expect(call.ends).toBe(1);
+    expect(call.end!.exception).toBeUndefined();
+    expect(summaryOf(call).tracewire).toEqual({ status: "cancelled", cancel_reason: "break" });
+    expect(call.end!.output).toMatchObject({ content: [{ type: "text" }], stop_reason: null });
+  });
+
   it("an aborted stream (the caller's signal, or the helper's abort()) is cancelled (abort)", async () => {
     const controller = new AbortController();
     const stream = await wrapped().messages.create(
@@ -203,5 +241,33 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     await client.withOptions({ timeout: 5000 }).messages.create(TEXT_REQUEST);
     await session.only(CREATE);
     expect(Object.hasOwn(client.messages.batches, "create")).toBe(false);
+  });
+
+  it("client.beta.messages: create (streamed or not) and stream() are traced like messages, one call per request", async () => {
+    const client = wrapped();
+    const params = { ...TOOL_REQUEST, stream: true as const };
+    const message = await client.beta.messages.create(TOOL_REQUEST);
+    const sent = ctx.server.messageRequests().at(-1)!;
+    const events = await collect(await client.beta.messages.create(params));
+    const helper = client.beta.messages.stream(TOOL_REQUEST);
+    const final = await helper.finalMessage();
+    await session.tracing.flush();
+    // The SDK's own span of each request is handed over: none arrives over OTLP, its trace headers name the call.
+    expect(session.double.spans.map((s) => s.name)).toEqual([]);
+    expect(session.double.callsNamed(CREATE)).toHaveLength(0);
+    const [call, streamed] = session.double.callsNamed(BETA_CREATE);
+    expect(call!.start!.inputs).toEqual(plain(TOOL_REQUEST));
+    expect(call!.end!.output).toEqual(plain(message));
+    expect(call!.end!.summary).toMatchObject({ usage: USAGE_SUMMARY, gen_ai: { finish_reasons: ["tool_use"] } });
+    expect(callOf(message)?.id).toBe(call!.start!.id);
+    expect(sent.headers.traceparent).toBe(`00-${call!.start!.trace_id}-${call!.start!.id}-01`);
+    expect(streamed!.end!.output).toEqual(messageFor(TOOL_REQUEST, "msg_standin"));
+    const helperCall = await session.only(BETA_STREAM);
+    expect(helperCall.end!.output).toEqual(messageFor(TOOL_REQUEST, "msg_standin"));
+    expect(callOf(helper)?.id).toBe(helperCall.start.id);
+    // What the caller got is what an unwrapped client gets.
+    expect(plain(message)).toEqual(plain(await bare().beta.messages.create(TOOL_REQUEST)));
+    expect(plain(events)).toEqual(plain(await collect(await bare().beta.messages.create(params))));
+    expect(plain(final)).toEqual(plain(await bare().beta.messages.stream(TOOL_REQUEST).finalMessage()));
   });
 });

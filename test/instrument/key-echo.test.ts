@@ -85,12 +85,90 @@ describe("wrapAnthropic: the client's apiKey and authToken are known secrets", (
   });
 });
 
+describe("wrapAnthropic: a key the client gets from a function (apiKey: () => …) at request time is known too", () => {
+  it("quoted by a 401, it is masked on the call and in the logs", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapAnthropic(
+      new Anthropic({ apiKey: async () => key, baseURL: echo.url, maxRetries: 0 } as unknown as { apiKey: string }),
+    );
+    const error = await client.messages
+      .create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
+      .then(
+        () => expect.unreachable("the server refuses every key"),
+        (e: unknown) => e,
+      );
+    // The caller gets the SDK's error unchanged.
+    expect(String(error)).toContain(key);
+    const call = await session.only("anthropic.messages.create");
+    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+
+  it("a key sent in one request's own headers (Authorization), quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapAnthropic(new Anthropic({ apiKey: freshKey(), baseURL: echo.url, maxRetries: 0 }));
+    await client.messages
+      .create(
+        { model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] },
+        { headers: { Authorization: `Bearer ${key}` } },
+      )
+      .then(
+        () => expect.unreachable("the server refuses every key"),
+        () => undefined,
+      );
+    const call = await session.only("anthropic.messages.create");
+    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+});
+
 describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known secret", () => {
   it("a 401 quoting it is masked", async () => {
     const session = await echo.start();
     const key = freshKey();
     const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: echo.url } }));
     await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
+      () => expect.unreachable("the server refuses every key"),
+      () => undefined,
+    );
+    await session.tracing.flush();
+    const [call] = [...session.double.calls.values()];
+    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+  });
+
+  it("a Vertex AI client's Google auth token (no API key), quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const token = freshKey();
+    const client = new genai.GoogleGenAI({
+      vertexai: true,
+      project: "demo-project",
+      location: "us-central1",
+      httpOptions: { baseUrl: echo.url },
+    });
+    // Application default credentials, stood in for: what google-auth-library hands the SDK for each request.
+    const auth = (client as unknown as { apiClient: { clientOptions: { auth: { googleAuth: unknown } } } }).apiClient
+      .clientOptions.auth;
+    auth.googleAuth = { getRequestHeaders: async () => new Headers({ Authorization: `Bearer ${token}` }) };
+    wrapGoogleGenAI(client);
+    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
+      () => expect.unreachable("the server refuses every key"),
+      () => undefined,
+    );
+    await session.tracing.flush();
+    const [call] = [...session.double.calls.values()];
+    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(token);
+  });
+
+  it("a key sent in one request's config.httpOptions.headers, quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: freshKey(), httpOptions: { baseUrl: echo.url } }));
+    const config = { httpOptions: { headers: { "x-goog-api-key": key } } };
+    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi", config }).then(
       () => expect.unreachable("the server refuses every key"),
       () => undefined,
     );

@@ -259,6 +259,11 @@ interface Source {
   opName: string;
   /** An SDK stream helper (it reads the stream itself, and has no `tee()`). */
   helper?: true;
+  /**
+   * The helper aborts its request when the app breaks out of it, and the call is then cancelled even after the last
+   * event (openai's helper); without it, the call ends as the break does (wrapAnthropic notes the break first).
+   */
+  breakCancels?: true;
   versions: { name: string; plain(): object; wrapped(): object }[];
   setPacer(pacer: Pacer | undefined): void;
   open(client: object): Promise<SdkStream>;
@@ -320,6 +325,7 @@ const SOURCES: Source[] = [
     name: "openai chat.completions.stream()",
     opName: "openai.chat.completions.stream",
     helper: true,
+    breakCancels: true,
     versions: openaiVersions,
     setPacer: (pacer) => {
       openai.server.pacer = pacer;
@@ -380,8 +386,8 @@ describe.each(SOURCES)("$name", (source) => {
       const call = session.double.calls.get(handle!.id)!;
       expect(call.start!.op_name).toBe(source.opName);
       const summary = call.end!.summary as { tracewire?: { status?: string } };
-      // A helper aborts its request when the app breaks out of it: the call is cancelled even after the last event.
-      const cancelled = position.cancelled || (source.helper === true && position.name.startsWith("break"));
+      // A helper aborts its request when the app breaks out of it: see Source.breakCancels.
+      const cancelled = position.cancelled || (source.breakCancels === true && position.name.startsWith("break"));
       expect(summary.tracewire?.status === "cancelled", JSON.stringify(summary)).toBe(cancelled);
       expect(call.end!.exception).toBeUndefined();
     });
