@@ -48,6 +48,7 @@ import {
   type AnyFunction,
   isParams,
   isThenable,
+  noteBreaks,
   observeApiPromise,
   rewrapWithOptions,
   WRAP_ANTHROPIC,
@@ -109,29 +110,6 @@ function rememberRequestCredentials(client: Obj): void {
       rememberHeaderSecrets(headers);
       return headers;
     });
-  });
-}
-
-/**
- * A `for await` over a `MessageStream` that the caller leaves (`break`, `return`, a throw) aborts the helper's request
- * from the iterator's `return()`: each iterator the helper hands out tells the call first, so it ends as a break.
- */
-function noteBreaks(helper: Obj, call: ChatCall): void {
-  const iterate = (helper as Record<PropertyKey, unknown>)[Symbol.asyncIterator];
-  if (typeof iterate !== "function") return;
-  defineOwn(helper, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]): unknown {
-    const iterator: unknown = Reflect.apply(iterate as AnyFunction, this, args);
-    try {
-      const ret = isObj(iterator) ? iterator.return : undefined;
-      if (isObj(iterator) && typeof ret === "function")
-        replaceOwn(iterator, "return", function (this: unknown, ...rest: unknown[]): unknown {
-          call.stopReading();
-          return Reflect.apply(ret as AnyFunction, this, rest);
-        });
-    } catch (err) {
-      internalError("stream-break", err);
-    }
-    return iterator;
   });
 }
 
@@ -310,7 +288,7 @@ function instrumentMessages(self: Obj, messages: Obj, ops: MessagesOps, start: S
       call.link(helper);
       if (isObj(helper) && typeof helper.on === "function")
         (helper.on as AnyFunction).call(helper, "finalMessage", (message: unknown) => call.link(message));
-      if (isObj(helper)) noteBreaks(helper, call);
+      if (isObj(helper)) noteBreaks(helper, () => call.stopReading(), WRAP_ANTHROPIC);
     } catch (err) {
       internalError("stream", err);
     }

@@ -6,7 +6,7 @@
  * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
  */
 import type { ChatCall } from "../genai/chat-call.js";
-import { controllerSignal, replaceOwn } from "../genai/stream-tap.js";
+import { controllerSignal, defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 
@@ -278,4 +278,33 @@ export function rewrapWithOptions(client: object, wrap: (derived: object) => obj
   } catch (err) {
     internalError(wrapper, "with-options", err);
   }
+}
+
+/**
+ * A `for await` over an SDK stream helper (Anthropic's `MessageStream`, openai's `ChatCompletionStream` and other
+ * runners) that the caller leaves (`break`, `return`, a throw) aborts the helper's request from the iterator's
+ * `return()`: each iterator the helper hands out calls `stopReading` first, so the call ends as a break (complete
+ * when the answer had finished) and not as the caller's abort.
+ */
+export function noteBreaks(helper: Obj, stopReading: () => void, wrapper: Wrapper): void {
+  const iterate = helper[Symbol.asyncIterator];
+  if (typeof iterate !== "function") return;
+  defineOwn(helper, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]): unknown {
+    const iterator: unknown = Reflect.apply(iterate as AnyFunction, this, args);
+    try {
+      const ret = isObj(iterator) ? iterator.return : undefined;
+      if (isObj(iterator) && typeof ret === "function")
+        replaceOwn(iterator, "return", function (this: unknown, ...rest: unknown[]): unknown {
+          try {
+            stopReading();
+          } catch (err) {
+            internalError(wrapper, "stream-break", err);
+          }
+          return Reflect.apply(ret as AnyFunction, this, rest);
+        });
+    } catch (err) {
+      internalError(wrapper, "stream-break", err);
+    }
+    return iterator;
+  });
 }

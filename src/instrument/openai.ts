@@ -52,6 +52,7 @@ import {
   isObj,
   isParams,
   isThenable,
+  noteBreaks,
   type Obj,
   observeApiPromise,
   rewrapWithOptions,
@@ -113,6 +114,8 @@ const RUNNER_KEY = createContextKey("tracewire.openai.runner");
 interface RunnerLinks {
   runner: Obj | undefined;
   pending: ChatCall[];
+  /** The call of the runner's latest request: the one a `break` out of the runner's iterator stops. */
+  latest: ChatCall | undefined;
 }
 
 /** Notes a call started by a runner's request (found on the context the helper ran in). */
@@ -120,6 +123,7 @@ function noteRunnerCall(call: ChatCall): void {
   const links = context.active().getValue(RUNNER_KEY) as RunnerLinks | undefined;
   if (!links) return;
   links.pending.push(call);
+  links.latest = call;
   if (links.runner) call.link(links.runner);
 }
 
@@ -128,7 +132,7 @@ function traceRunner(helper: AnyFunction, self: unknown, args: unknown[]): unkno
   let links: RunnerLinks | undefined;
   let ctx = context.active();
   try {
-    links = { runner: undefined, pending: [] };
+    links = { runner: undefined, pending: [], latest: undefined };
     ctx = ctx.setValue(RUNNER_KEY, links);
   } catch (err) {
     internalError("runner", err);
@@ -142,6 +146,7 @@ function traceRunner(helper: AnyFunction, self: unknown, args: unknown[]): unkno
       (runner.on as AnyFunction).call(runner, "chatCompletion", (completion: unknown) => {
         known.pending.shift()?.link(completion);
       });
+      noteBreaks(runner, () => known.latest?.stopReading(), WRAP_OPENAI);
     }
   } catch (err) {
     internalError("runner", err);
