@@ -4,20 +4,10 @@ import { TracingClient } from "../src/api/index.js";
 import { ENV, maskSecret, resolveTransport, type ServiceSpec } from "../src/config.js";
 import { ConfigError } from "../src/errors.js";
 import { VERSION } from "../src/version.js";
+import { configError } from "./support/errors.js";
 
 const KEY = "tw-live-0123456789abcdef";
 const spec: ServiceSpec = { client: "TracingClient", baseUrlEnv: ENV.baseUrl, nonIdempotent: "replay" };
-
-/** Runs `fn`, expects a ConfigError, returns it. */
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return err as ConfigError;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 describe("configuration precedence", () => {
   it("explicit options win over the environment, the environment over defaults", () => {

@@ -12,19 +12,9 @@ import { ConfigError } from "../../src/errors.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
 import { wrapOpenAI } from "../../src/instrument/openai.js";
+import { configError } from "../support/errors.js";
 
 const URL = "http://127.0.0.1:1";
-
-/** The ConfigError `fn` throws. */
-function configError(fn: () => unknown): ConfigError {
-  try {
-    fn();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return err as ConfigError;
-  }
-  throw new Error("expected a ConfigError");
-}
 
 const wrappers = {
   wrapOpenAI: (options: object) =>

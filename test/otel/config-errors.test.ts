@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { ConfigError, type InitOptions, init } from "../../src/index.js";
 import { OtlpTraceExporter, type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
 import { globalState } from "../../src/otel/state.js";
+import { configError } from "../support/errors.js";
 import { PROJECT } from "./helpers.js";
 
 const BASE = { baseUrl: "http://127.0.0.1:9", project: PROJECT };
@@ -15,16 +16,6 @@ afterEach(() => {
   expect(globalState().live.size).toBe(0);
   expect(globalState().handle).toBeUndefined();
 });
-
-function configError(make: () => unknown): ConfigError {
-  try {
-    make();
-  } catch (err) {
-    expect(err).toBeInstanceOf(ConfigError);
-    return err as ConfigError;
-  }
-  throw new Error("expected a ConfigError, nothing was thrown");
-}
 
 const cases: { title: string; options: TracewireProcessorOptions; setting: string; value?: string }[] = [
   {
