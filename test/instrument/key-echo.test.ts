@@ -25,11 +25,23 @@ function expectNowhere(key: string): void {
   expect(echo.session.logs.map((l) => l.message).join("\n")).not.toContain(key);
 }
 
-const chat = (client: OpenAI) =>
-  client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }).then(
+/** What a request the echo server refuses (it refuses every key) rejects with. */
+const refused = (request: PromiseLike<unknown>): Promise<unknown> =>
+  Promise.resolve(request).then(
     () => expect.unreachable("the server refuses every key"),
-    (e: unknown) => e as Error,
+    (e: unknown) => e,
   );
+
+/** The call's exception quotes the refusal with the key masked, and the key reached neither the service nor a log. */
+function expectMasked(call: { end?: { exception?: unknown } } | undefined, key: string): void {
+  expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+  expectNowhere(key);
+}
+
+const chat = (client: OpenAI) =>
+  refused(
+    client.chat.completions.create({ model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] }),
+  ) as Promise<Error>;
 
 describe("wrapOpenAI: a 401 that quotes the client's key", () => {
   it("calls route: the call's exception says why it failed, with the key masked", async () => {
@@ -73,15 +85,11 @@ describe("wrapAnthropic: the client's apiKey and authToken are known secrets", (
     const session = await echo.start();
     const key = freshKey();
     const client = wrapAnthropic(new Anthropic({ [option]: key, baseURL: echo.url, maxRetries: 0 }));
-    await client.messages
-      .create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
-      .then(
-        () => expect.unreachable("the server refuses every key"),
-        () => undefined,
-      );
+    await refused(
+      client.messages.create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
+    );
     const call = await session.only("anthropic.messages.create");
-    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
-    expectNowhere(key);
+    expectMasked(call, key);
   });
 });
 
@@ -92,35 +100,27 @@ describe("wrapAnthropic: a key the client gets from a function (apiKey: () => â€
     const client = wrapAnthropic(
       new Anthropic({ apiKey: async () => key, baseURL: echo.url, maxRetries: 0 } as unknown as { apiKey: string }),
     );
-    const error = await client.messages
-      .create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] })
-      .then(
-        () => expect.unreachable("the server refuses every key"),
-        (e: unknown) => e,
-      );
+    const error = await refused(
+      client.messages.create({ model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] }),
+    );
     // The caller gets the SDK's error unchanged.
     expect(String(error)).toContain(key);
     const call = await session.only("anthropic.messages.create");
-    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
-    expectNowhere(key);
+    expectMasked(call, key);
   });
 
   it("a key sent in one request's own headers (Authorization), quoted by a 401, is masked", async () => {
     const session = await echo.start();
     const key = freshKey();
     const client = wrapAnthropic(new Anthropic({ apiKey: freshKey(), baseURL: echo.url, maxRetries: 0 }));
-    await client.messages
-      .create(
+    await refused(
+      client.messages.create(
         { model: "claude-x", max_tokens: 8, messages: [{ role: "user", content: "hi" }] },
         { headers: { Authorization: `Bearer ${key}` } },
-      )
-      .then(
-        () => expect.unreachable("the server refuses every key"),
-        () => undefined,
-      );
+      ),
+    );
     const call = await session.only("anthropic.messages.create");
-    expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
-    expectNowhere(key);
+    expectMasked(call, key);
   });
 });
 
@@ -129,14 +129,10 @@ describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known se
     const session = await echo.start();
     const key = freshKey();
     const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: key, httpOptions: { baseUrl: echo.url } }));
-    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
-      () => expect.unreachable("the server refuses every key"),
-      () => undefined,
-    );
+    await refused(client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }));
     await session.tracing.flush();
     const [call] = [...session.double.calls.values()];
-    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
-    expectNowhere(key);
+    expectMasked(call, key);
   });
 
   it("a Vertex AI client's Google auth token (no API key), quoted by a 401, is masked", async () => {
@@ -153,14 +149,10 @@ describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known se
       .clientOptions.auth;
     auth.googleAuth = { getRequestHeaders: async () => new Headers({ Authorization: `Bearer ${token}` }) };
     wrapGoogleGenAI(client);
-    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }).then(
-      () => expect.unreachable("the server refuses every key"),
-      () => undefined,
-    );
+    await refused(client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi" }));
     await session.tracing.flush();
     const [call] = [...session.double.calls.values()];
-    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
-    expectNowhere(token);
+    expectMasked(call, token);
   });
 
   it("a key sent in one request's config.httpOptions.headers, quoted by a 401, is masked", async () => {
@@ -168,14 +160,10 @@ describe.skipIf(!HAS_GOOGLE)("wrapGoogleGenAI: the client's apiKey is a known se
     const key = freshKey();
     const client = wrapGoogleGenAI(new genai.GoogleGenAI({ apiKey: freshKey(), httpOptions: { baseUrl: echo.url } }));
     const config = { httpOptions: { headers: { "x-goog-api-key": key } } };
-    await client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi", config }).then(
-      () => expect.unreachable("the server refuses every key"),
-      () => undefined,
-    );
+    await refused(client.models.generateContent({ model: "gemini-2.5-flash", contents: "hi", config }));
     await session.tracing.flush();
     const [call] = [...session.double.calls.values()];
-    expect(String(call?.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
-    expectNowhere(key);
+    expectMasked(call, key);
   });
 });
 
