@@ -5,11 +5,11 @@
  */
 import { kindOf, unknownOption } from "../config.js";
 import { ConfigError } from "../errors.js";
-import type { TracewireProcessorOptions } from "./options.js";
 
 /**
  * Every option read. init()'s own two (`serviceName`, `disabled`) are here too: `init()` hands its options to the
- * processor whole (tracing/init.ts checks that this list covers `InitOptions`).
+ * processor whole. tracing/init.ts checks at compile time that this list covers `InitOptions` (the processor's options
+ * and those two); it is not checked here, which would import options.ts back.
  */
 export const KNOWN_OPTIONS = {
   apiKey: true,
@@ -41,7 +41,7 @@ export const KNOWN_OPTIONS = {
   maxPayloadBytes: true,
   serviceName: true,
   disabled: true,
-} as const satisfies Record<keyof TracewireProcessorOptions | "serviceName" | "disabled", true>;
+} as const;
 
 /** What other tracing SDKs (or likely slips) call an option, lower-cased without `-`/`_`, by its name here. */
 const OTHER_NAMES: Record<string, keyof typeof KNOWN_OPTIONS> = {
