@@ -2,7 +2,6 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { TracingClient } from "../src/api/index.js";
 import { ENV, maskSecret, resolveTransport, type ServiceSpec } from "../src/config.js";
-import { ConfigError } from "../src/errors.js";
 import { VERSION } from "../src/version.js";
 import { configError } from "./support/errors.js";
 

@@ -6,6 +6,7 @@
  * An LLM-as-judge is an ordinary scorer that calls a wrapped client: its call (and its tokens) lands under the
  * scorer's call. See the LLM-as-judge scorer in docs/evaluations.md.
  */
+import { refuseUnknownOptions } from "./options.js";
 import type { Row, ScorerInput, ScorerObject } from "./types.js";
 
 /** Options every built-in takes. */
@@ -42,6 +43,7 @@ function picked(options: BuiltinOptions<string>, input: ScorerInput<Row, unknown
 export function exactMatch<N extends string = "exact_match">(
   options: BuiltinOptions<N> & { ignoreCase?: boolean; trim?: boolean } = {},
 ): ScorerObject<Row, unknown, boolean, N> {
+  refuseUnknownOptions("exactMatch()", options, ["name", "field", "select", "ignoreCase", "trim"]);
   const norm = (v: unknown) => {
     let s = text(v);
     if (options.trim !== false) s = s.trim();
@@ -61,6 +63,7 @@ export function exactMatch<N extends string = "exact_match">(
 export function contains<N extends string = "contains">(
   options: BuiltinOptions<N> & { caseSensitive?: boolean } = {},
 ): ScorerObject<Row, unknown, boolean, N> {
+  refuseUnknownOptions("contains()", options, ["name", "field", "select", "caseSensitive"]);
   const norm = (v: unknown) => (options.caseSensitive ? text(v) : text(v).toLowerCase());
   return {
     name: (options.name ?? "contains") as N,
@@ -97,6 +100,7 @@ function parsedJson(value: unknown): { ok: true; value: unknown } | { ok: false 
 export function jsonParses<N extends string = "json_parses">(
   options: Omit<BuiltinOptions<N>, "field"> = {},
 ): ScorerObject<Row, unknown, boolean, N> {
+  refuseUnknownOptions("jsonParses()", options, ["name", "select"]);
   return {
     name: (options.name ?? "json_parses") as N,
     description: "The output is valid JSON.",
@@ -109,6 +113,7 @@ export function matchesSchema<N extends string = "matches_schema">(
   schema: StandardSchemaLike | ((value: unknown) => boolean),
   options: Omit<BuiltinOptions<N>, "field"> = {},
 ): ScorerObject<Row, unknown, boolean, N> {
+  refuseUnknownOptions("matchesSchema()", options, ["name", "select"]);
   const isStandard = schema !== null && typeof schema === "object" && "~standard" in schema;
   if (!isStandard && typeof schema !== "function")
     throw new TypeError("matchesSchema(schema): schema must be a Standard Schema (zod 4, valibot…) or a predicate.");
@@ -140,6 +145,7 @@ function numberIn(value: unknown): number | undefined {
 export function numericTolerance<N extends string = "numeric_match">(
   options: BuiltinOptions<N> & { tolerance?: number; relative?: boolean } = {},
 ): ScorerObject<Row, unknown, boolean, N> {
+  refuseUnknownOptions("numericTolerance()", options, ["name", "field", "select", "tolerance", "relative"]);
   const tolerance = options.tolerance ?? 1e-6;
   if (typeof tolerance !== "number" || !(tolerance >= 0))
     throw new TypeError(`numericTolerance(): tolerance must be a number ≥ 0, got ${String(tolerance)}.`);

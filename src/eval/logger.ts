@@ -22,6 +22,7 @@ import {
   SUMMARIZE_OP,
   safeName,
 } from "./objects.js";
+import { refuseUnknownOptions } from "./options.js";
 import { type EvalCall, Recorder, ScoreFeedback, within } from "./recorder.js";
 import { checkScore } from "./scorers.js";
 import { type EvalSession, evaluationUrl, openSession } from "./session.js";
@@ -43,6 +44,10 @@ export interface EvaluationLoggerOptions {
   /** The root call's display name. */
   displayName?: string;
 }
+
+/** Every option of {@link EvaluationLoggerOptions}: one it does not read is refused, not ignored. */
+type LoggerOption = keyof EvaluationLoggerOptions;
+const LOGGER_OPTIONS: readonly LoggerOption[] = ["name", "model", "dataset", "description", "scorers", "displayName"];
 
 /** A prediction whose model call is open while its body runs (what the vitest integration records a test as). */
 export interface LivePrediction {
@@ -134,6 +139,7 @@ export class EvaluationLogger {
   constructor(private readonly options: EvaluationLoggerOptions) {
     if (options === null || typeof options !== "object" || typeof options.name !== "string" || !options.name.trim())
       throw new ValidationError("new EvaluationLogger({ name, model?, dataset? }): name is required.", "name");
+    refuseUnknownOptions("new EvaluationLogger()", options, LOGGER_OPTIONS);
     this.name = safeName(options.name, "evaluation");
     const model = safeName(
       (typeof options.model === "string" ? options.model : options.model?.name) ?? "Model",

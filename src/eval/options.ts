@@ -115,16 +115,24 @@ const OTHER_NAMES: Record<string, keyof typeof KNOWN_OPTIONS> = {
 };
 
 /**
- * An option `evaluate()` does not know is an error, not silently ignored: a JavaScript evaluation file (what
- * `tracewire eval` runs) gets no excess-property check, and `nTrials: 3` (the vendor's spelling) or `scorer: [...]`
- * would otherwise run one trial, or no scorer, without a word.
+ * Throws a `ValidationError` for an option `what` does not read (config.ts `unknownOption`), naming the one it
+ * probably meant and the options there are. A JavaScript evaluation file (what `tracewire eval` runs) gets no
+ * excess-property check: `nTrials: 3` (the vendor's spelling) would otherwise run one trial, `scorer: [...]` no
+ * scorer, `exactMatch({ feild })` compare the default field — each without a word.
  */
-function checkKnown(options: object): void {
-  const unknown = unknownOption(options, KNOWN_OPTIONS, OTHER_NAMES);
+export function refuseUnknownOptions(
+  what: string,
+  options: unknown,
+  known: Readonly<Record<string, true>> | readonly string[],
+  otherNames?: Readonly<Record<string, string>>,
+): void {
+  if (options === null || typeof options !== "object") return;
+  const unknown = unknownOption(options, known, otherNames);
   if (!unknown) return;
   const { key, hint } = unknown;
+  const names = Array.isArray(known) ? known : Object.keys(known);
   throw new ValidationError(
-    `evaluate(): unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${Object.keys(KNOWN_OPTIONS).join(", ")}.`,
+    `${what}: unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${names.join(", ")}.`,
     key,
   );
 }
@@ -132,7 +140,7 @@ function checkKnown(options: object): void {
 export function validate<R extends Row, O>(options: EvaluateOptions<R, O>): void {
   if (options === null || typeof options !== "object")
     throw new ValidationError("evaluate() takes an options object: { name, dataset, task, scorers }.", "options");
-  checkKnown(options);
+  refuseUnknownOptions("evaluate()", options, KNOWN_OPTIONS, OTHER_NAMES);
   if (typeof options.name !== "string" || options.name.trim() === "")
     throw new ValidationError("evaluate(): name must be a non-empty string (the evaluation's name).", "name");
   if (options.dataset === undefined || options.dataset === null)

@@ -17,6 +17,7 @@ import type { JsonObject } from "../api/types/common.js";
 import { ConfigError, TracewireError, ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { EvaluationLogger, type LivePrediction } from "./logger.js";
+import { refuseUnknownOptions } from "./options.js";
 import { checkScore } from "./scorers.js";
 import { headline, summarizeEvaluation } from "./summary.js";
 import type { Row, ScoreValue } from "./types.js";
@@ -32,6 +33,14 @@ export interface DescribeEvalOptions {
   /** Name of the score a test's pass or fail is recorded as; `false` to leave it out. Default `passed`. */
   passScore?: string | false;
 }
+
+/** Every option of {@link DescribeEvalOptions}: one it does not read is refused, not ignored. */
+const DESCRIBE_OPTIONS = {
+  model: true,
+  description: true,
+  thresholds: true,
+  passScore: true,
+} as const satisfies Record<keyof DescribeEvalOptions, true>;
 
 /** Helpers a test gets as its second argument (the same as the module's `logOutput` and `logScore`). */
 export interface EvalTestContext {
@@ -237,6 +246,7 @@ export function describeEval(
   const body = typeof optionsOrBody === "function" ? optionsOrBody : maybeBody;
   if (typeof name !== "string" || name.trim() === "" || typeof body !== "function")
     throw new ValidationError("describeEval(name, options?, body): a name and a body function are required.", "name");
+  refuseUnknownOptions("describeEval()", options, DESCRIBE_OPTIONS);
   const suite: Suite = {
     name,
     options,

@@ -8,7 +8,16 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { evaluate } from "../../src/eval/index.js";
+import {
+  contains,
+  EvaluationLogger,
+  evaluate,
+  exactMatch,
+  jsonParses,
+  matchesSchema,
+  numericTolerance,
+} from "../../src/eval/index.js";
+import { describeEval } from "../../src/eval/vitest.js";
 import { init, op, ValidationError } from "../../src/index.js";
 import { childrenOf, opName, quiet, setupEval } from "./support.js";
 
@@ -140,6 +149,25 @@ describe("options evaluate() does not know", () => {
     await expect(bad({ maxConcurrency: 2 })).rejects.toThrow(/did you mean concurrency\?/);
     await expect(bad({ displayname: "n" })).rejects.toThrow(/did you mean displayName\?/);
     await expect(bad({ colour: "red" })).rejects.toThrow(/unknown option colour\. The options are name, /);
+  });
+
+  it("the built-in scorers, EvaluationLogger and describeEval refuse theirs too (a typo scored every row wrong)", () => {
+    // `feild` compared the default field, `expected`: every row scored against the wrong value, without a word.
+    expect(() => exactMatch({ feild: "answer" } as never)).toThrow(ValidationError);
+    expect(() => exactMatch({ feild: "answer" } as never)).toThrow(
+      /^exactMatch\(\): unknown option feild \(did you mean field\?\)\. The options are name, field, select, ignoreCase, trim\.$/,
+    );
+    expect(() => contains({ ignoreCase: true } as never)).toThrow(/contains\(\): unknown option ignoreCase/);
+    expect(() => numericTolerance({ tolerence: 0.1 } as never)).toThrow(/did you mean tolerance\?/);
+    expect(() => jsonParses({ field: "x" } as never)).toThrow(/jsonParses\(\): unknown option field/);
+    expect(() => matchesSchema(() => true, { nmae: "s" } as never)).toThrow(/did you mean name\?/);
+    expect(exactMatch({ field: "answer", ignoreCase: true, name: "em" }).name).toBe("em");
+    expect(() => new EvaluationLogger({ name: "x", modle: "m" } as never)).toThrow(
+      /new EvaluationLogger\(\): unknown option modle \(did you mean model\?\)/,
+    );
+    expect(() => describeEval("x", { threshold: { a: 1 } } as never, () => {})).toThrow(
+      /describeEval\(\): unknown option threshold \(did you mean thresholds\?\)/,
+    );
   });
 });
 

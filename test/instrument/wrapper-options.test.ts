@@ -8,7 +8,6 @@ import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
-import { ConfigError } from "../../src/errors.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
 import { wrapOpenAI } from "../../src/instrument/openai.js";

@@ -3,7 +3,7 @@
  * and in `init()` — and leave nothing behind (no live processor, no exit hooks, no handle).
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { ConfigError, type InitOptions, init } from "../../src/index.js";
+import { type InitOptions, init } from "../../src/index.js";
 import { OtlpTraceExporter, type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
 import { globalState } from "../../src/otel/state.js";
 import { configError } from "../support/errors.js";
