@@ -41,9 +41,7 @@ import {
   resolveChatTraceOptions,
 } from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
-import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
-import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
   isParams,
@@ -52,6 +50,7 @@ import {
   observeApiPromise,
   rewrapWithOptions,
   WRAP_ANTHROPIC,
+  warnUntraced,
   internalError as wrapperError,
 } from "./api-promise.js";
 
@@ -192,10 +191,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   try {
     instrumentMessages(self, messages, OPS, start);
   } catch (err) {
-    globalState().active?.diagnostics.warn(
-      "anthropic-frozen",
-      `wrapAnthropic could not instrument this client (${describeError(err)}); it runs untraced.`,
-    );
+    warnUntraced(WRAP_ANTHROPIC, err);
     return client;
   }
   // The beta namespace has a Messages API of its own (its BetaMessageStream calls its create).
@@ -209,10 +205,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
     )
       instrumentMessages(self, betaMessages, BETA_OPS, start);
   } catch (err) {
-    globalState().active?.diagnostics.warn(
-      "anthropic-beta-frozen",
-      `wrapAnthropic could not instrument client.beta.messages (${describeError(err)}); its requests run untraced.`,
-    );
+    warnUntraced(WRAP_ANTHROPIC, err, { name: "client.beta.messages", key: "beta" });
   }
 
   rewrapWithOptions(client, (derived) => wrapAnthropic(derived, options), WRAP_ANTHROPIC);

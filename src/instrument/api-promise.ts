@@ -47,6 +47,20 @@ export function internalError(wrapper: Wrapper, where: string, err: unknown): vo
   );
 }
 
+/**
+ * A client (or one of its namespaces: `part`, named for the message and for the warning's kind) that cannot take own
+ * properties — frozen, sealed, a Proxy refusing `defineProperty` — is left as it is and runs untraced: said once per
+ * kind, as a warning, not an internal error.
+ */
+export function warnUntraced(wrapper: Wrapper, err: unknown, part?: { name: string; key: string }): void {
+  globalState().active?.diagnostics.warn(
+    part ? `${wrapper.key}-${part.key}-frozen` : `${wrapper.key}-frozen`,
+    part
+      ? `${wrapper.name} could not instrument ${part.name} (${describeError(err)}); its requests run untraced.`
+      : `${wrapper.name} could not instrument this client (${describeError(err)}); it runs untraced.`,
+  );
+}
+
 /** Whether an error is a server's refusal of the `stream_options` parameter (a 400 or 422 that names it). */
 export function refusesStreamOptions(err: unknown): boolean {
   try {

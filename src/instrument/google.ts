@@ -38,9 +38,7 @@ import {
   resolveChatTraceOptions,
 } from "../genai/options.js";
 import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
-import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
-import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
   isObj,
@@ -48,6 +46,7 @@ import {
   isThenable,
   type Obj,
   type Wrapper,
+  warnUntraced,
   internalError as wrapperError,
 } from "./api-promise.js";
 
@@ -304,10 +303,7 @@ export function wrapGoogleGenAI<T extends object>(client: T, options: WrapGoogle
     if (typeof originalInternal === "function") replaceOwn(models, "generateContentInternal", generateContentInternal);
     defineOwn(models, WRAPPED, true);
   } catch (err) {
-    globalState().active?.diagnostics.warn(
-      "google-frozen",
-      `wrapGoogleGenAI could not instrument this client (${describeError(err)}); it runs untraced.`,
-    );
+    warnUntraced(WRAP_GOOGLE, err);
     return client;
   }
   try {

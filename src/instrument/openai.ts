@@ -44,9 +44,7 @@ import { OPENAI_EMBEDDINGS_FORMAT } from "../genai/openai-embeddings.js";
 import { OPENAI_RESPONSES_FORMAT } from "../genai/openai-responses.js";
 import { type ChatTraceOptions, type ResolvedChatTraceOptions, resolveChatTraceOptions } from "../genai/options.js";
 import { defineOwn } from "../genai/stream-tap.js";
-import { describeError } from "../otel/diagnostics.js";
 import { rememberClientSecrets } from "../otel/known-secrets.js";
-import { globalState } from "../otel/state.js";
 import {
   type AnyFunction,
   isObj,
@@ -57,6 +55,7 @@ import {
   observeApiPromise,
   rewrapWithOptions,
   WRAP_OPENAI,
+  warnUntraced,
   internalError as wrapperError,
 } from "./api-promise.js";
 
@@ -346,11 +345,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
   try {
     instrumentResource(completions, CHAT, tracing, RUNNER_HELPERS);
   } catch (err) {
-    // A frozen client: leave it as it is, untraced, and say so once.
-    globalState().active?.diagnostics.warn(
-      "openai-frozen",
-      `wrapOpenAI could not instrument this client (${describeError(err)}); it runs untraced.`,
-    );
+    warnUntraced(WRAP_OPENAI, err);
     return client;
   }
   // Endpoints an older client may lack, or a test double leave out: traced when present.

@@ -4,22 +4,18 @@
  * inspection — those end up in logs, traces and bug reports.
  */
 import { inspect } from "node:util";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TracingClient } from "../../src/api/tracing/client.js";
 import { TrainingClient } from "../../src/api/training/client.js";
 import { ApiError, AuthenticationError, ProtocolError, TimeoutError } from "../../src/errors.js";
-import { sseReply, TestServer } from "../support/server.js";
+import { setupTestServer, sseReply, type TestServer } from "../support/server.js";
 
 let server: TestServer;
 const KEY = "tw-echoed-key-7f3a9c2e5b1d";
 
-beforeAll(async () => {
-  server = await TestServer.start();
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await server.close();
+setupTestServer((started) => {
+  server = started;
 });
 
 /** Everything a log line, a trace or a bug report could show of an error. */

@@ -2,22 +2,18 @@
  * Options the clients do not know are refused, not ignored: a JavaScript caller gets no excess-property check, and
  * the `openai` package's spellings (`timeout`, `maxRetries`) or a typo would otherwise change nothing, silently.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TracingClient } from "../../src/api/tracing/client.js";
 import { TrainingClient } from "../../src/api/training/client.js";
 import { ConfigError, ConnectionError, ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
+import { setupTestServer, type TestServer } from "../support/server.js";
 
 let server: TestServer;
 const KEY = "tw-options-key-4d2c8e1a";
 
-beforeAll(async () => {
-  server = await TestServer.start();
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await server.close();
+setupTestServer((started) => {
+  server = started;
 });
 
 describe("client options", () => {

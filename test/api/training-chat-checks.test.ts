@@ -2,22 +2,18 @@
  * Sampling values the training service's engine refuses in every version (vLLM's SamplingParams checks), refused
  * before sending with the value and the accepted range in the message.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TrainingClient } from "../../src/api/training/client.js";
 import { ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
+import { setupTestServer, type TestServer } from "../support/server.js";
 
 let server: TestServer;
 let client: TrainingClient;
 
-beforeAll(async () => {
-  server = await TestServer.start();
+setupTestServer((started) => {
+  server = started;
   client = new TrainingClient({ baseUrl: server.url, apiKey: "tw-training-key-0003", env: {} });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
+  return () => client.close();
 });
 
 describe("training chat sampling checks", () => {

@@ -3,22 +3,18 @@
  * must end the iteration (not loop forever), and bad or unknown arguments are refused when called, before sending.
  */
 import type { ServerResponse } from "node:http";
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { TrainingClient } from "../../src/api/training/client.js";
 import { ProtocolError, ValidationError } from "../../src/errors.js";
-import { TestServer } from "../support/server.js";
+import { setupTestServer, type TestServer } from "../support/server.js";
 
 let server: TestServer;
 let client: TrainingClient;
 
-beforeAll(async () => {
-  server = await TestServer.start();
+setupTestServer((started) => {
+  server = started;
   client = new TrainingClient({ baseUrl: server.url, apiKey: "tw-training-key-0002", env: {} });
-});
-afterEach(() => server.reset());
-afterAll(async () => {
-  await client.close();
-  await server.close();
+  return () => client.close();
 });
 
 function jsonReply(res: ServerResponse, body: unknown): void {

@@ -6,6 +6,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { gunzipSync } from "node:zlib";
+import { afterAll, afterEach, beforeAll } from "vitest";
 
 export interface RecordedRequest {
   method: string;
@@ -206,4 +207,23 @@ export function sseReply(
     if (options.done !== false) res.write("data: [DONE]\n\n");
     res.end();
   };
+}
+
+/**
+ * A {@link TestServer} for the whole file: started before its tests (then `started` runs, e.g. to build the client
+ * under test, and may return what to close first), its recorded requests and replies reset after each test, closed
+ * after the last.
+ */
+export function setupTestServer(started: (server: TestServer) => (() => Promise<void>) | undefined | void): void {
+  let server: TestServer | undefined;
+  let cleanup: (() => Promise<void>) | undefined | void;
+  beforeAll(async () => {
+    server = await TestServer.start();
+    cleanup = started(server);
+  });
+  afterEach(() => server?.reset());
+  afterAll(async () => {
+    await cleanup?.();
+    await server?.close();
+  });
 }
