@@ -141,6 +141,49 @@ export function unknownOption(
 }
 
 /**
+ * Throws a `ValidationError` for an option `what` does not read (see {@link unknownOption}), naming the one it probably
+ * meant and the options there are: for options passed while the app runs (an evaluation, a feedback record), where
+ * JavaScript gets no excess-property check — `nTrials: 3` (the vendor's spelling) would otherwise run one trial.
+ */
+export function refuseUnknownOptions(
+  what: string,
+  options: unknown,
+  known: Readonly<Record<string, true>> | readonly string[],
+  otherNames?: Readonly<Record<string, string>>,
+): void {
+  if (options === null || typeof options !== "object") return;
+  const unknown = unknownOption(options, known, otherNames);
+  if (!unknown) return;
+  const { key, hint } = unknown;
+  const names = Array.isArray(known) ? known : Object.keys(known);
+  throw new ValidationError(
+    `${what}: unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${names.join(", ")}.`,
+    key,
+  );
+}
+
+/**
+ * Throws a `ConfigError` for a setting `where` (a constructor or a wrapper, set up once) does not read, naming it and
+ * the one it probably meant — never its value, which may be a misspelt key.
+ */
+export function refuseUnknownSettings(
+  where: string,
+  options: unknown,
+  known: Readonly<Record<string, true>> | readonly string[],
+  otherNames?: Readonly<Record<string, string>>,
+): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) return;
+  const unknown = unknownOption(options, known, otherNames);
+  if (!unknown) return;
+  const names = Array.isArray(known) ? known : Object.keys(known);
+  throw new ConfigError(
+    `${where} option ${unknown.key}`,
+    "an option it does not know",
+    `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${names.join(", ")}`,
+  );
+}
+
+/**
  * Longest delay a Node timer can wait (2^31 - 1 ms, about 24.8 days). A longer one fires after 1 ms instead, so
  * every time setting is capped here.
  */

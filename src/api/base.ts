@@ -2,7 +2,14 @@
  * What every service client shares: the transport, the default project, per-call options and the small helpers
  * that turn a method call into one {@link RequestOptions}.
  */
-import { type ClientOptions, kindOf, MAX_TIMER_MS, readHeaders, unknownOption } from "../config.js";
+import {
+  type ClientOptions,
+  kindOf,
+  MAX_TIMER_MS,
+  readHeaders,
+  refuseUnknownSettings,
+  unknownOption,
+} from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
@@ -174,15 +181,7 @@ const SERVICE_OPTIONS = ["project", "trace"];
  * its value, which may be a misspelt key): the `openai` package's `timeout` or a typo would otherwise do nothing.
  */
 export function checkClientOptions(client: string, options: unknown): void {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) return; // resolveTransport says so
-  const known = [...CLIENT_OPTIONS, ...SERVICE_OPTIONS];
-  const unknown = unknownOption(options, known, OTHER_NAMES);
-  if (!unknown) return;
-  throw new ConfigError(
-    `${client} option ${unknown.key}`,
-    "an option it does not know",
-    `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${known.join(", ")}`,
-  );
+  refuseUnknownSettings(client, options, [...CLIENT_OPTIONS, ...SERVICE_OPTIONS], OTHER_NAMES);
 }
 
 /** Requires a request object (not null, not an array, not a primitive). */

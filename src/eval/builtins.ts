@@ -6,7 +6,7 @@
  * An LLM-as-judge is an ordinary scorer that calls a wrapped client: its call (and its tokens) lands under the
  * scorer's call. See the LLM-as-judge scorer in docs/evaluations.md.
  */
-import { refuseUnknownOptions } from "./options.js";
+import { refuseUnknownOptions } from "../config.js";
 import type { Row, ScorerInput, ScorerObject } from "./types.js";
 
 /** Options every built-in takes. */

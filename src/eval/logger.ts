@@ -7,6 +7,7 @@
  * summary is logged, and every call is recorded then, with the times it was logged at.
  */
 import type { JsonObject } from "../api/types/common.js";
+import { refuseUnknownOptions } from "../config.js";
 import { TracewireError, ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { preparePayload } from "../tracing/payload.js";
@@ -22,7 +23,6 @@ import {
   SUMMARIZE_OP,
   safeName,
 } from "./objects.js";
-import { refuseUnknownOptions } from "./options.js";
 import { type EvalCall, Recorder, ScoreFeedback, within } from "./recorder.js";
 import { checkScore } from "./scorers.js";
 import { type EvalSession, evaluationUrl, openSession } from "./session.js";

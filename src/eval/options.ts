@@ -2,7 +2,7 @@
  * `evaluate()`'s options checked and completed: concurrency, trials, the task as a model (its name, the function to
  * run, what is recorded about it), the root's display name. Bad values are `ValidationError`s naming the option.
  */
-import { unknownOption } from "../config.js";
+import { refuseUnknownOptions } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { unwrapOp } from "../tracing/op.js";
 import { pickAttributes, safeName } from "./objects.js";
@@ -113,29 +113,6 @@ const OTHER_NAMES: Record<string, keyof typeof KNOWN_OPTIONS> = {
   evaluationname: "name",
   experimentname: "name",
 };
-
-/**
- * Throws a `ValidationError` for an option `what` does not read (config.ts `unknownOption`), naming the one it
- * probably meant and the options there are. A JavaScript evaluation file (what `tracewire eval` runs) gets no
- * excess-property check: `nTrials: 3` (the vendor's spelling) would otherwise run one trial, `scorer: [...]` no
- * scorer, `exactMatch({ feild })` compare the default field — each without a word.
- */
-export function refuseUnknownOptions(
-  what: string,
-  options: unknown,
-  known: Readonly<Record<string, true>> | readonly string[],
-  otherNames?: Readonly<Record<string, string>>,
-): void {
-  if (options === null || typeof options !== "object") return;
-  const unknown = unknownOption(options, known, otherNames);
-  if (!unknown) return;
-  const { key, hint } = unknown;
-  const names = Array.isArray(known) ? known : Object.keys(known);
-  throw new ValidationError(
-    `${what}: unknown option ${key}${hint ? ` (did you mean ${hint}?)` : ""}. The options are ${names.join(", ")}.`,
-    key,
-  );
-}
 
 export function validate<R extends Row, O>(options: EvaluateOptions<R, O>): void {
   if (options === null || typeof options !== "object")

@@ -14,10 +14,10 @@
 import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, describe, expect, test } from "vitest";
 import type { JsonObject } from "../api/types/common.js";
+import { refuseUnknownOptions } from "../config.js";
 import { ConfigError, TracewireError, ValidationError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { EvaluationLogger, type LivePrediction } from "./logger.js";
-import { refuseUnknownOptions } from "./options.js";
 import { checkScore } from "./scorers.js";
 import { headline, summarizeEvaluation } from "./summary.js";
 import type { Row, ScoreValue } from "./types.js";

@@ -24,6 +24,7 @@
  * are ended as abandoned rather than kept. `shutdown()` ends what is open as cancelled.
  */
 import { type Context, context } from "@opentelemetry/api";
+import { refuseUnknownSettings } from "../config.js";
 import { ConfigError } from "../errors.js";
 import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
@@ -116,6 +117,7 @@ export class TracewireTraceProcessor {
 
   /** Throws `ConfigError` for a `maxRuns` that is not a positive integer. */
   constructor(options: TraceProcessorOptions = {}) {
+    refuseUnknownSettings("tracewireTraceProcessor", options, ["maxRuns"]);
     const maxRuns = options?.maxRuns ?? MAX_RUNS;
     if (!Number.isInteger(maxRuns) || maxRuns < 1)
       throw new ConfigError("maxRuns (tracewireTraceProcessor)", String(maxRuns), "a positive integer");

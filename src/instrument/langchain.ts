@@ -27,6 +27,7 @@ import * as runnables from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { Context } from "@opentelemetry/api";
 import { context } from "@opentelemetry/api";
+import { refuseUnknownSettings } from "../config.js";
 import { frameworkError } from "../genai/framework-runs.js";
 import { LangChainHandler, runScopeContext, stopStream, withRunScope } from "../genai/langchain.js";
 import { rememberModelSecrets } from "../genai/langchain-secrets.js";
@@ -270,6 +271,11 @@ async function copyOf(load: (path: string) => unknown): Promise<LangChainModules
  * Resolves with the handler when both copies are hooked; calling it again returns the same promise.
  */
 export function instrumentLangChain(options: InstrumentLangChainOptions = {}): Promise<TracewireCallbackHandler> {
+  try {
+    refuseUnknownSettings("instrumentLangChain", options, ["modules"]);
+  } catch (err) {
+    return Promise.reject(err); // one way to fail for a function that returns a promise
+  }
   shared ??= new TracewireCallbackHandler();
   const handler = shared;
   for (const modules of options?.modules ?? []) {

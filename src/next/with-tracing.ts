@@ -3,6 +3,8 @@
  * body has been read to its end, with the spans flushed before a serverless invocation ends.
  */
 import { trace } from "@opentelemetry/api";
+import { kindOf, refuseUnknownSettings } from "../config.js";
+import { ConfigError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
@@ -23,6 +25,9 @@ export interface WithTracingOptions {
   /** Extra call attributes. */
   attributes?: Record<string, unknown>;
 }
+
+/** The options of {@link WithTracingOptions} (`satisfies`: no name that is not one of them). */
+const WITH_TRACING_OPTIONS = ["name", "route", "attributes"] as const satisfies readonly (keyof WithTracingOptions)[];
 
 // biome-ignore lint/suspicious/noExplicitAny: a wrapper must accept any handler signature.
 type AnyFunction = (...args: any[]) => any;
@@ -82,6 +87,7 @@ function pathOf(url: string): string {
  */
 export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): TracedHandler<F> {
   if (typeof handler !== "function") throw new TypeError("withTracing(handler): handler must be a function.");
+  checkWithTracingOptions(options);
   const wrapped = async function (this: unknown, ...args: unknown[]) {
     const state = globalState();
     if (!state.active) return Reflect.apply(handler, this, args);
@@ -101,6 +107,24 @@ export function withTracing<F extends AnyFunction>(handler: F, options: WithTrac
   };
   Object.defineProperty(wrapped, "name", { value: handler.name, configurable: true });
   return wrapped as unknown as TracedHandler<F>;
+}
+
+/**
+ * Refuses what the options cannot mean, when the route module loads rather than on each request: a misspelt
+ * `atributes` would otherwise record nothing, and a `name` that is not a string would name every call oddly.
+ */
+function checkWithTracingOptions(options: WithTracingOptions): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options))
+    throw new ConfigError("withTracing options", kindOf(options), "an options object ({ name, route, attributes })");
+  refuseUnknownSettings("withTracing", options, WITH_TRACING_OPTIONS);
+  for (const key of ["name", "route"] as const) {
+    const value = options[key];
+    if (value !== undefined && (typeof value !== "string" || value.trim() === ""))
+      throw new ConfigError(`withTracing option ${key}`, kindOf(value), "a non-empty string");
+  }
+  const { attributes } = options;
+  if (attributes !== undefined && (attributes === null || typeof attributes !== "object" || Array.isArray(attributes)))
+    throw new ConfigError("withTracing option attributes", kindOf(attributes), "an object of attribute values");
 }
 
 /**

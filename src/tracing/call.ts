@@ -23,6 +23,7 @@ import {
 } from "../api/refs.js";
 import type { JsonObject } from "../api/types/common.js";
 import type { FeedbackCreateRes } from "../api/types/feedback.js";
+import { refuseUnknownOptions } from "../config.js";
 import { NotSentError, ValidationError } from "../errors.js";
 import { spanRoute } from "../otel/span-data.js";
 import { type ActiveProcessor, globalState } from "../otel/state.js";
@@ -41,6 +42,14 @@ export interface FeedbackOptions {
   callRef?: string;
 }
 
+/** The fields of {@link FeedbackOptions}. */
+const FEEDBACK_OPTIONS = [
+  "creator",
+  "annotationRef",
+  "runnableRef",
+  "callRef",
+] as const satisfies readonly (keyof FeedbackOptions)[];
+
 /** Longest op name, display name, thread id, call id or feedback type accepted, in characters. */
 export const MAX_NAME_LENGTH = 1024;
 
@@ -51,6 +60,8 @@ function requireOptions(options: unknown): FeedbackOptions {
       "options",
     );
   }
+  // A misspelt `creater` would otherwise be dropped without a word.
+  refuseUnknownOptions("feedback options", options, FEEDBACK_OPTIONS);
   return options as FeedbackOptions;
 }
 

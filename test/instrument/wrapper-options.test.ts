@@ -1,16 +1,21 @@
 /**
  * A wrapper's options object gets no excess-property check in JavaScript: an option the wrapper does not read is a
  * ConfigError naming it and the option it probably meant, not ignored — `wrapOpenAI(client, { captureContent: false })`
- * would otherwise record content without a word. The real SDK clients, constructed only (no request is made).
+ * would otherwise record content without a word. The real SDK clients, constructed only (no request is made); the
+ * frameworks' processors and Next's `withTracing` set up only.
  */
 import Anthropic from "@anthropic-ai/sdk";
 import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
+import { ConfigError } from "../../src/errors.js";
+import { tracewireTraceProcessor } from "../../src/genai/openai-agents.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
+import { instrumentLangChain } from "../../src/instrument/langchain.js";
 import { wrapOpenAI } from "../../src/instrument/openai.js";
+import { withTracing } from "../../src/next/with-tracing.js";
 import { configError } from "../support/errors.js";
 
 const URL = "http://127.0.0.1:1";
@@ -58,5 +63,36 @@ describe("an option a wrapper does not read is a ConfigError", () => {
       () => new InferenceClient({ baseUrl: URL, apiKey: "k", env: {}, trace: { streamUsage: false } as object }),
     );
     expect(error.message).toMatch(/did you mean includeStreamUsage\?/);
+  });
+});
+
+describe("the frameworks' and Next's set-up options are checked the same way", () => {
+  it("withTracing: a misspelt option, a name that is not a string, attributes that are not an object", () => {
+    const handler = async () => new Response("ok");
+    const slip = configError(() => withTracing(handler, { atributes: { team: "a" } } as object));
+    expect(slip.setting).toBe("withTracing option atributes");
+    expect(slip.message).toMatch(/expected attributes, or one of name, route, attributes/);
+    expect(configError(() => withTracing(handler, { name: 42 } as object)).setting).toBe("withTracing option name");
+    expect(configError(() => withTracing(handler, { attributes: [1] } as object)).setting).toBe(
+      "withTracing option attributes",
+    );
+    expect(configError(() => withTracing(handler, null as unknown as object)).setting).toBe("withTracing options");
+    expect(typeof withTracing(handler, { name: "chat", route: "/api/chat", attributes: { team: "a" } })).toBe(
+      "function",
+    );
+  });
+
+  it("tracewireTraceProcessor and instrumentLangChain: a misspelt option, never its value", async () => {
+    const runs = configError(() => tracewireTraceProcessor({ maxRun: 5 } as object));
+    expect(runs.setting).toBe("tracewireTraceProcessor option maxRun");
+    expect(runs.message).toMatch(/expected maxRuns, or one of maxRuns/);
+    expect(() => tracewireTraceProcessor({ maxRuns: 5 })).not.toThrow();
+    const error = await instrumentLangChain({ modles: [], apiKey: "sk-live-abcdefghijklmnop" } as object).then(
+      () => undefined,
+      (err: unknown) => err,
+    );
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).setting).toBe("instrumentLangChain option modles");
+    expect(String(error)).not.toContain("abcdefghijklmnop");
   });
 });

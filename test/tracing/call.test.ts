@@ -74,6 +74,13 @@ describe("feedback and renames on the wire", () => {
     await s.tracing.flush();
     expect(s.double.server.requests.length).toBe(requests);
 
+    // A misspelt option is refused (the creator would otherwise be dropped without a word), nothing sent.
+    const slip = call.feedback("acme.quality", { stars: 1 }, { creater: "qa-bot" } as object);
+    await expect(slip).rejects.toThrow(ValidationError);
+    await expect(slip).rejects.toThrow(/unknown option creater \(did you mean creator\?\)/);
+    await s.tracing.flush();
+    expect(s.double.server.requests.length).toBe(requests);
+
     const { bodies } = await arrivals(() =>
       call.feedback("acme.quality", { stars: 4, tags: ["concise"], at: new Date(0) }, { creator: "qa-bot" }),
     );
