@@ -104,6 +104,13 @@ export interface OpenResponse {
 
 export { encodePath, isUnreachable, type QueryValue } from "./request-parts.js";
 
+/** A response body as the senders hand it out: its chunks, and a way to end it early. */
+type Body = AsyncIterable<Uint8Array> & { destroy?: (err?: Error) => void };
+
+/** Why a response stream still open at `close()` ended. */
+const CLOSED_WHILE_OPEN =
+  "the response stream was ended because the client was closed (close() was called) while it was open";
+
 let userAgentText: string | undefined;
 
 /** The `User-Agent` of every request: `tracewire/<version> <runtime>/<version>` (read on first use, not at import). */
@@ -130,6 +137,8 @@ export class HttpTransport {
   /** How requests leave: undici's pool on Node, `fetch` elsewhere; made by the first request. */
   private sender: Sender | undefined;
   private closed = false;
+  /** Response streams handed out and not yet read to their end or released: what `close()` ends. */
+  private readonly openBodies = new Set<Body>();
   /** The credentials this transport sends (its key, credential-named headers), longest first: see {@link redact}. */
   private readonly secrets: readonly string[];
 
@@ -215,12 +224,22 @@ export class HttpTransport {
    * the iteration releases the connection.
    */
   async stream(request: RequestOptions): Promise<OpenResponse> {
-    return this.execute(request, async (res) => ({ ...res, body: this.guardBody(res.body, res.request, request) }));
+    return this.execute(request, async (res) => {
+      this.openBodies.add(res.body as Body);
+      return { ...res, body: this.guardBody(res.body, res.request, request) };
+    });
   }
 
-  /** Closes idle sockets; in-flight requests finish first, later ones fail at once with a {@link ConnectionError}. */
+  /**
+   * Closes the transport: requests in flight get their answers first, later ones fail at once with a
+   * {@link ConnectionError}, and response streams still open are ended (reading one then throws a
+   * {@link ConnectionError} that says the client was closed). A stream handed out and never read would otherwise hold
+   * its connection, and this promise, for as long as the server keeps it open.
+   */
   async close(): Promise<void> {
     this.closed = true;
+    for (const body of this.openBodies) body.destroy?.(new Error(CLOSED_WHILE_OPEN));
+    this.openBodies.clear();
     await this.sender?.close();
   }
 
@@ -368,23 +387,22 @@ export class HttpTransport {
   }
 
   /** Maps failures while a streamed body is read onto the typed errors, and frees the socket on early exit. */
-  private async *guardBody(
-    body: AsyncIterable<Uint8Array> & { destroy?: (err?: Error) => void },
-    info: RequestInfo,
-    request: RequestOptions,
-  ): AsyncGenerator<Uint8Array> {
+  private async *guardBody(body: Body, info: RequestInfo, request: RequestOptions): AsyncGenerator<Uint8Array> {
     let finished = false;
     try {
       for await (const chunk of body) yield chunk;
       finished = true;
     } catch (err) {
       if (request.signal?.aborted) throw new AbortError(info, request.signal.reason);
+      if (this.closed && err instanceof Error && err.message === CLOSED_WHILE_OPEN)
+        throw new ConnectionError(`${info.method} ${info.path}: ${CLOSED_WHILE_OPEN}`, info, err);
       const code = errorCode(err);
       const message = `${info.method} ${info.path}: the response stream broke: ${err instanceof Error ? err.message : String(err)}${this.timeoutHint(code, request.timeoutMs ?? this.options.timeoutMs)}`;
       throw TIMEOUT_CODES.has(code ?? "")
         ? new TimeoutError(message, info, err)
         : new ConnectionError(message, info, err);
     } finally {
+      this.openBodies.delete(body);
       if (!finished) body.destroy?.();
     }
   }

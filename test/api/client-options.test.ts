@@ -2,6 +2,8 @@
  * Options the clients do not know are refused, not ignored: a JavaScript caller gets no excess-property check, and
  * the `openai` package's spellings (`timeout`, `maxRetries`) or a typo would otherwise change nothing, silently.
  */
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
 import { TracingClient } from "../../src/api/tracing/client.js";
@@ -74,6 +76,41 @@ describe("a closed client", () => {
       expect(String(err)).toMatch(/the client was closed \(close\(\) was called\): make a new client/);
     }
     expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe("close() with a stream still open", () => {
+  it("ends the stream instead of waiting for it: reading it then says the client was closed", async () => {
+    // A server that streams for as long as the connection stays open.
+    const endless = createServer((req, res) => {
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      const chunk = { id: "c-1", object: "chat.completion.chunk", created: 1, model: "m", choices: [] };
+      const timer = setInterval(() => res.write(`data: ${JSON.stringify(chunk)}\n\n`), 5);
+      req.on("close", () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => endless.listen(0, "127.0.0.1", resolve));
+    const { port } = endless.address() as AddressInfo;
+    const inference = new InferenceClient({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: KEY, env: {} });
+    try {
+      const stream = await inference.chat.completions.create({
+        model: "m",
+        messages: [{ role: "user", content: "hi" }],
+        stream: true,
+      });
+      // Before the fix close() waited for the unread stream until the server ended it: here, never.
+      const guard = new Promise((_, reject) => setTimeout(() => reject(new Error("close() still waiting")), 10_000));
+      await Promise.race([inference.close(), guard]);
+      const err = await (async () => {
+        for await (const _ of stream);
+      })().catch((e: unknown) => e);
+      expect(err).toBeInstanceOf(ConnectionError);
+      expect(String(err)).toMatch(
+        /the response stream was ended because the client was closed \(close\(\) was called\)/,
+      );
+    } finally {
+      endless.closeAllConnections();
+      await new Promise((resolve) => endless.close(resolve));
+    }
   });
 });
 

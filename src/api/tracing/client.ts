@@ -104,7 +104,11 @@ export class TracingClient {
     return new ProjectScope(this.context, entity, project);
   }
 
-  /** Closes the client's idle connections. In-flight requests finish first. */
+  /**
+   * Closes the client's connections. Requests in flight get their answers first; a response stream still open is
+   * ended (reading it then throws a `ConnectionError` saying the client was closed), so read streams to their end
+   * before closing. Requests made after `close()` fail at once.
+   */
   close(): Promise<void> {
     return this.transport.close();
   }
