@@ -270,4 +270,26 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
     expect(plain(events)).toEqual(plain(await collect(await bare().beta.messages.create(params))));
     expect(plain(final)).toEqual(plain(await bare().beta.messages.stream(TOOL_REQUEST).finalMessage()));
   });
+
+  it("client.beta.messages.toolRunner(): one call per model request, the tools' results in the next one's inputs", async () => {
+    const tools = TOOL_REQUEST.tools.map((tool) => ({
+      ...tool,
+      type: "custom" as const,
+      parse: (input: unknown) => input,
+      run: async () => `result of ${tool.name}`,
+    }));
+    const params = { ...TOOL_REQUEST, tools, max_iterations: 3 };
+    const final = await wrapped().beta.messages.toolRunner(params);
+    await session.tracing.flush();
+    const calls = session.double.callsNamed(BETA_CREATE);
+    expect(calls.map((c) => c.end?.summary)).toMatchObject([
+      { gen_ai: { finish_reasons: ["tool_use"] } },
+      { gen_ai: { finish_reasons: ["end_turn"] } },
+    ]);
+    const results = (calls[1]!.start!.inputs.messages as { content: unknown }[]).at(-1)!.content;
+    expect(results).toMatchObject(TOOL_USES.map((t) => ({ type: "tool_result", tool_use_id: t.id })));
+    expect(calls[1]!.end!.output).toEqual(plain(final));
+    // The runner's answer is the unwrapped client's.
+    expect(plain(final)).toEqual(plain(await bare().beta.messages.toolRunner(params)));
+  });
 });
