@@ -286,7 +286,8 @@ describe.each(ANTHROPIC_VERSIONS)("$name", (version) => {
       { gen_ai: { finish_reasons: ["tool_use"] } },
       { gen_ai: { finish_reasons: ["end_turn"] } },
     ]);
-    const results = (calls[1]!.start!.inputs.messages as { content: unknown }[]).at(-1)!.content;
+    const inputs = calls[1]!.start!.inputs as { messages: { content: unknown }[] };
+    const results = inputs.messages.at(-1)!.content;
     expect(results).toMatchObject(TOOL_USES.map((t) => ({ type: "tool_result", tool_use_id: t.id })));
     expect(calls[1]!.end!.output).toEqual(plain(final));
     // The runner's answer is the unwrapped client's.
