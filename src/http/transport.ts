@@ -316,6 +316,9 @@ export class HttpTransport {
       return undefined;
     };
 
+    // Set once an attempt may have done its work on the server with its answer lost: a DELETE retried after that can
+    // find the thing already gone (404), which the error then says.
+    let mayHaveRun = false;
     try {
       for (let attempt = 1; ; attempt++) {
         let outcome: AttemptOutcome;
@@ -337,6 +340,8 @@ export class HttpTransport {
           }
           const errorBody = parseMaybeJson(this.redact(bytesToText(await readAll(res.body))));
           failure = makeApiError(res.status, errorBody, info, resHeaders);
+          if (mayHaveRun && res.status === 404 && request.method === "DELETE")
+            failure.message += ` An earlier attempt of this DELETE reached the server and its answer was lost: it may have deleted it.`;
           outcome = {
             kind: "status",
             status: res.status,
@@ -355,6 +360,8 @@ export class HttpTransport {
             : new ConnectionError(message, info, err);
           outcome = { kind: "network", sent: !NOT_SENT_CODES.has(code ?? "") };
         }
+        if (outcome.kind === "network" ? outcome.sent : outcome.status >= 500 && outcome.status !== 503)
+          mayHaveRun = true;
         if (!isRetryable(outcome, idempotent, policy.nonIdempotent, policy.retryableStatuses)) throw failure;
         if (this.options.retryUnreachable === false && isUnreachable(failure)) throw failure;
         const elapsed = Date.now() - started;

@@ -349,6 +349,20 @@ describe("TrainingClient.models", () => {
     });
     expectRequest(server.only(), "DELETE", "/v1/preview/models/m%201", undefined);
 
+    // Retried after the first answer was lost on the way back: the 404 says the model may be gone by that attempt.
+    server.reset();
+    server.on("DELETE", "/v1/preview/models/m-2", resetMidResponse, {
+      status: 404,
+      json: { detail: "Model not found" },
+    });
+    const lost = await client.models.delete("m-2").catch((e: unknown) => e);
+    expect(lost).toBeInstanceOf(NotFoundError);
+    expect(String(lost)).toMatch(/An earlier attempt of this DELETE reached the server .*: it may have deleted it\./);
+    expect(server.requests).toHaveLength(2);
+    server.reset();
+    server.on("DELETE", "/v1/preview/models/m-2", { status: 404, json: { detail: "Model not found" } });
+    expect(String(await client.models.delete("m-2").catch((e: unknown) => e))).not.toMatch(/earlier attempt/);
+
     server.reset();
     server.on("DELETE", "/v1/preview/models/m-1/checkpoints", { json: { deleted_count: 2, not_found_steps: [9] } });
     await expect(client.models.deleteCheckpoints("m-1", { steps: [1, 2, 9] })).resolves.toEqual({
