@@ -174,6 +174,29 @@ describe("strict validation", () => {
     expect(await status(`localhost:${service.server.port}`)).toBe(200);
     expect(await status(`127.0.0.1:${service.server.port}`)).toBe(200);
   });
+
+  it("refuses a request a web page of another origin sends (no cross-site writes into your traces)", async () => {
+    await send(service.url, "/call/start", { start: start("4444444444444444") });
+    // What a page on any website can send to 127.0.0.1 without a CORS preflight: a text/plain POST.
+    const forged = (origin: string) =>
+      fetch(`${service.url}/calls/delete`, {
+        method: "POST",
+        headers: { "content-type": "text/plain;charset=UTF-8", origin },
+        body: JSON.stringify({ project_id: PROJECT, call_ids: ["4444444444444444"] }),
+      });
+    for (const origin of ["https://evil.example", "null", "http://127.0.0.1.evil.example"]) {
+      const res = await forged(origin);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ reason: expect.stringContaining(`Origin ${JSON.stringify(origin)} refused`) });
+    }
+    const read = await send(service.url, "/call/read", { project_id: PROJECT, id: "4444444444444444" });
+    expect(read.json).toMatchObject({ call: { id: "4444444444444444" } });
+    // The viewer's own requests (same origin) and pages of other loopback servers pass.
+    for (const origin of [service.url, `http://localhost:${service.server.port}`, "http://[::1]:3000"]) {
+      const res = await send(service.url, "/calls/query_stats", { project_id: PROJECT }, { headers: { origin } });
+      expect(res.status).toBe(200);
+    }
+  });
 });
 
 describe("API key", () => {
