@@ -3,7 +3,8 @@
  * stop on SIGINT / SIGTERM that lets a request in flight finish.
  */
 import { spawnSync } from "node:child_process";
-import { rmSync } from "node:fs";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildCli, removeBuilt, runCli } from "./cli-process.js";
 import { PROJECT, send, tempDir } from "./helpers.js";
@@ -29,6 +30,35 @@ describe("tracewire bin", () => {
     expect(run().stderr).toContain("missing command");
     expect(run("dev", "--port", "http").stderr).toContain("--port must be an integer");
     expect(run("dev", "--bogus").status).toBe(2);
+  });
+
+  it("refuses a port that is not written as a whole number, instead of listening elsewhere", () => {
+    for (const port of ["", "0x10", "1e3", " 80", "+80"]) {
+      const res = run("dev", `--port=${port}`, "--memory");
+      expect(res.status).toBe(2);
+      expect(res.stderr).toContain(`--port must be an integer from 0 to 65535, got "${port}"`);
+    }
+  });
+
+  it("says in one line which --data folder it cannot use, without a stack trace", () => {
+    const dir = tempDir();
+    try {
+      const file = join(dir, "a-file");
+      writeFileSync(file, "not a folder");
+      const notDir = run("dev", "--port", "0", "--data", file);
+      expect(notDir.status).toBe(2);
+      expect(notDir.stderr).toContain(`tracewire: --data must be a folder where tracewire dev can keep traces.db`);
+      expect(notDir.stderr).toContain(JSON.stringify(file));
+      expect(notDir.stderr).not.toMatch(/\n\s+at /);
+      writeFileSync(join(dir, "traces.db"), "not a database");
+      const corrupt = run("dev", "--port", "0", "--data", dir);
+      expect(corrupt.status).toBe(2);
+      expect(corrupt.stderr).toContain("--data must be a folder where tracewire dev can keep traces.db");
+      expect(corrupt.stderr).toContain("file is not a database");
+      expect(corrupt.stderr).not.toMatch(/\n\s+at /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("serves in memory with an API key, and stops gracefully on SIGINT", async () => {
