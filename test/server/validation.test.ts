@@ -102,6 +102,29 @@ describe("strict validation", () => {
     expect(read.json).toEqual({ call: null });
   });
 
+  it("reads a timestamp without a zone as UTC, as the service does, whatever the machine's time zone", async () => {
+    const tz = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      const id = "5555555555555555";
+      await send(service.url, "/call/start", { start: start(id, { started_at: "2026-01-05T10:00:00" }) });
+      await send(service.url, "/call/end", {
+        end: { project_id: PROJECT, id, ended_at: "2026-01-05 10:00:01.5", summary: {} },
+      });
+      const read = await send(service.url, "/call/read", { project_id: PROJECT, id });
+      expect(read.json).toMatchObject({
+        call: {
+          started_at: "2026-01-05T10:00:00.000Z",
+          ended_at: "2026-01-05T10:00:01.500Z",
+          summary: { weave: { latency_ms: 1500 } },
+        },
+      });
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it("refuses a malformed project id with 400 and a reason", async () => {
     const res = await send(service.url, "/calls/stream_query", { project_id: "no-slash" });
     expect(res.status).toBe(400);
