@@ -18,6 +18,7 @@ import { objectRoutes } from "./routes/objects.js";
 import { otelRoutes } from "./routes/otel.js";
 import { serviceRoutes } from "./routes/service.js";
 import { threadRoutes } from "./routes/threads.js";
+import { usageRoutes } from "./routes/usage.js";
 import { RequestValidationError } from "./validate.js";
 
 const LOOPBACK_HOSTS = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/i;
@@ -29,6 +30,7 @@ export function buildRouter(): Router {
   serviceRoutes(router);
   otelRoutes(router);
   callRoutes(router);
+  usageRoutes(router);
   feedbackRoutes(router);
   threadRoutes(router);
   evaluationRoutes(router);
