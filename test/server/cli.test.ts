@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { findSqliteDriver } from "../../src/server/store/sqlite-driver.js";
 import { buildCli, removeBuilt, runCli } from "./cli-process.js";
 import { PROJECT, send, tempDir } from "./helpers.js";
 
@@ -58,6 +59,31 @@ describe("tracewire bin", () => {
       expect(corrupt.stderr).not.toMatch(/\n\s+at /);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it("keeps serving when indexing text in the background fails, and says so", async () => {
+    const dataDir = tempDir();
+    const server = runCli(cli, ["dev", "--port", "0", "--data", dataDir]);
+    try {
+      const url = await server.url;
+      // A fault the service cannot fix (as a full disk or a lock held too long would be): the text index is gone.
+      const db = (await findSqliteDriver()).driver!.open(join(dataDir, "traces.db"));
+      db.exec("DROP TABLE calls_text_in");
+      db.close();
+      const started = { project_id: PROJECT, trace_id: "t", op_name: "op", started_at: new Date().toISOString() };
+      const write = (id: string) =>
+        send(url, "/call/start", { start: { ...started, id, attributes: {}, inputs: { text: "hello" } } });
+      expect((await write("a")).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 400)); // past the pause after which indexing runs
+      expect(server.child.exitCode).toBe(null);
+      expect((await write("b")).status).toBe(200);
+      expect((await send(url, "/calls/query_stats", { project_id: PROJECT })).json).toEqual({ count: 2 });
+      expect(server.output()).toContain("[tracewire dev] text index: could not index");
+    } finally {
+      server.child.kill("SIGTERM");
+      await server.exited;
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 

@@ -34,7 +34,7 @@ export async function openStore(options: StoreOptions): Promise<Store> {
   try {
     mkdirSync(dir, { recursive: true });
     db = found.driver.open(file);
-    return new SqliteStore(db, `${file} (SQLite via ${found.driver.name})`);
+    return new SqliteStore(db, `${file} (SQLite via ${found.driver.name})`, { warn: options.warn });
   } catch (err) {
     try {
       db?.close();
