@@ -183,6 +183,20 @@ describe("strict validation", () => {
     expect(status).toBe(413);
   });
 
+  it("takes a client that goes away mid-upload quietly: no internal error in its log", async () => {
+    const req = request(`${service.url}/call/upsert_batch`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "100000" },
+    });
+    req.on("error", () => {});
+    req.write('{"batch": [');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    req.destroy(); // an app killed while it exported
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(service.logs.filter((line) => line.includes("internal error"))).toEqual([]);
+    expect((await send(service.url, "/health")).status).toBe(200);
+  });
+
   it("answers only loopback Host names", async () => {
     const status = (host: string) =>
       new Promise<number>((resolve, reject) => {
