@@ -99,7 +99,8 @@ function checkValue(value: unknown, type: FieldType, loc: (string | number)[], o
           return fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
         if (type === "uint" && (n as number) < 0)
           return fail("greater_than_equal", "Input should be greater than or equal to 0", { ctx: { ge: 0 } });
-        return n;
+        // A limit or offset (the only `uint`s) past 2^53 is no limit, or past the end: SQLite takes 64-bit ones only.
+        return type === "uint" ? Math.min(n as number, Number.MAX_SAFE_INTEGER) : n;
       }
       case "float":
         if (typeof value === "string" && NUMBER.test(value)) return Number(value);

@@ -353,3 +353,31 @@ describe("validation parity with the service's request models", () => {
     expect(flag.status).toBe(200);
   });
 });
+
+describe("limits beyond 2^53", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService(); // SQLite: its LIMIT takes 64-bit integers only
+  });
+  afterAll(() => service.close());
+
+  it("reads a limit or offset too large for SQLite as no limit, or past the end", async () => {
+    await send(service.url, "/call/start", { start: start("big1") });
+    for (const path of ["/calls/stream_query", "/feedback/query", "/trace/usage"]) {
+      const all = await send(service.url, path, { project_id: PROJECT, limit: 1e20 });
+      expect(all.status, path).toBe(200);
+      const none = await send(service.url, path.replace("/trace/usage", "/calls/stream_query"), {
+        project_id: PROJECT,
+        limit: 2,
+        offset: 99999999999999999999,
+      });
+      expect(none.status, path).toBe(200);
+    }
+    const rows = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: 1e20 });
+    expect(ndjson(rows.text).map((c) => c.id)).toEqual(["big1"]);
+    const stats = await send(service.url, "/calls/query_stats", { project_id: PROJECT, limit: 1e20 });
+    expect(stats.json).toEqual({ count: 1 });
+    const usage = await send(service.url, "/calls/usage", { project_id: PROJECT, call_ids: ["big1"], limit: 1e20 });
+    expect(usage.status).toBe(200);
+  });
+});

@@ -142,7 +142,7 @@ export function usageRoutes(router: Router): void {
   router.on("POST", "/calls/usage", async (req, { store }) => {
     const body = validateBody<CallsUsageReq>(await req.json(), CALLS_USAGE_REQ);
     const project = checkProject(body.project_id);
-    const limit = body.limit ?? DEFAULT_LIMIT;
+    const limit = Math.min(body.limit ?? DEFAULT_LIMIT, Number.MAX_SAFE_INTEGER - 1);
     if (limit < 1) throw new HttpError(400, "Usage aggregation limit must be positive");
     const callUsage: Record<string, ModelUsage> = Object.fromEntries(body.call_ids.map((id) => [id, {}]));
     const roots = body.call_ids.length
