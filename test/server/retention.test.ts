@@ -118,7 +118,6 @@ describe("retention settings", () => {
     }
   });
 
-
   it("are checked when the service starts, naming the setting", async () => {
     await expect(startDevServer({ port: 0, storage: "memory", keep: "7 days" })).rejects.toThrow(
       /Invalid keep \(got "7 days"\): expected a duration like 7d/,

@@ -366,11 +366,11 @@ describe("limits beyond 2^53", () => {
     for (const path of ["/calls/stream_query", "/feedback/query", "/trace/usage"]) {
       const all = await send(service.url, path, { project_id: PROJECT, limit: 1e20 });
       expect(all.status, path).toBe(200);
-      const none = await send(service.url, path.replace("/trace/usage", "/calls/stream_query"), {
-        project_id: PROJECT,
-        limit: 2,
-        offset: 99999999999999999999,
-      });
+      const none = await send(
+        service.url,
+        path.replace("/trace/usage", "/calls/stream_query"),
+        `{"project_id": "${PROJECT}", "limit": 2, "offset": 99999999999999999999}`,
+      );
       expect(none.status, path).toBe(200);
     }
     const rows = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: 1e20 });
