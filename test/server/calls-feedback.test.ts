@@ -68,6 +68,47 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
     (await collect(client.calls.streamQuery(req))).map((c) => `${c.op_name}:${Number.parseInt(c.id, 16)}`);
 
   describe("calls", () => {
+    it("filters on the refs a call's inputs or output hold, and on users (none here)", async () => {
+      const dataset = `weave:///${PROJECT}/object/rows:v1`;
+      const model = `weave:///${PROJECT}/object/model:abc`;
+      const refCall = (n: number, inputs: Record<string, unknown>, output?: unknown) => [
+        { mode: "start" as const, req: { start: { ...call(n, undefined, "refs"), trace_id: "r".repeat(32), inputs } } },
+        {
+          mode: "end" as const,
+          req: {
+            end: {
+              project_id: PROJECT,
+              id: id(n),
+              ended_at: at(n),
+              summary: {},
+              ...(output === undefined ? {} : { output }),
+            },
+          },
+        },
+      ];
+      await client.calls.upsertBatch({
+        batch: [
+          ...refCall(20, { row: dataset, nested: [{ model }] }),
+          ...refCall(21, { row: "not a ref" }, { made_by: model }),
+        ],
+      });
+      try {
+        const inTrace = { trace_ids: ["r".repeat(32)] };
+        expect(await ops({ filter: { ...inTrace, input_refs: [dataset] } })).toEqual(["refs:20"]);
+        expect(await ops({ filter: { ...inTrace, input_refs: [model] } })).toEqual(["refs:20"]);
+        expect(await ops({ filter: { ...inTrace, input_refs: [`weave:///${PROJECT}/object/rows:*`] } })).toEqual([
+          "refs:20",
+        ]);
+        expect(await ops({ filter: { ...inTrace, output_refs: [model] } })).toEqual(["refs:21"]);
+        expect(await ops({ filter: { ...inTrace, output_refs: [dataset] } })).toEqual([]);
+        expect(await ops({ filter: { ...inTrace, wb_user_ids: ["someone"] } })).toEqual([]);
+        expect(await ops({ filter: { ...inTrace, input_refs: [] } })).toEqual(["refs:20", "refs:21"]);
+        expect(await client.calls.queryStats({ filter: { input_refs: [model] } })).toEqual({ count: 1 });
+      } finally {
+        await client.calls.delete({ call_ids: [id(20), id(21)] });
+      }
+    });
+
     it("filters, sorts, pages and runs the query language", async () => {
       expect(await ops({})).toEqual(["root:1", "step:2", "step:3", "leaf:4"]);
       expect(
