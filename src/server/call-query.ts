@@ -69,10 +69,13 @@ function feedbackByCall(store: Store, project: string, calls: StoredCall[]): Map
   return new Map(calls.map((c) => [c.id, byRef.get(callRef(project, c.id)) ?? []]));
 }
 
-/** Only the requested top-level columns (plus the ids every row keeps). */
+/** The columns the service returns whatever `columns` asks for (its `REQUIRED_CALL_COLUMNS`). */
+const REQUIRED_COLUMNS = ["id", "project_id", "trace_id", "op_name", "started_at"];
+
+/** Only the requested top-level columns (plus those every row keeps). */
 function project(call: CallSchema, columns: string[] | undefined): CallSchema {
   if (!columns?.length) return call;
-  const keep = new Set(["id", "project_id", "trace_id", ...columns.map((c) => c.split(".")[0]!)]);
+  const keep = new Set([...REQUIRED_COLUMNS, ...columns.map((c) => c.split(".")[0]!)]);
   return Object.fromEntries(Object.entries(call).filter(([k]) => keep.has(k))) as CallSchema;
 }
 

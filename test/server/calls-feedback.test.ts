@@ -128,8 +128,16 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         $contains: { input: { $getField: "exception" }, substr: { $literal: "valueerror" }, case_insensitive: true },
       };
       expect(await ops({ query: { $expr: contains } })).toEqual(["leaf:4"]);
-      const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["op_name"] }));
-      expect(slim).toEqual({ id: id(2), project_id: PROJECT, trace_id: TRACE, op_name: "step" });
+      // The columns asked for, and those the service always returns (id, project_id, trace_id, op_name, started_at).
+      const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["output"] }));
+      expect(slim).toEqual({
+        id: id(2),
+        project_id: PROJECT,
+        trace_id: TRACE,
+        op_name: "step",
+        started_at: at(2),
+        output: 20,
+      });
       const bad = await send(service.url, "/calls/stream_query", {
         project_id: PROJECT,
         query: { $expr: { $nope: [] } },
