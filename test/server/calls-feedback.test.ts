@@ -212,12 +212,16 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         feedback_type: "wandb.note.1",
         payload: { note: "better" },
       });
-      expect(replaced).toMatchObject({ id: "fb-note", payload: { note: "better" } });
+      // As the service does it: the old record is purged and a new one created, under a new id.
+      expect(replaced).toMatchObject({ id: expect.any(String), payload: { note: "better" } });
+      expect(replaced.id).not.toBe("fb-note");
       const [withFeedback] = await collect(
         client.calls.streamQuery({ filter: { call_ids: [id(2)] }, include_feedback: true }),
       );
-      const types = (withFeedback!.summary as { weave: { feedback: { feedback_type: string }[] } }).weave.feedback;
-      expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.note.1", "wandb.runnable.judge"]);
+      const types = (withFeedback!.summary as { weave: { feedback: { id: string; feedback_type: string }[] } }).weave
+        .feedback;
+      expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.runnable.judge", "wandb.note.1"]);
+      expect(types.map((f) => f.id)).not.toContain("fb-note");
 
       await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: first.id }] } } });
       const left = await client.feedback.query({
@@ -239,15 +243,20 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         payload: {},
       });
       expect(other).toMatchObject({ status: 400, json: { reason: expect.stringContaining("not in project") } });
-      expect((await post({ id: "fb-note", feedback_type: "custom", payload: {} })).status).toBe(400);
+      expect((await post({ id: "fb-dup", feedback_type: "custom", payload: {} })).status).toBe(200);
+      expect((await post({ id: "fb-dup", feedback_type: "custom", payload: {} })).status).toBe(400);
+      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-dup" }] } } });
+      // Replacing feedback that is not there creates it, as on the service.
       const missing = await send(service.url, "/feedback/replace", {
         project_id: PROJECT,
         feedback_id: "nope",
+        id: "fb-new",
         weave_ref: ref,
         feedback_type: "custom",
         payload: {},
       });
-      expect(missing.status).toBe(404);
+      expect(missing).toMatchObject({ status: 200, json: { id: "fb-new" } });
+      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-new" }] } } });
     });
 
     it("stores a reaction with its alias and detoned forms, and refuses one that is not exactly one emoji", async () => {
