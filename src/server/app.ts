@@ -1,6 +1,7 @@
 /**
- * The local service's request pipeline: loopback `Host` check (no DNS rebinding into your traces), optional API
- * key, routing, and errors in the service's shapes — `{"reason": …}`, FastAPI's `{"detail": […]}` for 422, 405 with
+ * The local service's request pipeline: loopback `Host` check (no DNS rebinding into your traces), loopback
+ * `Origin` check (no web page of another site writing into or deleting your traces: browsers send a text/plain POST
+ * to 127.0.0.1 without asking first, but always with its `Origin`), optional API key, routing, and errors in the service's shapes — `{"reason": …}`, FastAPI's `{"detail": […]}` for 422, 405 with
  * `Allow` for a known path under another method, and 404 naming any endpoint the local service does not implement
  * (a 4xx: clients drop the request instead of retrying it, as they would a 5xx).
  */
@@ -17,6 +18,7 @@ import { objectRoutes } from "./routes/objects.js";
 import { otelRoutes } from "./routes/otel.js";
 import { serviceRoutes } from "./routes/service.js";
 import { threadRoutes } from "./routes/threads.js";
+import { usageRoutes } from "./routes/usage.js";
 import { RequestValidationError } from "./validate.js";
 
 const LOOPBACK_HOSTS = /^(127\.\d+\.\d+\.\d+|localhost|\[::1\])(:\d+)?$/i;
@@ -28,12 +30,23 @@ export function buildRouter(): Router {
   serviceRoutes(router);
   otelRoutes(router);
   callRoutes(router);
+  usageRoutes(router);
   feedbackRoutes(router);
   threadRoutes(router);
   evaluationRoutes(router);
   evalResultsRoutes(router);
   objectRoutes(router);
   return router;
+}
+
+/** Whether a browser's `Origin` header names a page served from this machine (the viewer, or another loopback page). */
+function loopbackOrigin(origin: string): boolean {
+  try {
+    const url = new URL(origin);
+    return (url.protocol === "http:" || url.protocol === "https:") && LOOPBACK_HOSTS.test(url.host);
+  } catch {
+    return false; // "null" (a sandboxed or file:// page) and anything unparsable
+  }
 }
 
 function sameSecret(given: string, expected: string): boolean {
@@ -98,6 +111,13 @@ export function createHandler(service: Service, options: { apiKey?: string | und
         throw new HttpError(
           403,
           `Host ${JSON.stringify(host)} refused: the local service answers loopback names only.`,
+        );
+      }
+      const origin = req.headers.origin;
+      if (origin !== undefined && !loopbackOrigin(origin)) {
+        throw new HttpError(
+          403,
+          `Origin ${JSON.stringify(origin)} refused: the local service answers pages served from this machine only.`,
         );
       }
       const url = new URL(req.url ?? "/", "http://127.0.0.1");

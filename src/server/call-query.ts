@@ -6,7 +6,7 @@
  * `summary.weave` (status — `descendant_error` when a call below failed —, latency, the trace name and, with
  * `include_feedback`, the call's feedback), as the service does.
  */
-import { callRef } from "../api/refs.js";
+import { callRef, REF_PREFIX } from "../api/refs.js";
 import type { CallSchema, CallsFilter, CallsQueryReq, CallsQueryStatsReq } from "../api/types/calls.js";
 import type { JsonObject } from "../api/types/common.js";
 import { checkQuery, compareBy, matches } from "./query-dsl.js";
@@ -69,10 +69,13 @@ function feedbackByCall(store: Store, project: string, calls: StoredCall[]): Map
   return new Map(calls.map((c) => [c.id, byRef.get(callRef(project, c.id)) ?? []]));
 }
 
-/** Only the requested top-level columns (plus the ids every row keeps). */
+/** The columns the service returns whatever `columns` asks for (its `REQUIRED_CALL_COLUMNS`). */
+const REQUIRED_COLUMNS = ["id", "project_id", "trace_id", "op_name", "started_at"];
+
+/** Only the requested top-level columns (plus those every row keeps). */
 function project(call: CallSchema, columns: string[] | undefined): CallSchema {
   if (!columns?.length) return call;
-  const keep = new Set(["id", "project_id", "trace_id", ...columns.map((c) => c.split(".")[0]!)]);
+  const keep = new Set([...REQUIRED_COLUMNS, ...columns.map((c) => c.split(".")[0]!)]);
   return Object.fromEntries(Object.entries(call).filter(([k]) => keep.has(k))) as CallSchema;
 }
 
@@ -91,24 +94,52 @@ function* batches<T>(rows: Iterable<T>): Generator<T[]> {
   if (batch.length) yield batch;
 }
 
+/** The `weave:///` refs anywhere in a value (dict values and list items, at any depth), as the service indexes them. */
+function refsIn(value: unknown, into: string[] = [], depth = 0): string[] {
+  if (typeof value === "string") {
+    if (value.startsWith(REF_PREFIX)) into.push(value);
+  } else if (typeof value === "object" && value !== null && depth < 1000) {
+    for (const v of Array.isArray(value) ? value : Object.values(value)) refsIn(v, into, depth + 1);
+  }
+  return into;
+}
+
+/** Matches a value against a list of names or refs, where `…:*` stands for every version. */
+function matcher(wanted: string[]): (value: string) => boolean {
+  const exact = new Set(wanted.filter((n) => !n.endsWith(":*")));
+  const prefixes = wanted.filter((n) => n.endsWith(":*")).map((n) => n.slice(0, -1));
+  return (value) => exact.has(value) || prefixes.some((p) => value.startsWith(p));
+}
+
 /**
- * `op_names` may hold the service's version wildcards, `weave:///e/p/op/<name>:*` (any version of an op): those the
- * store cannot match are taken out of its filter and matched here.
+ * The list filters matched here rather than by the store: `op_names` with the service's version wildcards
+ * (`weave:///e/p/op/<name>:*`, any version of an op), `input_refs` / `output_refs` (calls whose inputs / output hold
+ * one of these refs anywhere, wildcards too) and `wb_user_ids` (the local service has no users: no call has one).
+ * They are taken out of the store's filter; the store then cannot page, only filter and sort.
  */
-function opNameFilter(filter: CallsFilter | undefined): {
+function splitFilter(filter: CallsFilter | undefined): {
   filter: CallsFilter | undefined;
   keep: ((call: StoredCall) => boolean) | undefined;
 } {
-  const names = filter?.op_names;
-  if (!names?.some((n) => n.endsWith(":*"))) return { filter, keep: undefined };
-  const exact = new Set(names.filter((n) => !n.endsWith(":*")));
-  const prefixes = names.filter((n) => n.endsWith(":*")).map((n) => n.slice(0, -1));
-  const { op_names: _wildcards, ...rest } = filter!;
-  return {
-    filter: rest,
-    keep: (call) =>
-      call.op_name !== null && (exact.has(call.op_name) || prefixes.some((p) => call.op_name!.startsWith(p))),
-  };
+  if (!filter) return { filter, keep: undefined };
+  const { op_names, input_refs, output_refs, wb_user_ids, ...rest } = filter;
+  const checks: ((call: StoredCall) => boolean)[] = [];
+  const store: CallsFilter = { ...rest };
+  if (op_names?.some((n) => n.endsWith(":*"))) {
+    const match = matcher(op_names);
+    checks.push((call) => call.op_name !== null && match(call.op_name));
+  } else if (op_names) store.op_names = op_names;
+  if (input_refs?.length) {
+    const match = matcher(input_refs);
+    checks.push((call) => refsIn(call.inputs).some(match));
+  }
+  if (output_refs?.length) {
+    const match = matcher(output_refs);
+    checks.push((call) => call.has_output && refsIn(call.output).some(match));
+  }
+  if (wb_user_ids?.length) checks.push(() => false);
+  if (!checks.length) return { filter, keep: undefined };
+  return { filter: store, keep: (call) => checks.every((check) => check(call)) };
 }
 
 /**
@@ -119,9 +150,9 @@ export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
   const sortBy = req.sort_by?.length ? req.sort_by : [{ field: "started_at", direction: "asc" as const }];
   const offset = Math.max(0, req.offset ?? 0);
   const limit = req.limit === undefined || req.limit === null ? undefined : Math.max(0, req.limit);
-  const ops = opNameFilter(req.filter);
+  const ops = splitFilter(req.filter);
   // Feedback selectors and computed fields need the full call, so only plain column sorts go to the store.
-  // Op-name wildcards are matched here (ops.keep): the store then cannot page, only filter and sort.
+  // Filters the store cannot match are matched here (ops.keep): the store then cannot page, only filter and sort.
   const columnSort = sortBy.every((s) => CALL_COLUMNS.has(s.field));
   const pushPage = columnSort && !ops.keep;
   const found = store.findCalls({
@@ -159,7 +190,7 @@ export function queryCalls(store: Store, req: CallsQueryReq): CallSchema[] {
 export function countCalls(store: Store, req: CallsQueryStatsReq): { count: number; has_more?: boolean } {
   checkQuery(req.query);
   const cap = req.limit === undefined || req.limit === null ? undefined : Math.max(0, req.limit);
-  const ops = opNameFilter(req.filter);
+  const ops = splitFilter(req.filter);
   const search = {
     project: req.project_id,
     ...(ops.filter ? { filter: ops.filter } : {}),

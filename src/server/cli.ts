@@ -70,9 +70,9 @@ function parse(argv: string[]) {
 }
 
 async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
-  const port = values.port === undefined ? DEFAULT_PORT : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    fail(`--port must be an integer from 0 to 65535, got ${values.port}`);
+  // Digits only: Number() would read "" (and "--port=") as 0, a random port, and "0x10" or "1e3" as others.
+  const port = values.port === undefined ? DEFAULT_PORT : /^\d{1,5}$/.test(values.port) ? Number(values.port) : -1;
+  if (port < 0 || port > 65535) fail(`--port must be an integer from 0 to 65535, got ${JSON.stringify(values.port)}`);
   const apiKey = values["api-key"];
   if (apiKey !== undefined && apiKey.trim() === "") fail("--api-key must not be empty");
   let keepMs: number;
@@ -100,6 +100,8 @@ async function dev(values: ReturnType<typeof parse>["values"]): Promise<void> {
   } catch (err) {
     const code = (err as { code?: string }).code;
     if (code === "EADDRINUSE") fail(`port ${port} is in use: pick another with --port`);
+    if (err instanceof ConfigError && err.setting === "dataDir")
+      fail(`--data must be ${err.expected}, got ${err.value}`);
     throw err;
   }
   process.stdout.write(

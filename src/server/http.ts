@@ -48,10 +48,16 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   if (declared > MAX_BODY_BYTES) throw new HttpError(413, "Request too large");
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, "Request too large");
-    chunks.push(chunk);
+  try {
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) throw new HttpError(413, "Request too large");
+      chunks.push(chunk);
+    }
+  } catch (err) {
+    if (err instanceof HttpError) throw err;
+    // The client went away mid-upload (an app stopped while it exported): nothing was stored, nothing is wrong here.
+    throw new HttpError(400, `The request body was cut off: ${(err as Error)?.message ?? String(err)}`);
   }
   const raw = Buffer.concat(chunks);
   const encoding = String(req.headers["content-encoding"] ?? "identity").toLowerCase();

@@ -25,7 +25,10 @@ export { DEFAULT_DATA_DIR, DEFAULT_PORT };
 export interface DevServerOptions {
   /** Port on 127.0.0.1; 0 picks a free one. Default 4319. */
   port?: number;
-  /** Folder for the SQLite file. Default `./.tracewire`. */
+  /**
+   * Folder for the SQLite file. Default `./.tracewire`. One it cannot create or open the database in (a file, a
+   * `traces.db` that is not a database) makes `startDevServer` reject with a `ConfigError` (setting `dataDir`).
+   */
   dataDir?: string;
   /** When set, every API request needs `Authorization: Bearer <apiKey>`. */
   apiKey?: string;

@@ -129,8 +129,12 @@ function first(flat: AttributeMap, tree: JsonObject, keys: string[]): { key: str
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 
-/** Nanoseconds since the epoch → ISO-8601 with milliseconds. */
-export function nanosToIso(nanos: bigint): string {
+/** The last instant a date can hold (±8.64e15 ms from the epoch). */
+const MAX_DATE_NANOS = 8_640_000_000_000_000n * 1_000_000n;
+
+/** Nanoseconds since the epoch → ISO-8601 with milliseconds; a time no date can hold refuses the span. */
+export function nanosToIso(nanos: bigint, what = "time"): string {
+  if (nanos > MAX_DATE_NANOS) throw new RejectedSpan(`${what} ${nanos} ns is beyond the year 275760`);
   return new Date(Number(nanos / 1_000_000n)).toISOString();
 }
 
@@ -202,7 +206,7 @@ export function spanToCall(span: OtlpSpan, project: string): { start: CallStart;
     id: span.spanId,
     trace_id: span.traceId,
     op_name: opNameOf(span.name),
-    started_at: nanosToIso(span.startTimeUnixNano),
+    started_at: nanosToIso(span.startTimeUnixNano, "start time"),
     attributes,
     inputs: input ? (isObject(input.value) ? input.value : { [input.key]: input.value }) : {},
   };
@@ -227,7 +231,7 @@ export function spanToCall(span: OtlpSpan, project: string): { start: CallStart;
   const end: CallEnd = {
     project_id: project,
     id: span.spanId,
-    ended_at: nanosToIso(span.endTimeUnixNano),
+    ended_at: nanosToIso(span.endTimeUnixNano, "end time"),
     summary: usage ? { usage } : {},
   };
   if (output) end.output = output.value;

@@ -43,6 +43,9 @@ export function parseMaxCalls(maxCalls: number | string | undefined): number {
   throw new ConfigError("maxCalls", JSON.stringify(maxCalls), MAX_CALLS_EXPECTED);
 }
 
+/** The earliest instant a `Date` holds. */
+const EARLIEST_DATE_MS = -8.64e15;
+
 /** Traces deleted per transaction: small enough that requests in between wait little. */
 const TRACES_PER_BATCH = 200;
 const yieldToRequests = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -67,8 +70,10 @@ export function startRetention(
 
   async function pass(): Promise<number> {
     let deleted = 0;
-    if (options.keepMs > 0) {
-      const before = new Date(Date.now() - options.keepMs).toISOString();
+    const cutoff = Date.now() - options.keepMs;
+    // A keep reaching back past the earliest date (`--keep 99999999999d`) leaves nothing old enough.
+    if (options.keepMs > 0 && cutoff >= EARLIEST_DATE_MS) {
+      const before = new Date(cutoff).toISOString();
       while (!stopped) {
         const traces = store.oldestTraces(TRACES_PER_BATCH, before);
         if (traces.length === 0) break;

@@ -149,6 +149,23 @@ export const CALLS_QUERY_STATS_REQ = strict({
   expand_columns: strList,
 });
 
+/** `TraceUsageReq` (`POST /trace/usage`). */
+export const TRACE_USAGE_REQ = strict({
+  project_id: req("str"),
+  filter: callsFilter,
+  query,
+  include_costs: "bool",
+  limit: nonNegative,
+});
+
+/** `CallsUsageReq` (`POST /calls/usage`). */
+export const CALLS_USAGE_REQ = strict({
+  project_id: req("str"),
+  call_ids: req(strList),
+  include_costs: "bool",
+  limit: "int",
+});
+
 export const CALLS_SCORE_REQ = strict({
   project_id: req("str"),
   call_ids: req(strList),

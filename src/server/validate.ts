@@ -58,6 +58,16 @@ export class RequestValidationError extends Error {
 
 export const req = (type: FieldType): FieldSpec => ({ type, required: true });
 
+/** A date and time without a zone designator (`2026-01-05T10:00:00`, `2026-01-05 10:00:00.5`). */
+const ZONELESS = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?$/;
+
+/**
+ * Milliseconds of a datetime string, NaN when it is none. One without a zone is UTC, as the service stores it
+ * (`Date.parse` would read it in this machine's time zone).
+ */
+function parseUtc(text: string): number {
+  return Date.parse(ZONELESS.test(text.trim()) ? `${text.trim()}Z` : text);
+}
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
 const spec = (s: FieldSpec | FieldType): FieldSpec => (typeof s === "object" && "type" in s ? s : { type: s });
@@ -89,7 +99,8 @@ function checkValue(value: unknown, type: FieldType, loc: (string | number)[], o
           return fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
         if (type === "uint" && (n as number) < 0)
           return fail("greater_than_equal", "Input should be greater than or equal to 0", { ctx: { ge: 0 } });
-        return n;
+        // A limit or offset (the only `uint`s) past 2^53 is no limit, or past the end: SQLite takes 64-bit ones only.
+        return type === "uint" ? Math.min(n as number, Number.MAX_SAFE_INTEGER) : n;
       }
       case "float":
         if (typeof value === "string" && NUMBER.test(value)) return Number(value);
@@ -107,10 +118,11 @@ function checkValue(value: unknown, type: FieldType, loc: (string | number)[], o
         return isRecord(value) ? value : fail("dict_type", "Input should be a valid dictionary");
       case "list":
         return Array.isArray(value) ? value : fail("list_type", "Input should be a valid list");
-      case "datetime":
-        if (typeof value !== "string" || Number.isNaN(Date.parse(value)))
-          return fail("datetime_from_date_parsing", "Input should be a valid datetime");
-        return value;
+      case "datetime": {
+        const ms = typeof value === "string" ? parseUtc(value) : Number.NaN;
+        if (Number.isNaN(ms)) return fail("datetime_from_date_parsing", "Input should be a valid datetime");
+        return new Date(ms).toISOString();
+      }
       default:
         return value;
     }

@@ -68,6 +68,47 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
     (await collect(client.calls.streamQuery(req))).map((c) => `${c.op_name}:${Number.parseInt(c.id, 16)}`);
 
   describe("calls", () => {
+    it("filters on the refs a call's inputs or output hold, and on users (none here)", async () => {
+      const dataset = `weave:///${PROJECT}/object/rows:v1`;
+      const model = `weave:///${PROJECT}/object/model:abc`;
+      const refCall = (n: number, inputs: Record<string, unknown>, output?: unknown) => [
+        { mode: "start" as const, req: { start: { ...call(n, undefined, "refs"), trace_id: "r".repeat(32), inputs } } },
+        {
+          mode: "end" as const,
+          req: {
+            end: {
+              project_id: PROJECT,
+              id: id(n),
+              ended_at: at(n),
+              summary: {},
+              ...(output === undefined ? {} : { output }),
+            },
+          },
+        },
+      ];
+      await client.calls.upsertBatch({
+        batch: [
+          ...refCall(20, { row: dataset, nested: [{ model }] }),
+          ...refCall(21, { row: "not a ref" }, { made_by: model }),
+        ],
+      });
+      try {
+        const inTrace = { trace_ids: ["r".repeat(32)] };
+        expect(await ops({ filter: { ...inTrace, input_refs: [dataset] } })).toEqual(["refs:20"]);
+        expect(await ops({ filter: { ...inTrace, input_refs: [model] } })).toEqual(["refs:20"]);
+        expect(await ops({ filter: { ...inTrace, input_refs: [`weave:///${PROJECT}/object/rows:*`] } })).toEqual([
+          "refs:20",
+        ]);
+        expect(await ops({ filter: { ...inTrace, output_refs: [model] } })).toEqual(["refs:21"]);
+        expect(await ops({ filter: { ...inTrace, output_refs: [dataset] } })).toEqual([]);
+        expect(await ops({ filter: { ...inTrace, wb_user_ids: ["someone"] } })).toEqual([]);
+        expect(await ops({ filter: { ...inTrace, input_refs: [] } })).toEqual(["refs:20", "refs:21"]);
+        expect(await client.calls.queryStats({ filter: { input_refs: [model] } })).toEqual({ count: 1 });
+      } finally {
+        await client.calls.delete({ call_ids: [id(20), id(21)] });
+      }
+    });
+
     it("filters, sorts, pages and runs the query language", async () => {
       expect(await ops({})).toEqual(["root:1", "step:2", "step:3", "leaf:4"]);
       expect(
@@ -87,8 +128,16 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         $contains: { input: { $getField: "exception" }, substr: { $literal: "valueerror" }, case_insensitive: true },
       };
       expect(await ops({ query: { $expr: contains } })).toEqual(["leaf:4"]);
-      const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["op_name"] }));
-      expect(slim).toEqual({ id: id(2), project_id: PROJECT, trace_id: TRACE, op_name: "step" });
+      // The columns asked for, and those the service always returns (id, project_id, trace_id, op_name, started_at).
+      const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["output"] }));
+      expect(slim).toEqual({
+        id: id(2),
+        project_id: PROJECT,
+        trace_id: TRACE,
+        op_name: "step",
+        started_at: at(2),
+        output: 20,
+      });
       const bad = await send(service.url, "/calls/stream_query", {
         project_id: PROJECT,
         query: { $expr: { $nope: [] } },
@@ -163,12 +212,16 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         feedback_type: "wandb.note.1",
         payload: { note: "better" },
       });
-      expect(replaced).toMatchObject({ id: "fb-note", payload: { note: "better" } });
+      // As the service does it: the old record is purged and a new one created, under a new id.
+      expect(replaced).toMatchObject({ id: expect.any(String), payload: { note: "better" } });
+      expect(replaced.id).not.toBe("fb-note");
       const [withFeedback] = await collect(
         client.calls.streamQuery({ filter: { call_ids: [id(2)] }, include_feedback: true }),
       );
-      const types = (withFeedback!.summary as { weave: { feedback: { feedback_type: string }[] } }).weave.feedback;
-      expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.note.1", "wandb.runnable.judge"]);
+      const types = (withFeedback!.summary as { weave: { feedback: { id: string; feedback_type: string }[] } }).weave
+        .feedback;
+      expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.runnable.judge", "wandb.note.1"]);
+      expect(types.map((f) => f.id)).not.toContain("fb-note");
 
       await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: first.id }] } } });
       const left = await client.feedback.query({
@@ -190,15 +243,20 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         payload: {},
       });
       expect(other).toMatchObject({ status: 400, json: { reason: expect.stringContaining("not in project") } });
-      expect((await post({ id: "fb-note", feedback_type: "custom", payload: {} })).status).toBe(400);
+      expect((await post({ id: "fb-dup", feedback_type: "custom", payload: {} })).status).toBe(200);
+      expect((await post({ id: "fb-dup", feedback_type: "custom", payload: {} })).status).toBe(400);
+      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-dup" }] } } });
+      // Replacing feedback that is not there creates it, as on the service.
       const missing = await send(service.url, "/feedback/replace", {
         project_id: PROJECT,
         feedback_id: "nope",
+        id: "fb-new",
         weave_ref: ref,
         feedback_type: "custom",
         payload: {},
       });
-      expect(missing.status).toBe(404);
+      expect(missing).toMatchObject({ status: 200, json: { id: "fb-new" } });
+      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-new" }] } } });
     });
 
     it("stores a reaction with its alias and detoned forms, and refuses one that is not exactly one emoji", async () => {

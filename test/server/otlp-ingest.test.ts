@@ -239,3 +239,34 @@ it("refuses a request without a project, an unreadable body and an unknown conte
   });
   expect(text.status).toBe(415);
 });
+
+it("refuses a span whose time no date can hold in partial_success, and stores the others", async () => {
+  const span = (spanId: string, name: string, startTimeUnixNano: string) => ({
+    traceId: TRACE,
+    spanId,
+    name,
+    startTimeUnixNano,
+    endTimeUnixNano: nanos(5),
+  });
+  const far = "99999999999999999999999999"; // OTLP/JSON carries times as decimal strings of any length
+  const res = await send(
+    service.url,
+    "/otel/v1/traces",
+    {
+      resourceSpans: [
+        { scopeSpans: [{ spans: [span("dddddddddddddddd", "kept", nanos(0)), span("eeeeeeeeeeeeeeee", "far", far)] }] },
+      ],
+    },
+    { headers: { project_id: PROJECT } },
+  );
+  expect(res.status).toBe(200);
+  expect(res.json).toEqual({
+    partialSuccess: {
+      rejectedSpans: "1",
+      errorMessage: `Rejected span (name='far' trace_id='${TRACE}' span_id='eeeeeeeeeeeeeeee'): start time ${far} ns is beyond the year 275760`,
+    },
+  });
+  const stored = await calls();
+  expect(stored.find((c) => c.id === "dddddddddddddddd")).toMatchObject({ op_name: "kept" });
+  expect(stored.find((c) => c.id === "eeeeeeeeeeeeeeee")).toBeUndefined();
+});

@@ -106,6 +106,18 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
 });
 
 describe("retention settings", () => {
+  it("take a keep longer than any date reaches: nothing is old enough, and no pass fails", async () => {
+    const service = await startService({ storage: "memory", keep: "99999999999d" });
+    try {
+      expect((await send(service.url, "/call/upsert_batch", { batch: trace("t", 10_000) })).status).toBe(200);
+      expect(await service.server.prune()).toBe(0);
+      expect(service.logs.filter((line) => line.includes("retention failed"))).toEqual([]);
+      expect(await ids(service.url)).toEqual(["t-0", "t-1", "t-2"]);
+    } finally {
+      await service.close();
+    }
+  });
+
   it("are checked when the service starts, naming the setting", async () => {
     await expect(startDevServer({ port: 0, storage: "memory", keep: "7 days" })).rejects.toThrow(
       /Invalid keep \(got "7 days"\): expected a duration like 7d/,

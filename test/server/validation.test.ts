@@ -102,6 +102,29 @@ describe("strict validation", () => {
     expect(read.json).toEqual({ call: null });
   });
 
+  it("reads a timestamp without a zone as UTC, as the service does, whatever the machine's time zone", async () => {
+    const tz = process.env.TZ;
+    process.env.TZ = "America/New_York";
+    try {
+      const id = "5555555555555555";
+      await send(service.url, "/call/start", { start: start(id, { started_at: "2026-01-05T10:00:00" }) });
+      await send(service.url, "/call/end", {
+        end: { project_id: PROJECT, id, ended_at: "2026-01-05 10:00:01.5", summary: {} },
+      });
+      const read = await send(service.url, "/call/read", { project_id: PROJECT, id });
+      expect(read.json).toMatchObject({
+        call: {
+          started_at: "2026-01-05T10:00:00.000Z",
+          ended_at: "2026-01-05T10:00:01.500Z",
+          summary: { weave: { latency_ms: 1500 } },
+        },
+      });
+    } finally {
+      if (tz === undefined) delete process.env.TZ;
+      else process.env.TZ = tz;
+    }
+  });
+
   it("refuses a malformed project id with 400 and a reason", async () => {
     const res = await send(service.url, "/calls/stream_query", { project_id: "no-slash" });
     expect(res.status).toBe(400);
@@ -160,6 +183,20 @@ describe("strict validation", () => {
     expect(status).toBe(413);
   });
 
+  it("takes a client that goes away mid-upload quietly: no internal error in its log", async () => {
+    const req = request(`${service.url}/call/upsert_batch`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "content-length": "100000" },
+    });
+    req.on("error", () => {});
+    req.write('{"batch": [');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    req.destroy(); // an app killed while it exported
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(service.logs.filter((line) => line.includes("internal error"))).toEqual([]);
+    expect((await send(service.url, "/health")).status).toBe(200);
+  });
+
   it("answers only loopback Host names", async () => {
     const status = (host: string) =>
       new Promise<number>((resolve, reject) => {
@@ -173,6 +210,29 @@ describe("strict validation", () => {
     expect(await status("evil.example:80")).toBe(403);
     expect(await status(`localhost:${service.server.port}`)).toBe(200);
     expect(await status(`127.0.0.1:${service.server.port}`)).toBe(200);
+  });
+
+  it("refuses a request a web page of another origin sends (no cross-site writes into your traces)", async () => {
+    await send(service.url, "/call/start", { start: start("4444444444444444") });
+    // What a page on any website can send to 127.0.0.1 without a CORS preflight: a text/plain POST.
+    const forged = (origin: string) =>
+      fetch(`${service.url}/calls/delete`, {
+        method: "POST",
+        headers: { "content-type": "text/plain;charset=UTF-8", origin },
+        body: JSON.stringify({ project_id: PROJECT, call_ids: ["4444444444444444"] }),
+      });
+    for (const origin of ["https://evil.example", "null", "http://127.0.0.1.evil.example"]) {
+      const res = await forged(origin);
+      expect(res.status).toBe(403);
+      expect(await res.json()).toEqual({ reason: expect.stringContaining(`Origin ${JSON.stringify(origin)} refused`) });
+    }
+    const read = await send(service.url, "/call/read", { project_id: PROJECT, id: "4444444444444444" });
+    expect(read.json).toMatchObject({ call: { id: "4444444444444444" } });
+    // The viewer's own requests (same origin) and pages of other loopback servers pass.
+    for (const origin of [service.url, `http://localhost:${service.server.port}`, "http://[::1]:3000"]) {
+      const res = await send(service.url, "/calls/query_stats", { project_id: PROJECT }, { headers: { origin } });
+      expect(res.status).toBe(200);
+    }
   });
 });
 
@@ -291,5 +351,33 @@ describe("validation parity with the service's request models", () => {
     expect(ndjson(lax.text).map((c) => c.id)).toEqual(["p2", "p3"]);
     const flag = await send(service.url, "/calls/stream_query", { project_id: PROJECT, include_feedback: "true" });
     expect(flag.status).toBe(200);
+  });
+});
+
+describe("limits beyond 2^53", () => {
+  let service: TestService;
+  beforeAll(async () => {
+    service = await startService(); // SQLite: its LIMIT takes 64-bit integers only
+  });
+  afterAll(() => service.close());
+
+  it("reads a limit or offset too large for SQLite as no limit, or past the end", async () => {
+    await send(service.url, "/call/start", { start: start("big1") });
+    for (const path of ["/calls/stream_query", "/feedback/query", "/trace/usage"]) {
+      const all = await send(service.url, path, { project_id: PROJECT, limit: 1e20 });
+      expect(all.status, path).toBe(200);
+      const none = await send(
+        service.url,
+        path.replace("/trace/usage", "/calls/stream_query"),
+        `{"project_id": "${PROJECT}", "limit": 2, "offset": 99999999999999999999}`,
+      );
+      expect(none.status, path).toBe(200);
+    }
+    const rows = await send(service.url, "/calls/stream_query", { project_id: PROJECT, limit: 1e20 });
+    expect(ndjson(rows.text).map((c) => c.id)).toEqual(["big1"]);
+    const stats = await send(service.url, "/calls/query_stats", { project_id: PROJECT, limit: 1e20 });
+    expect(stats.json).toEqual({ count: 1 });
+    const usage = await send(service.url, "/calls/usage", { project_id: PROJECT, call_ids: ["big1"], limit: 1e20 });
+    expect(usage.status).toBe(200);
   });
 });

@@ -55,7 +55,7 @@ export class FeedbackApi extends EndpointFamily {
     return this.readJson("/feedback/query", this.fillProject(req, "feedback.query"), options);
   }
 
-  /** `POST /feedback/replace`: replaces the feedback `feedback_id` with new content. */
+  /** `POST /feedback/replace`: purges the feedback `feedback_id` and creates the new content, under the id answered. */
   replace(req: WithProject<FeedbackReplaceReq>, options?: CallOptions): Promise<FeedbackReplaceRes> {
     return this.writeJson("/feedback/replace", this.fillProject(req, "feedback.replace"), options);
   }

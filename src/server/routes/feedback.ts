@@ -1,4 +1,4 @@
-/** Feedback endpoints: create (one or a batch), query, replace, purge. */
+/** Feedback endpoints: create (one or a batch), query, replace (purge, then create), purge. */
 import { randomUUID } from "node:crypto";
 import { checkFeedback } from "../../api/feedback-rules.js";
 import { parseRef, REACTION_FEEDBACK_TYPE } from "../../api/refs.js";
@@ -134,8 +134,12 @@ export function feedbackRoutes(router: Router): void {
   router.on("POST", "/feedback/replace", async (req, { store }) => {
     const body = validateBody<FeedbackReplaceReq>(await req.json(), FEEDBACK_REPLACE_REQ);
     const { feedback_id, ...create } = body;
-    const row = feedbackRow(create, feedback_id);
-    if (!store.replaceFeedback(feedback_id, row)) throw new HttpError(404, `Feedback ${feedback_id} not found.`);
+    // As the service does: purge `feedback_id` (there or not), then create the new record under its own id.
+    const row = feedbackRow(create);
+    store.transaction(() => {
+      store.deleteFeedback(row.project_id, [feedback_id]);
+      insert(store, [row]);
+    });
     return { json: created(row) };
   });
 

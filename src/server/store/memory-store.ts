@@ -286,13 +286,6 @@ export class MemoryStore implements Store {
     });
   }
 
-  replaceFeedback(id: string, row: StoredFeedback): boolean {
-    const existing = this.feedback.get(id);
-    if (!existing || existing.project_id !== row.project_id) return false;
-    this.feedback.set(id, clone(row));
-    return true;
-  }
-
   selectFeedback(project: string, weaveRefs?: string[]): StoredFeedback[] {
     const refs = weaveRefs && new Set(weaveRefs);
     return [...this.feedback.values()]

@@ -1,8 +1,9 @@
 /** Opens the store the local service asked for: SQLite in the data folder when a driver loads, else memory. */
 import { mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { ConfigError } from "../../errors.js";
 import { MemoryStore } from "./memory-store.js";
-import { findSqliteDriver, type SqliteDriverName } from "./sqlite-driver.js";
+import { findSqliteDriver, type SqlDatabase, type SqliteDriverName } from "./sqlite-driver.js";
 import { SqliteStore } from "./sqlite-store.js";
 import type { Store } from "./types.js";
 
@@ -28,7 +29,21 @@ export async function openStore(options: StoreOptions): Promise<Store> {
     return new MemoryStore();
   }
   const dir = resolve(options.dataDir);
-  mkdirSync(dir, { recursive: true });
   const file = join(dir, DB_FILE);
-  return new SqliteStore(found.driver.open(file), `${file} (SQLite via ${found.driver.name})`);
+  let db: SqlDatabase | undefined;
+  try {
+    mkdirSync(dir, { recursive: true });
+    db = found.driver.open(file);
+    return new SqliteStore(db, `${file} (SQLite via ${found.driver.name})`, { warn: options.warn });
+  } catch (err) {
+    try {
+      db?.close();
+    } catch {}
+    // A file where the folder should be, a folder it may not write, a traces.db that is not a database, …
+    throw new ConfigError(
+      "dataDir",
+      JSON.stringify(options.dataDir),
+      `a folder where tracewire dev can keep ${DB_FILE} (${(err as Error).message})`,
+    );
+  }
 }

@@ -104,15 +104,6 @@ export class SqliteBase {
     });
   }
 
-  replaceFeedback(id: string, row: StoredFeedback): boolean {
-    return this.transaction(() => {
-      const existing = this.stmt("SELECT seq FROM feedback WHERE id = ? AND project_id = ?").get(id, row.project_id);
-      if (!existing) return false;
-      this.stmt("UPDATE feedback SET weave_ref = ?, doc = ? WHERE id = ?").run(row.weave_ref, JSON.stringify(row), id);
-      return true;
-    });
-  }
-
   selectFeedback(project: string, weaveRefs?: string[]): StoredFeedback[] {
     const rows = weaveRefs
       ? this.stmt(

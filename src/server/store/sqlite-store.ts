@@ -50,11 +50,11 @@ export class SqliteStore extends SqliteBase implements Store {
   /** The text index, when FTS5 loaded. */
   private readonly text: TextIndex | undefined;
 
-  /** `indexInBackground: false` leaves text indexing to {@link flushTextIndex} (tests). */
+  /** `indexInBackground: false` leaves text indexing to {@link flushTextIndex} (tests); `warn` hears of its failures. */
   constructor(
     db: SqlDatabase,
     readonly description: string,
-    options: { indexInBackground?: boolean } = {},
+    options: { indexInBackground?: boolean; warn?: (message: string) => void } = {},
   ) {
     super(db);
     db.exec(
@@ -63,7 +63,9 @@ export class SqliteStore extends SqliteBase implements Store {
     this.fts = this.transaction(() =>
       migrate(db, (project, parentId) => this.failures.markAncestors(project, parentId)),
     );
-    this.text = this.fts ? new TextIndex(this, () => this.callCount(), options.indexInBackground ?? true) : undefined;
+    this.text = this.fts
+      ? new TextIndex(this, () => this.callCount(), options.indexInBackground ?? true, options.warn)
+      : undefined;
     this.context = {
       fields: callFields(),
       fts: this.fts

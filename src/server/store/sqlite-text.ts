@@ -16,6 +16,8 @@ const INDEX_SLICE_MS = 20;
 const QUIET_MS = 25;
 /** ...and while writes keep coming, one slice runs at least this often, so that the pending calls stay few. */
 const SLICE_EVERY_MS = 200;
+/** After a slice failed (a full disk, a lock held too long), the next one waits this long. */
+const RETRY_AFTER_FAILURE_MS = 10_000;
 /** Calls indexed per slice at most (one transaction: larger ones leave FTS5 less merging to do). */
 const INDEX_SLICE_ROWS = 512;
 /**
@@ -46,10 +48,15 @@ export class TextIndex {
   /** Bounded counts by table and FTS5 query, oldest first (`docsOf`). */
   private readonly known = new Map<string, { docs: number; calls: number }>();
 
+  /** The message of the last slice that failed, so that a lasting fault is reported once. */
+  private lastFailure: string | undefined;
+
+  /** `warn` hears about a background slice that failed (the calls stay pending and are indexed later). */
   constructor(
     private readonly sql: { stmt(sql: string): SqlStatement; transaction<T>(fn: () => T, durable?: boolean): T },
     private readonly callCount: () => number,
     private readonly background: boolean,
+    private readonly warn: (message: string) => void = () => {},
   ) {}
 
   private stmt(sql: string): SqlStatement {
@@ -150,7 +157,21 @@ export class TextIndex {
         this.indexing = undefined;
         if (performance.now() < due()) return this.schedule(); // a write came meanwhile
         this.lastSlice = performance.now();
-        if (this.indexText()) this.schedule();
+        let more: boolean;
+        try {
+          more = this.indexText();
+          this.lastFailure = undefined;
+        } catch (err) {
+          // Thrown here it would end the process: the calls stay pending (searches read them directly) and wait.
+          const message = (err as Error)?.message ?? String(err);
+          if (message !== this.lastFailure)
+            this.warn(`text index: could not index new calls (will try again): ${message}`);
+          this.lastFailure = message;
+          this.lastSlice = performance.now() + RETRY_AFTER_FAILURE_MS - SLICE_EVERY_MS;
+          this.lastWrite = Number.NEGATIVE_INFINITY;
+          more = true;
+        }
+        if (more) this.schedule();
       },
       Math.max(0, due() - performance.now()),
     );

@@ -183,8 +183,6 @@ export interface Store {
   /** Deletes the calls and their descendants; returns how many went. */
   deleteCalls(project: string, ids: string[]): number;
   insertFeedback(rows: StoredFeedback[]): void;
-  /** Replaces feedback `id` (keeping its id); false when there is none. */
-  replaceFeedback(id: string, row: StoredFeedback): boolean;
   /** Feedback of a project in creation order, only on `weaveRefs` when given. */
   selectFeedback(project: string, weaveRefs?: string[]): StoredFeedback[];
   deleteFeedback(project: string, ids: string[]): number;
