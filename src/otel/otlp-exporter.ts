@@ -10,7 +10,7 @@ import { kindOf, MAX_TIMER_MS, readHeaders, redactUrlText } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
-import { describeAs, type KeyRedactor } from "../secrets.js";
+import { DEFAULT_REDACTOR, describeAs, type KeyRedactor } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
@@ -21,6 +21,7 @@ import {
   resolveProcessorOptions,
   type TracewireProcessorOptions,
 } from "./options.js";
+import { redactedSpanButAttributes } from "./span-redact.js";
 
 /**
  * `ExportResultCode.SUCCESS` and `FAILED` of `@opentelemetry/core` (a numeric enum of the OTel specification), spelt
@@ -60,6 +61,8 @@ export class OtlpTraceExporter implements SpanExporter {
   /** Smallest encoded span bytes a 413 refused (several spans); requests stay below it. */
   private refusedAt = Number.POSITIVE_INFINITY;
   private requestsInFlight = 0;
+  /** Which keys hold credentials, for spans given to {@link send} (the processor encodes its own with its redactor). */
+  private readonly redactor: KeyRedactor;
 
   /**
    * Usually built by {@link createOtlpExporter} or the processor, which resolve `config` from options and the
@@ -71,11 +74,13 @@ export class OtlpTraceExporter implements SpanExporter {
     /**
      * @internal `queued`: a retrying export queue (the processor's) drives this exporter, so a refused connection is
      * reported at once instead of retried here. Standalone (inside an OTel `BatchSpanProcessor`, which does not
-     * retry) the exporter retries it itself.
+     * retry) the exporter retries it itself. `redactor`: the credential keys of spans given to `send()`/`export()`
+     * (default `DEFAULT_REDACT_KEYS`); {@link createOtlpExporter} passes the one its `redactKeys` resolve to.
      */
-    internal: { queued?: boolean } = {},
+    internal: { queued?: boolean; redactor?: KeyRedactor } = {},
   ) {
     checkConfig(config);
+    this.redactor = internal.redactor ?? DEFAULT_REDACTOR;
     const limit = config.attributeValueLengthLimit ?? DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
     this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder(limit) : new ProtoBatchEncoder(limit);
     this.transport = new HttpTransport({
@@ -102,7 +107,8 @@ export class OtlpTraceExporter implements SpanExporter {
   }
 
   /**
-   * Encodes and sends one batch of ended spans. Never throws: the outcome says whether to retry. A 413 halves the
+   * Encodes and sends one batch of ended spans, checked for credentials on the way out as the processor's spans are
+   * (otel/span-redact.ts). Never throws: the outcome says whether to retry. A 413 halves the
    * bytes per request and sends the same spans again in smaller requests — resending within the size the service
    * accepts, not repeating a refused request; a single span that is still too large is refused alone. Requests that
    * succeed raise the size again.
@@ -111,7 +117,8 @@ export class OtlpTraceExporter implements SpanExporter {
     if (!Array.isArray(spans)) return { done: 0, retry: false };
     let encoded: EncodedSpan[];
     try {
-      encoded = spans.map((span) => this.encoder.encode(span));
+      const redactor = this.redactor;
+      encoded = spans.map((span) => this.encoder.encode(redactedSpanButAttributes(span, redactor), redactor));
     } catch (err) {
       this.events?.rejected?.(spans.length, err instanceof Error ? err : new Error(String(err)));
       return { done: spans.length, retry: false };
@@ -308,18 +315,22 @@ export type OtlpExporterOptions = Pick<
   | "otlpTimeoutMillis"
   | "otlpAttributeValueLengthLimit"
   | "allowInsecureHttp"
+  | "redactKeys"
   | "env"
 >;
 
 /**
  * An OTel `SpanExporter` that sends to the tracing service's OTLP endpoint, for apps that build their own
- * pipeline (`new BatchSpanProcessor(createOtlpExporter())`). Settings resolve like the processor's.
+ * pipeline (`new BatchSpanProcessor(createOtlpExporter())`). Settings resolve like the processor's; span attributes,
+ * exception texts and status messages leave the process checked for credentials as on the processor's OTLP route
+ * (`redactKeys`, env `TRACEWIRE_REDACT_KEYS`).
  */
 export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTraceExporter {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
   }
-  return new OtlpTraceExporter(resolveProcessorOptions({ ...options, exitHooks: false }).otlp);
+  const resolved = resolveProcessorOptions({ ...options, exitHooks: false });
+  return new OtlpTraceExporter(resolved.otlp, undefined, { redactor: resolved.payload.redactor });
 }
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.

@@ -1,0 +1,77 @@
+/**
+ * `createOtlpExporter()` on its own, inside the app's own `BatchSpanProcessor` (docs/own-otel-sdk.md): the same exit
+ * check of span attributes, event texts and status messages as the processor's OTLP route (docs/concepts.md, "What is
+ * recorded, and what never is"), decoded field by field from what the tracing service receives.
+ */
+import { SpanStatusCode, trace } from "@opentelemetry/api";
+import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { DEFAULT_REDACT_KEYS } from "../../src/index.js";
+import { createOtlpExporter, type OtlpExporterOptions } from "../../src/otel-entry.js";
+import { allSpans, type DecodedSpan } from "../support/otlp.js";
+import { TracingDouble } from "../support/tracing-double.js";
+import { decodedOtlp, PROJECT } from "./helpers.js";
+
+let double: TracingDouble;
+beforeEach(async () => {
+  double = await TracingDouble.start();
+});
+afterEach(async () => {
+  await double.close();
+});
+
+/** One span made through a provider whose only processor is a BatchSpanProcessor over the standalone exporter. */
+async function exportOneSpan(options: OtlpExporterOptions = {}): Promise<DecodedSpan> {
+  const exporter = createOtlpExporter({ baseUrl: double.url, project: PROJECT, env: {}, ...options });
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
+  const span = provider.getTracer("http-lib", "1.0.0").startSpan("GET /profile", {
+    attributes: {
+      "http.request.header.authorization": "Bearer sk-live-0123456789abcdef",
+      "url.full": "https://ada:hunter2@api.example.com/profile?api_key=k-0123456789&page=2",
+      "customer.ssn": "078-05-1120",
+      "http.route": "/profile",
+    },
+  });
+  span.recordException(new Error("upstream said: Authorization: Bearer sk-live-0123456789abcdef"));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: "refused Bearer sk-live-0123456789abcdef" });
+  span.end();
+  await provider.shutdown();
+  const spans = decodedOtlp(double).flatMap(allSpans);
+  expect(spans).toHaveLength(1);
+  return spans[0]!;
+}
+
+describe("createOtlpExporter() in the app's own BatchSpanProcessor", () => {
+  it.each(["http/protobuf", "http/json"] as const)(
+    "masks credentials in attributes, exception texts and the status message (%s)",
+    async (otlpProtocol) => {
+      const span = await exportOneSpan({ otlpProtocol });
+      expect(span.attributes).toEqual({
+        "http.request.header.authorization": "REDACTED",
+        "url.full": expect.not.stringMatching(/hunter2|k-0123456789/),
+        "customer.ssn": "078-05-1120",
+        "http.route": "/profile",
+      });
+      expect(span.attributes["url.full"]).toContain("api.example.com/profile");
+      expect(span.attributes["url.full"]).toContain("page=2");
+      const exception = span.events.find((e) => e.name === "exception")!;
+      expect(exception.attributes["exception.message"]).not.toContain("sk-live-0123456789abcdef");
+      expect(exception.attributes["exception.stacktrace"]).not.toContain("sk-live-0123456789abcdef");
+      expect(span.status.code).toBe(2);
+      expect(span.status.message).not.toContain("sk-live-0123456789abcdef");
+      expect(double.wireText()).not.toContain("sk-live-0123456789abcdef");
+      expect(double.wireText()).not.toContain("hunter2");
+    },
+  );
+
+  it("redactKeys extends (or, as [], turns off) the key list, as for init()", async () => {
+    const extended = await exportOneSpan({ redactKeys: [...DEFAULT_REDACT_KEYS, "ssn"] });
+    expect(extended.attributes).toMatchObject({
+      "http.request.header.authorization": "REDACTED",
+      "customer.ssn": "REDACTED",
+    });
+    double.otlpRequests.length = 0;
+    const off = await exportOneSpan({ redactKeys: [] });
+    expect(off.attributes["http.request.header.authorization"]).toBe("Bearer sk-live-0123456789abcdef");
+  });
+});
