@@ -91,11 +91,17 @@ const PLACEHOLDER = { baseUrl: "http://127.0.0.1:4319", project: "entity/project
 function checkOptions(options: InitOptions): void {
   checkServiceName(options.serviceName);
   resolveProcessorOptions({
-    ...options,
+    ...processorOptions(options),
     env: {},
     baseUrl: options.baseUrl ?? PLACEHOLDER.baseUrl,
     project: options.project ?? PLACEHOLDER.project,
   });
+}
+
+/** The options the processor reads: all but init()'s own two, which the processor refuses. */
+function processorOptions(options: InitOptions): TracewireProcessorOptions {
+  const { serviceName: _serviceName, disabled: _disabled, ...rest } = options;
+  return rest;
 }
 
 /**
@@ -143,7 +149,7 @@ export function init(options: InitOptions = {}): TracewireHandle {
   }
 
   checkServiceName(options.serviceName);
-  const processor = new TracewireSpanProcessor(options);
+  const processor = new TracewireSpanProcessor(processorOptions(options));
   // The keys the app's clients are built from (OPENAI_API_KEY, …), wrapped or not: masked wherever an error quotes one.
   rememberEnvSecrets(env, processor.payload.redactor);
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).

@@ -121,3 +121,20 @@ describe("ConfigError names the setting", () => {
     await tracing.shutdown();
   });
 });
+
+describe("init()'s own options given to the processor (the app's own provider)", () => {
+  it.each([
+    ["serviceName", { serviceName: "checkout" }, "resource"],
+    ["disabled", { disabled: true }, "leave the processor out"],
+  ] as const)("%s is a ConfigError saying where it belongs, not ignored", (setting, extra, hint) => {
+    const err = configError(() => new TracewireSpanProcessor({ ...BASE, env: {}, ...(extra as object) }));
+    expect(err.setting).toBe(setting);
+    expect(err.expected).toContain(hint);
+  });
+
+  it("init() still takes both", async () => {
+    const tracing = init({ ...BASE, env: {}, exitHooks: false, serviceName: "checkout", disabled: false });
+    expect(tracing.enabled).toBe(true);
+    await tracing.shutdown();
+  });
+});
