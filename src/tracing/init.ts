@@ -17,7 +17,7 @@ import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.j
 import { globalState } from "../otel/state.js";
 import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
-import { createProvider } from "./provider.js";
+import { createProvider, spanLimitsFrom } from "./provider.js";
 
 /** Options of {@link init}: the processor's (payload capture and redaction among them), plus service identity. */
 export interface InitOptions extends TracewireProcessorOptions {
@@ -149,6 +149,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
   }
 
   checkServiceName(options.serviceName);
+  // Read before anything is set up, so that a malformed limit leaves nothing running.
+  const spanLimits = spanLimitsFrom(env);
   const processor = new TracewireSpanProcessor(processorOptions(options));
   // The keys the app's clients are built from (OPENAI_API_KEY, …), wrapped or not: masked wherever an error quotes one.
   rememberEnvSecrets(env, processor.payload.redactor);
@@ -164,7 +166,9 @@ export function init(options: InitOptions = {}): TracewireHandle {
     }),
   );
   // Sampler and span limits from the same settings as everything else: `env` when given, else the environment.
-  const provider = createProvider(env, resource, [processor], (message) => warnOnce("sampler", message, logger));
+  const provider = createProvider(env, resource, [processor], spanLimits, (message) =>
+    warnOnce("sampler", message, logger),
+  );
   const ownsGlobal = trace.setGlobalTracerProvider(provider);
   if (!ownsGlobal) {
     warnOnce(

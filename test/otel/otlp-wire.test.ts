@@ -269,6 +269,38 @@ describe("resource and headers", () => {
   });
 });
 
+describe("span limits (OTEL_SPAN_*_LIMIT) of the provider init() registers", () => {
+  it("are honoured: what is over a limit is left out and counted in the dropped counts", async () => {
+    const tracing = ctx.start({
+      env: {
+        OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: "2",
+        OTEL_SPAN_EVENT_COUNT_LIMIT: "1",
+        OTEL_SPAN_LINK_COUNT_LIMIT: "1",
+        OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT: "1",
+        OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT: "0",
+      },
+    });
+    const link = { traceId: "1".repeat(32), spanId: "2".repeat(16), traceFlags: 1 };
+    const span = trace.getTracer("lib").startSpan("work", {
+      attributes: { a: 1, b: 2, c: 3 },
+      links: [{ context: link, attributes: { why: "batch" } }],
+    });
+    span.addEvent("first");
+    span.addEvent("second", { x: 1, y: 2 });
+    span.end();
+    await tracing.flush();
+    const [wire] = allSpans(onlyOtlpRequest().decoded);
+    expect(wire).toMatchObject({
+      attributes: { a: 1, b: 2 },
+      droppedAttributesCount: 1,
+      events: [{ name: "second", attributes: { x: 1 }, droppedAttributesCount: 1 }],
+      droppedEventsCount: 1,
+      links: [{ traceId: link.traceId, spanId: link.spanId, attributes: {}, droppedAttributesCount: 1 }],
+      droppedLinksCount: 0,
+    });
+  });
+});
+
 describe("partial_success", () => {
   it.each(["http/protobuf", "http/json"] as const)(
     "%s: counted in stats().otlp.rejected, logged once, never retried",
