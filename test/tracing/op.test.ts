@@ -141,6 +141,37 @@ describe("sync and async functions", () => {
     expect((await s.only("throwsObject")).end?.exception).toBeTruthy();
   });
 
+  it("records what a thrown value that is not an Error says, not [object Object]", async () => {
+    const circular: Record<string, unknown> = { code: "E_LOOP" };
+    circular.self = circular;
+    const thrown: [string, unknown][] = [
+      ["throwsPlainObject", { code: 7, reason: "plain object thrown" }],
+      ["throwsErrorLike", { name: "APIError", message: "quota exceeded", status: 429 }],
+      ["throwsMessageOnly", { message: "no name here" }],
+      ["throwsWithKey", { apiKey: "sk-thrown-0123456789abcdef", code: 1 }],
+      ["throwsCircular", circular],
+      ["throwsString", "just a string"],
+      ["throwsNumber", 42],
+    ];
+    for (const [name, value] of thrown) {
+      const failing = op(
+        async () => {
+          throw value;
+        },
+        { name },
+      );
+      await expect(failing()).rejects.toBe(value);
+    }
+    const exception = async (name: string) => (await s.only(name)).end?.exception as string;
+    expect(await exception("throwsPlainObject")).toBe('{"code":7,"reason":"plain object thrown"}');
+    expect(await exception("throwsErrorLike")).toBe("APIError: quota exceeded");
+    expect(await exception("throwsMessageOnly")).toBe("no name here");
+    expect(await exception("throwsWithKey")).toBe('{"apiKey":"REDACTED","code":1}');
+    expect(await exception("throwsCircular")).toBe('{"code":"E_LOOP","self":"[Circular]"}');
+    expect(await exception("throwsString")).toBe("just a string");
+    expect(await exception("throwsNumber")).toBe("42");
+  });
+
   it("returns an op as is when it is wrapped again (one call, not two)", async () => {
     const once = op(function wrappedTwice(x: number) {
       return x + 1;
