@@ -44,6 +44,10 @@ export interface OtlpExportEvents {
 
 const OTLP_RETRY_STATUSES = [429, 502, 503, 504];
 
+/** The setting behind every deadline of an OTLP request, for timeout messages. */
+const OTLP_TIMEOUT_SETTING =
+  "otlpTimeoutMillis (env OTEL_EXPORTER_OTLP_TRACES_TIMEOUT): raise it in the tracing options";
+
 /**
  * Sends spans as OTLP. Used by {@link TracewireSpanProcessor}'s OTLP route, and usable on its own as an OTel
  * `SpanExporter` (for example inside your own `BatchSpanProcessor`).
@@ -97,6 +101,12 @@ export class OtlpTraceExporter implements SpanExporter {
       connectTimeoutMs: Math.min(10_000, config.timeoutMs),
       bodyTimeoutMs: config.timeoutMs,
       gzip: config.compression === "gzip",
+      // Each deadline here is the OTLP timeout (the connect one at most 10 s): a timeout says what sets it.
+      timeoutSettings: {
+        timeoutMs: OTLP_TIMEOUT_SETTING,
+        bodyTimeoutMs: OTLP_TIMEOUT_SETTING,
+        connectTimeoutMs: `${OTLP_TIMEOUT_SETTING}; past 10 s, check that the service is reachable`,
+      },
       // Batches are sent from a timer, never on a caller's stack. gzip level 1 takes ~0.2 ms for a typical 250 KB
       // batch of spans, up to ~4 ms for 256 KiB that will not compress; larger bodies go to the thread pool.
       gzipSyncMaxBytes: 256 * 1024,
