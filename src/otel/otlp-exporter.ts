@@ -15,6 +15,7 @@ import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
+import { checkKnownOptions } from "./known-options.js";
 import {
   DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
   type OtlpExporterConfig,
@@ -329,6 +330,22 @@ export type OtlpExporterOptions = Pick<
   | "env"
 >;
 
+/** Every option {@link createOtlpExporter} reads; `satisfies` keeps the list in step with {@link OtlpExporterOptions}. */
+const EXPORTER_OPTIONS = {
+  apiKey: true,
+  baseUrl: true,
+  project: true,
+  otlpProtocol: true,
+  otlpCompression: true,
+  otlpEndpoint: true,
+  otlpHeaders: true,
+  otlpTimeoutMillis: true,
+  otlpAttributeValueLengthLimit: true,
+  allowInsecureHttp: true,
+  redactKeys: true,
+  env: true,
+} as const satisfies Record<keyof OtlpExporterOptions, true>;
+
 /**
  * An OTel `SpanExporter` that sends to the tracing service's OTLP endpoint, for apps that build their own
  * pipeline (`new BatchSpanProcessor(createOtlpExporter())`). Settings resolve like the processor's; span attributes,
@@ -338,6 +355,16 @@ export type OtlpExporterOptions = Pick<
 export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTraceExporter {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
+  }
+  checkKnownOptions(options);
+  for (const [key, value] of Object.entries(options)) {
+    if (value === undefined || key in EXPORTER_OPTIONS) continue;
+    // Read by init() or the processor, not here: a queue or timeout setting belongs to your own BatchSpanProcessor.
+    throw new ConfigError(
+      key,
+      kindOf(value),
+      `an option createOtlpExporter() reads (${Object.keys(EXPORTER_OPTIONS).join(", ")}); ${key} is init()'s or the processor's, not the exporter's`,
+    );
   }
   const resolved = resolveProcessorOptions({ ...options, exitHooks: false });
   return new OtlpTraceExporter(resolved.otlp, undefined, { redactor: resolved.payload.redactor });

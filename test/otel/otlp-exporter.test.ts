@@ -8,6 +8,7 @@ import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trac
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_REDACT_KEYS } from "../../src/index.js";
 import { createOtlpExporter, type OtlpExporterOptions } from "../../src/otel-entry.js";
+import { configError } from "../support/errors.js";
 import { allSpans, type DecodedSpan } from "../support/otlp.js";
 import { TracingDouble } from "../support/tracing-double.js";
 import { decodedOtlp, PROJECT } from "./helpers.js";
@@ -73,5 +74,19 @@ describe("createOtlpExporter() in the app's own BatchSpanProcessor", () => {
     double.otlpRequests.length = 0;
     const off = await exportOneSpan({ redactKeys: [] });
     expect(off.attributes["http.request.header.authorization"]).toBe("Bearer sk-live-0123456789abcdef");
+  });
+});
+
+describe("createOtlpExporter() options", () => {
+  it.each([
+    ["maxQueueSize", 100],
+    ["exportTimeoutMillis", 5000],
+    ["captureContent", false],
+    ["export", "otlp"],
+    ["serviceName", "checkout"],
+  ])("%s (the processor's, or init()'s) is a ConfigError naming it, not ignored", (setting, value) => {
+    const err = configError(() => createOtlpExporter({ baseUrl: double.url, project: PROJECT, [setting]: value }));
+    expect(err.setting).toBe(setting);
+    expect(err.expected).toContain("createOtlpExporter()");
   });
 });
