@@ -20,6 +20,7 @@ import { Call, MAX_NAME_LENGTH } from "./call.js";
 import { currentAttributes, currentThread, serializeAttributes, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
 import { preparePayload } from "./payload.js";
+import { describe } from "./serialize-values.js";
 
 /** Options of {@link op}. */
 export interface OpOptions {
@@ -90,9 +91,17 @@ export function callOfSpan(span: Span): Call | undefined {
   return holder[CALL];
 }
 
+/**
+ * The arguments by name. A function or symbol argument is kept as its description (`"[Function onChunk]"`), as the
+ * serializer writes one in an array: as a property of the inputs object it would be dropped, and a callback argument
+ * would be missing from the call's inputs.
+ */
 function namedInputs(args: unknown[], names: string[] | undefined): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
-  for (let i = 0; i < args.length; i++) inputs[names?.[i] ?? `arg${i}`] = args[i];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    inputs[names?.[i] ?? `arg${i}`] = typeof arg === "function" || typeof arg === "symbol" ? describe(arg) : arg;
+  }
   return inputs;
 }
 

@@ -74,6 +74,19 @@ describe("sync and async functions", () => {
     expect(JSON.stringify(call)).not.toContain("this-must-not-be-recorded");
   });
 
+  it("records a callback passed as an argument as its description, not as a missing input", async () => {
+    const fetchAll = op(function fetchAll(url: string, onChunk: (chunk: string) => void, tag: symbol) {
+      onChunk(url);
+      return tag.description;
+    });
+    fetchAll("https://example.com/a", function onChunk() {}, Symbol("page"));
+    expect((await s.only("fetchAll")).start.inputs).toEqual({
+      arg0: "https://example.com/a",
+      arg1: "[Function onChunk]",
+      arg2: "[Symbol(page)]",
+    });
+  });
+
   it("names the call after the function, the name option, or 'anonymous'", async () => {
     const named = op(function namedAfterFunction() {
       return 1;
