@@ -15,13 +15,7 @@ import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-import { checkKnownOptions } from "./known-options.js";
-import {
-  DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
-  type OtlpExporterConfig,
-  resolveProcessorOptions,
-  type TracewireProcessorOptions,
-} from "./options.js";
+import { DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT, type OtlpExporterConfig } from "./options.js";
 import { redactedSpanButAttributes } from "./span-redact.js";
 
 /**
@@ -68,6 +62,10 @@ export class OtlpTraceExporter implements SpanExporter {
   private requestsInFlight = 0;
   /** Which keys hold credentials, for spans given to {@link send} (the processor encodes its own with its redactor). */
   private readonly redactor: KeyRedactor;
+  private readonly events: Partial<OtlpExportEvents>;
+  /** Requests refused so far, and the last refusal or failure: what {@link export} reports as its result. */
+  private rejections = 0;
+  private lastError: Error | undefined;
 
   /**
    * Usually built by {@link createOtlpExporter} or the processor, which resolve `config` from options and the
@@ -75,7 +73,7 @@ export class OtlpTraceExporter implements SpanExporter {
    */
   constructor(
     private readonly config: OtlpExporterConfig,
-    private readonly events?: Partial<OtlpExportEvents>,
+    events?: Partial<OtlpExportEvents>,
     /**
      * @internal `queued`: a retrying export queue (the processor's) drives this exporter, so a refused connection is
      * reported at once instead of retried here. Standalone (inside an OTel `BatchSpanProcessor`, which does not
@@ -86,6 +84,19 @@ export class OtlpTraceExporter implements SpanExporter {
   ) {
     checkConfig(config);
     this.redactor = internal.redactor ?? DEFAULT_REDACTOR;
+    // What went wrong last, for the result export() reports (a BatchSpanProcessor only has that to go by).
+    this.events = {
+      ...events,
+      rejected: (count, error) => {
+        this.rejections++;
+        this.lastError = error;
+        events?.rejected?.(count, error);
+      },
+      failed: (error) => {
+        this.lastError = error instanceof Error ? error : new Error(String(error));
+        events?.failed?.(error);
+      },
+    };
     const limit = config.attributeValueLengthLimit ?? DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
     this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder(limit) : new ProtoBatchEncoder(limit);
     this.transport = new HttpTransport({
@@ -246,9 +257,13 @@ export class OtlpTraceExporter implements SpanExporter {
       resultCallback({ code: EXPORT_FAILED, error });
       return;
     }
+    // FAILED when spans were not stored: a refused request (a wrong key, a malformed span) as well as a failure that
+    // outlasted the retries. A partial success is a SUCCESS, as the OTLP specification has it (never sent again).
+    const rejectionsBefore = this.rejections;
     const promise = this.send(spans).then((outcome) => {
-      const ok = !outcome.retry;
-      resultCallback(ok ? { code: EXPORT_SUCCESS } : { code: EXPORT_FAILED, error: new Error("OTLP export failed") });
+      const failed = outcome.retry || this.rejections > rejectionsBefore;
+      const error = this.lastError ?? new Error("OTLP export failed");
+      resultCallback(failed ? { code: EXPORT_FAILED, error } : { code: EXPORT_SUCCESS });
     });
     this.pending.add(promise);
     void promise.finally(() => this.pending.delete(promise));
@@ -311,63 +326,6 @@ function checkConfig(config: OtlpExporterConfig): void {
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
     throw new ConfigError(setting("attributeValueLengthLimit"), JSON.stringify(limit), "a positive integer");
   }
-}
-
-/** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
-export type OtlpExporterOptions = Pick<
-  TracewireProcessorOptions,
-  | "apiKey"
-  | "baseUrl"
-  | "project"
-  | "otlpProtocol"
-  | "otlpCompression"
-  | "otlpEndpoint"
-  | "otlpHeaders"
-  | "otlpTimeoutMillis"
-  | "otlpAttributeValueLengthLimit"
-  | "allowInsecureHttp"
-  | "redactKeys"
-  | "env"
->;
-
-/** Every option {@link createOtlpExporter} reads; `satisfies` keeps the list in step with {@link OtlpExporterOptions}. */
-const EXPORTER_OPTIONS = {
-  apiKey: true,
-  baseUrl: true,
-  project: true,
-  otlpProtocol: true,
-  otlpCompression: true,
-  otlpEndpoint: true,
-  otlpHeaders: true,
-  otlpTimeoutMillis: true,
-  otlpAttributeValueLengthLimit: true,
-  allowInsecureHttp: true,
-  redactKeys: true,
-  env: true,
-} as const satisfies Record<keyof OtlpExporterOptions, true>;
-
-/**
- * An OTel `SpanExporter` that sends to the tracing service's OTLP endpoint, for apps that build their own
- * pipeline (`new BatchSpanProcessor(createOtlpExporter())`). Settings resolve like the processor's; span attributes,
- * exception texts and status messages leave the process checked for credentials as on the processor's OTLP route
- * (`redactKeys`, env `TRACEWIRE_REDACT_KEYS`).
- */
-export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTraceExporter {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
-  }
-  checkKnownOptions(options);
-  for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || key in EXPORTER_OPTIONS) continue;
-    // Read by init() or the processor, not here: a queue or timeout setting belongs to your own BatchSpanProcessor.
-    throw new ConfigError(
-      key,
-      kindOf(value),
-      `an option createOtlpExporter() reads (${Object.keys(EXPORTER_OPTIONS).join(", ")}); ${key} is init()'s or the processor's, not the exporter's`,
-    );
-  }
-  const resolved = resolveProcessorOptions({ ...options, exitHooks: false });
-  return new OtlpTraceExporter(resolved.otlp, undefined, { redactor: resolved.payload.redactor });
 }
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.

@@ -1,17 +1,18 @@
 /**
  * `createOtlpExporter()` on its own, inside the app's own `BatchSpanProcessor` (docs/own-otel-sdk.md): the same exit
  * check of span attributes, event texts and status messages as the processor's OTLP route (docs/concepts.md, "What is
- * recorded, and what never is"), decoded field by field from what the tracing service receives.
+ * recorded, and what never is"), decoded field by field from what the tracing service receives; only the options it
+ * reads; and a result (and a warning) that says when the service refused the spans.
  */
-import { SpanStatusCode, trace } from "@opentelemetry/api";
-import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { SpanStatusCode } from "@opentelemetry/api";
+import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEFAULT_REDACT_KEYS } from "../../src/index.js";
 import { createOtlpExporter, type OtlpExporterOptions } from "../../src/otel-entry.js";
 import { configError } from "../support/errors.js";
 import { allSpans, type DecodedSpan } from "../support/otlp.js";
 import { TracingDouble } from "../support/tracing-double.js";
-import { decodedOtlp, PROJECT } from "./helpers.js";
+import { decodedOtlp, PROJECT, recordingLogger } from "./helpers.js";
 
 let double: TracingDouble;
 beforeEach(async () => {
@@ -88,5 +89,47 @@ describe("createOtlpExporter() options", () => {
     const err = configError(() => createOtlpExporter({ baseUrl: double.url, project: PROJECT, [setting]: value }));
     expect(err.setting).toBe(setting);
     expect(err.expected).toContain("createOtlpExporter()");
+  });
+});
+
+describe("createOtlpExporter() results", () => {
+  /** One span exported directly, as a BatchSpanProcessor does: the result it reports back. */
+  async function exportResult(options: OtlpExporterOptions = {}) {
+    const exporter = createOtlpExporter({ baseUrl: double.url, project: PROJECT, env: {}, ...options });
+    const provider = new BasicTracerProvider();
+    const span = provider.getTracer("lib").startSpan("work");
+    span.end();
+    const result = await new Promise<{ code: number; error?: Error }>((resolve) =>
+      exporter.export([span as unknown as ReadableSpan], resolve),
+    );
+    await exporter.shutdown();
+    return result;
+  }
+
+  it("a span the service accepted is SUCCESS, and nothing is logged", async () => {
+    const { lines, logger } = recordingLogger();
+    expect(await exportResult({ logger })).toEqual({ code: 0 });
+    expect(lines.warn).toEqual([]);
+  });
+
+  it.each([
+    [401, "apiKey"],
+    [400, "refused 1 span(s)"],
+  ])("%s: FAILED with the service's error, and one warning says what happened", async (status, said) => {
+    double.fail("/otel/v1/traces", { status, body: { reason: "no" } });
+    const { lines, logger } = recordingLogger();
+    const result = await exportResult({ logger, apiKey: "tw_key_0123456789abcdef" });
+    expect(result.code).toBe(1);
+    expect(result.error).toMatchObject({ status });
+    expect(lines.warn).toHaveLength(1);
+    expect(lines.warn[0]).toContain(said);
+    expect(lines.warn[0]).not.toContain("tw_key_0123456789abcdef");
+  });
+
+  it("a partial success is SUCCESS (the OTLP rule: never resent), and the rejection is logged", async () => {
+    double.partialSuccess = { rejectedSpans: 1, errorMessage: "attribute too long" };
+    const { lines, logger } = recordingLogger();
+    expect(await exportResult({ logger })).toEqual({ code: 0 });
+    expect(lines.warn.join("\n")).toContain("attribute too long");
   });
 });
