@@ -157,7 +157,8 @@ export function init(options: InitOptions = {}): TracewireHandle {
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
 
-  const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME;
+  // A blank variable counts as unset, as for every other setting.
+  const serviceName = options.serviceName ?? (env.OTEL_SERVICE_NAME?.trim() || undefined);
   const resource = defaultResource().merge(
     resourceFromAttributes({
       ...(serviceName ? { "service.name": serviceName } : {}),

@@ -218,6 +218,13 @@ describe("resource and headers", () => {
     expect(serviceNameOf()).toBe("from-env");
   });
 
+  it("a blank OTEL_SERVICE_NAME counts as unset, as every blank setting does: the default name, not a blank one", async () => {
+    const tracing = ctx.start({ env: { OTEL_SERVICE_NAME: "   " } });
+    foreignSpan();
+    await tracing.flush();
+    expect(serviceNameOf()).toBe(`unknown_service:${process.argv0}`);
+  });
+
   it("the serviceName option wins over OTEL_SERVICE_NAME", async () => {
     const tracing = ctx.start({ serviceName: "from-option", env: { OTEL_SERVICE_NAME: "from-env" } });
     foreignSpan();
