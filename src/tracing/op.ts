@@ -8,7 +8,16 @@
  * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call). Other
  * thenables (an SDK's APIPromise, a query builder) are never `then`ed by op(): see observe-thenable.ts.
  */
-import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Context,
+  context,
+  createContextKey,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
 import { unknownOption } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { describeError, exceptionFields } from "../otel/diagnostics.js";
@@ -214,6 +223,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   function run(self: unknown, args: unknown[], onCall?: (call: Call | undefined) => void): ReturnType<F> {
     const state = globalState();
     if (!state.active) return Reflect.apply(fn, self, args);
+    if (!contextChecked) checkContextManager();
     let started: { span: Span; body: Context };
     try {
       started = start(args);
@@ -268,6 +278,25 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
     },
   });
   return traced as unknown as Op<F>;
+}
+
+const PROBE_KEY = createContextKey("tracewire.context-probe");
+let contextChecked = false;
+
+/**
+ * Once per process, at the first traced call: whether a context manager is registered at all. Without one (an app's
+ * own provider set up without it: OTel JS 2.x providers register none) nothing nests and every op is a trace of its
+ * own, so that is said once, with the fix. `init()` registers one where the app has none.
+ */
+function checkContextManager(): void {
+  contextChecked = true;
+  const works = context.with(ROOT_CONTEXT.setValue(PROBE_KEY, true), () => context.active().getValue(PROBE_KEY));
+  if (works === true || globalState().warned.has("no-context-manager")) return;
+  globalState().warned.add("no-context-manager");
+  globalState().active?.diagnostics.warn(
+    "no-context-manager",
+    "No OpenTelemetry context manager is registered, so calls cannot nest: every op becomes a trace of its own. Register one next to your tracer provider: context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()) from @opentelemetry/context-async-hooks (NodeSDK and init() do this for you).",
+  );
 }
 
 /** The display name, fixed or computed; a computing function that throws costs the name, not the call. */
