@@ -18,9 +18,11 @@ import {
   SpanStatusCode,
   trace,
 } from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
 import { unknownOption } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { describeError, exceptionFields } from "../otel/diagnostics.js";
+import type { PayloadSettings } from "../otel/payload-options.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
@@ -28,7 +30,7 @@ import { portableEndAttributes } from "../wire/span-to-call.js";
 import { Call, MAX_NAME_LENGTH } from "./call.js";
 import { currentAttributes, currentThread, serializeAttributes, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
-import { preparePayload } from "./payload.js";
+import { payloadSettings, preparePayload } from "./payload.js";
 import { describe } from "./serialize-values.js";
 
 /** Options of {@link op}. */
@@ -181,8 +183,17 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   validate(fn, options);
   if ((fn as { [OP]?: true })[OP]) return fn as Op<F>;
   const opName = options.name ?? (fn.name || "anonymous");
-  // Stored as JSON once, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter.
-  const ownAttributes = options.attributes === undefined ? undefined : serializeAttributes(options.attributes);
+  // Stored as JSON, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter. Made under
+  // the settings of the processor in force (its redactKeys, its limits), once per processor: an op is usually made
+  // at a module's top level, before init() runs.
+  let ownAttributes: { settings: PayloadSettings; json: JsonObject } | undefined;
+  const attributesNow = (): JsonObject | undefined => {
+    if (options.attributes === undefined) return undefined;
+    const settings = payloadSettings();
+    if (ownAttributes?.settings !== settings)
+      ownAttributes = { settings, json: serializeAttributes(options.attributes) };
+    return ownAttributes.json;
+  };
 
   function start(args: unknown[]): { span: Span; body: Context } {
     const state = globalState();
@@ -197,7 +208,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
           : inputs === undefined
             ? {}
             : { value: inputs },
-      attributes: { ...currentAttributes(), ...ownAttributes },
+      attributes: { ...currentAttributes(), ...attributesNow() },
     };
     const displayName = computeDisplayName(options.displayName, args, opName);
     if (displayName) data.displayName = displayName;
