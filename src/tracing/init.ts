@@ -11,7 +11,6 @@ import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { createContextManager } from "../otel/context-manager.js";
 import type { KNOWN_OPTIONS } from "../otel/known-options.js";
-import { rememberEnvSecrets } from "../otel/known-secrets.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
@@ -152,8 +151,6 @@ export function init(options: InitOptions = {}): TracewireHandle {
   // Read before anything is set up, so that a malformed limit leaves nothing running.
   const spanLimits = spanLimitsFrom(env);
   const processor = new TracewireSpanProcessor(processorOptions(options));
-  // The keys the app's clients are built from (OPENAI_API_KEY, …), wrapped or not: masked wherever an error quotes one.
-  rememberEnvSecrets(env, processor.payload.redactor);
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
 
