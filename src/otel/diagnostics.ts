@@ -126,17 +126,22 @@ export function describeError(err: unknown): string {
 
 /**
  * A thrown value that is not an Error, in one line: an error-like object (another realm's Error, a library's `{name,
- * message}`) as `name: message`; an object whose `toString` says something, as that; any other object as bounded JSON
- * (credential keys `REDACTED`, cycles `[Circular]`), never `[object Object]`; anything else as `String()` does.
+ * message}`) as `name: message`; an object whose `toString` says something, as that; any other object with fields as
+ * bounded JSON after its class name (credential keys `REDACTED`, cycles `[Circular]`), never `[object Object]`;
+ * anything else as `String()` does.
  */
 function describeThrown(err: unknown): string {
   if (err === null || (typeof err !== "object" && typeof err !== "function")) return String(err);
   const { name, message } = err as { name?: unknown; message?: unknown };
   if (typeof message === "string") return typeof name === "string" && name !== "" ? `${name}: ${message}` : message;
-  const text = String(err);
-  if (!/^\[object \w+\]$/.test(text)) return text;
-  const budget = { left: 2 * MAX_ERROR_TEXT };
-  return boundedJson(err, new WeakSet(), budget, 0) ?? text;
+  let text = "[object Object]"; // a null-prototype object has no toString at all
+  try {
+    text = String(err);
+  } catch {}
+  if (!/^\[object \w+\]$/.test(text) || Object.keys(err).length === 0) return text; // a Response: [object Response]
+  const json = boundedJson(err, new WeakSet(), { left: 2 * MAX_ERROR_TEXT }, 0) ?? text;
+  const type = (Object.getPrototypeOf(err) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof type === "string" && type !== "" && type !== "Object" ? `${type} ${json}` : json;
 }
 
 /** JSON text of `value`, at most about `budget.left` characters and 4 levels deep; undefined where JSON has none. */

@@ -165,6 +165,14 @@ describe("sync and async functions", () => {
       ["throwsCircular", circular],
       ["throwsString", "just a string"],
       ["throwsNumber", 42],
+      [
+        "throwsClassInstance",
+        new (class HttpFailure {
+          status = 503;
+        })(),
+      ],
+      ["throwsResponse", new Response("down", { status: 503 })],
+      ["throwsNullPrototype", Object.assign(Object.create(null), { code: "E_NULL" })],
     ];
     for (const [name, value] of thrown) {
       const failing = op(
@@ -183,6 +191,9 @@ describe("sync and async functions", () => {
     expect(await exception("throwsCircular")).toBe('{"code":"E_LOOP","self":"[Circular]"}');
     expect(await exception("throwsString")).toBe("just a string");
     expect(await exception("throwsNumber")).toBe("42");
+    expect(await exception("throwsClassInstance")).toBe('HttpFailure {"status":503}');
+    expect(await exception("throwsResponse")).toBe("[object Response]");
+    expect(await exception("throwsNullPrototype")).toBe('{"code":"E_NULL"}');
   });
 
   it("returns an op as is when it is wrapped again (one call, not two)", async () => {
