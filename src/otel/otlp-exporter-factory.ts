@@ -58,7 +58,7 @@ export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTrace
   }
   checkKnownOptions(options);
   for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || key in EXPORTER_OPTIONS) continue;
+    if (value === undefined || Object.hasOwn(EXPORTER_OPTIONS, key)) continue;
     // Read by init() or the processor, not here: a queue or timeout setting belongs to your own BatchSpanProcessor.
     throw new ConfigError(
       key,
