@@ -301,7 +301,10 @@ let contextChecked = false;
  */
 function checkContextManager(): void {
   contextChecked = true;
-  const works = context.with(ROOT_CONTEXT.setValue(PROBE_KEY, true), () => context.active().getValue(PROBE_KEY));
+  let works: unknown = true;
+  try {
+    works = context.with(ROOT_CONTEXT.setValue(PROBE_KEY, true), () => context.active().getValue(PROBE_KEY));
+  } catch {} // a context manager that throws is not ours to judge here; the call itself will say what fails
   if (works === true || globalState().warned.has("no-context-manager")) return;
   globalState().warned.add("no-context-manager");
   globalState().active?.diagnostics.warn(
