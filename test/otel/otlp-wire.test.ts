@@ -9,7 +9,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { type InitOptions, op } from "../../src/index.js";
 import { allSpans, type DecodedTraceRequest, decodeTraceRequest } from "../support/otlp.js";
-import type { RecordedRequest } from "../support/server.js";
+import { type RecordedRequest, TestServer } from "../support/server.js";
 import { nanos, PACKAGE_VERSION, PROJECT, recordingLogger, setupTracedDouble } from "./helpers.js";
 
 // Batches go out only on flush(), so "one request" never depends on how the timer races the test under load.
@@ -273,6 +273,37 @@ describe("resource and headers", () => {
       expect(r.headers.authorization).toBe(`Bearer ${API_KEY}`);
       expect(r.headers["x-tenant"]).toBeUndefined();
     }
+  });
+});
+
+describe("the OTLP settings read from the environment", () => {
+  it("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is: spans go there, calls still to the base URL", async () => {
+    const collector = await TestServer.start();
+    try {
+      collector.on("POST", "/custom/v1/traces", { status: 200, body: "" } as never);
+      const tracing = ctx.start({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/custom/v1/traces` } });
+      await op(async function routed() {
+        trace.getTracer("lib").startSpan("work").end();
+      })();
+      await tracing.flush();
+      expect(collector.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /custom/v1/traces"]);
+      expect(collector.requests[0]!.headers.project_id).toBe(PROJECT);
+      expect(ctx.double.otlpRequests).toHaveLength(0);
+      expect(ctx.double.callsNamed("routed")).toHaveLength(1);
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT cuts string values, in arrays too", async () => {
+    const tracing = ctx.start({ env: { OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "5" } });
+    trace
+      .getTracer("lib")
+      .startSpan("work", { attributes: { long: "abcdefghij", list: ["abcdefgh", "xy"], n: 123456789 } })
+      .end();
+    await tracing.flush();
+    const [span] = allSpans(onlyOtlpRequest().decoded);
+    expect(span!.attributes).toEqual({ long: "abcde", list: ["abcde", "xy"], n: 123456789 });
   });
 });
 
