@@ -215,7 +215,9 @@ export class TimeoutError extends ConnectionError {
 export class AbortError extends ApiError {
   override name = "AbortError";
   constructor(request: RequestInfo, reason?: unknown) {
-    super(undefined, `${request.method} ${request.path} was aborted by the caller.`, request, { cause: reason });
+    // An Error as the reason (a deadline that names its setting) says why; DOMException's defaults add nothing.
+    const why = reason instanceof Error && reason.name === "Error" && reason.message ? `: ${reason.message}` : "";
+    super(undefined, `${request.method} ${request.path} was aborted by the caller${why}.`, request, { cause: reason });
   }
 }
 

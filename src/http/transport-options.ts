@@ -57,6 +57,8 @@ export interface TransportOptions {
   gzipSyncMaxBytes?: number;
   /** Sockets kept per origin. */
   maxConnections: number;
+  /** How a timeout error names the setting behind a deadline when not the client options' (`otlpTimeoutMillis`). */
+  timeoutSettings?: Partial<Record<"timeoutMs" | "connectTimeoutMs" | "bodyTimeoutMs", string>>;
   /**
    * Retry a request whose connection was refused or whose host did not resolve (default true). The export queues
    * turn it off: they retry on their own schedule, and a flush must learn at once that the service is down.

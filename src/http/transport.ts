@@ -238,7 +238,7 @@ export class HttpTransport {
       if (caller?.aborted) return new AbortError(info, caller.reason);
       if (deadline.signal.aborted) {
         return new TimeoutError(
-          `${request.method} ${path} timed out after ${timeoutMs} ms (timeoutMs: raise it in the client options or per call).`,
+          `${request.method} ${path} timed out after ${timeoutMs} ms (${this.raise("timeoutMs")}).`,
           info,
           cause,
         );
@@ -313,14 +313,20 @@ export class HttpTransport {
   private timeoutHint(code: string | undefined, timeoutMs: number): string {
     switch (code) {
       case "UND_ERR_BODY_TIMEOUT":
-        return ` — no data for ${this.options.bodyTimeoutMs} ms (bodyTimeoutMs: raise it in the client options)`;
+        return ` — no data for ${this.options.bodyTimeoutMs} ms (${this.raise("bodyTimeoutMs")})`;
       case "UND_ERR_CONNECT_TIMEOUT":
-        return ` — no connection within ${this.options.connectTimeoutMs} ms (connectTimeoutMs: raise it in the client options)`;
+        return ` — no connection within ${this.options.connectTimeoutMs} ms (${this.raise("connectTimeoutMs")})`;
       case "UND_ERR_HEADERS_TIMEOUT":
-        return ` — no answer within ${timeoutMs} ms (timeoutMs: raise it in the client options or per call)`;
+        return ` — no answer within ${timeoutMs} ms (${this.raise("timeoutMs")})`;
       default:
         return "";
     }
+  }
+
+  /** Which setting gives `deadline` longer, as the owner of this transport spells it. */
+  private raise(deadline: "timeoutMs" | "connectTimeoutMs" | "bodyTimeoutMs"): string {
+    const own = `${deadline}: raise it in the client options${deadline === "timeoutMs" ? " or per call" : ""}`;
+    return this.options.timeoutSettings?.[deadline] ?? own;
   }
 
   /** Maps failures while a streamed body is read onto the typed errors, and frees the socket on early exit. */

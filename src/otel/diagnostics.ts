@@ -2,7 +2,7 @@
  * tracewire's own voice: internal failures are counted and reported through one logger, each kind at most once
  * per interval, so an outage produces a handful of lines instead of one per span.
  */
-import { describeAs, knownSecretValue, REDACTED, scrubText } from "../secrets.js";
+import { DEFAULT_REDACTOR, describeAs, knownSecretValue, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {
@@ -111,7 +111,7 @@ export function errorText(text: string): string {
  */
 export function describeError(err: unknown): string {
   try {
-    return errorText(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+    return errorText(err instanceof Error ? `${err.name}: ${err.message}` : describeThrown(err));
   } catch {
     try {
       // An Error whose getters throw: its class is still worth saying.
@@ -122,6 +122,58 @@ export function describeError(err: unknown): string {
       return "unprintable error";
     }
   }
+}
+
+/**
+ * A thrown value that is not an Error, in one line: an error-like object (another realm's Error, a library's `{name,
+ * message}`) as `name: message`; an object whose `toString` says something, as that; any other object with fields as
+ * bounded JSON after its class name (credential keys `REDACTED`, cycles `[Circular]`), never `[object Object]`;
+ * anything else as `String()` does.
+ */
+function describeThrown(err: unknown): string {
+  if (err === null || (typeof err !== "object" && typeof err !== "function")) return String(err);
+  const { name, message } = err as { name?: unknown; message?: unknown };
+  if (typeof message === "string") return typeof name === "string" && name !== "" ? `${name}: ${message}` : message;
+  let text = "[object Object]"; // a null-prototype object has no toString at all
+  try {
+    text = String(err);
+  } catch {}
+  if (!/^\[object \w+\]$/.test(text) || Object.keys(err).length === 0) return text; // a Response: [object Response]
+  const json = boundedJson(err, new WeakSet(), { left: 2 * MAX_ERROR_TEXT }, 0) ?? text;
+  const type = (Object.getPrototypeOf(err) as { constructor?: { name?: unknown } } | null)?.constructor?.name;
+  return typeof type === "string" && type !== "" && type !== "Object" ? `${type} ${json}` : json;
+}
+
+/** JSON text of `value`, at most about `budget.left` characters and 4 levels deep; undefined where JSON has none. */
+function boundedJson(
+  value: unknown,
+  seen: WeakSet<object>,
+  budget: { left: number },
+  depth: number,
+): string | undefined {
+  if (value === null || typeof value === "boolean") return String(value);
+  if (typeof value === "number") return Number.isFinite(value) ? String(value) : JSON.stringify(String(value));
+  if (typeof value === "string")
+    return JSON.stringify(value.length > budget.left ? value.slice(0, budget.left) : value);
+  if (typeof value === "bigint") return JSON.stringify(value.toString());
+  if (typeof value !== "object") return undefined;
+  if (seen.has(value)) return '"[Circular]"';
+  if (depth >= 4) return '"[Object]"';
+  seen.add(value);
+  const array = Array.isArray(value);
+  const parts: string[] = [];
+  for (const key of Object.keys(value)) {
+    if (budget.left <= 0) break;
+    const item = DEFAULT_REDACTOR.matches(key)
+      ? JSON.stringify(REDACTED)
+      : boundedJson((value as Record<string, unknown>)[key], seen, budget, depth + 1);
+    if (item === undefined && !array) continue;
+    const part = array ? (item ?? "null") : `${JSON.stringify(key)}:${item}`;
+    budget.left -= part.length;
+    parts.push(part);
+  }
+  seen.delete(value);
+  return array ? `[${parts.join(",")}]` : `{${parts.join(",")}}`;
 }
 
 /** What a span records of a thrown value (`span.recordException` takes it as it takes an error). */

@@ -304,7 +304,7 @@ export class ExportQueue<T> {
     const batch = this.items.slice(0, this.options.maxBatchSize);
     let outcome: ExportOutcome;
     try {
-      const timeout = AbortSignal.timeout(this.options.exportTimeoutMs);
+      const timeout = exportDeadline(this.options.exportTimeoutMs);
       this.currentAbort = new AbortController();
       this.current = this.exporter(batch, anySignal([timeout, this.abort.signal, this.currentAbort.signal]));
       outcome = await this.current;
@@ -391,3 +391,11 @@ export class ExportQueue<T> {
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
 describeAs(ExportQueue, "ExportQueue");
+
+/** A signal that aborts after `ms`, its reason naming the setting, so a log line of the aborted request says why. */
+function exportDeadline(ms: number): AbortSignal {
+  const deadline = new AbortController();
+  const why = `the export took longer than exportTimeoutMillis (env OTEL_BSP_EXPORT_TIMEOUT), ${ms} ms`;
+  setTimeout(() => deadline.abort(new Error(why)), ms).unref?.(); // like AbortSignal.timeout: not cleared, unref'd
+  return deadline.signal;
+}

@@ -204,12 +204,34 @@ export function readLogger(value: unknown): Logger | undefined {
   return value as Logger;
 }
 
+/**
+ * `serviceName` and `disabled` are `init()`'s: the processor in the app's own provider would ignore them (the resource
+ * is the provider's; the processor, once added, traces), so they are refused with where they belong. `init()` hands the
+ * processor its options without them.
+ */
+function refuseInitOnlyOptions(options: object): void {
+  const { serviceName, disabled } = options as { serviceName?: unknown; disabled?: unknown };
+  if (serviceName !== undefined)
+    throw new ConfigError(
+      "serviceName",
+      kindOf(serviceName),
+      "no processor option: it is init()'s; with your own provider, set service.name on the provider's resource (or OTEL_SERVICE_NAME)",
+    );
+  if (disabled !== undefined)
+    throw new ConfigError(
+      "disabled",
+      kindOf(disabled),
+      "no processor option: it is init()'s; to trace nothing with your own provider, leave the processor out",
+    );
+}
+
 /** Resolves every option; throws {@link ConfigError} naming the first bad one. */
 export function resolveProcessorOptions(options: TracewireProcessorOptions): ResolvedProcessorOptions {
   if (options === null || typeof options !== "object" || Array.isArray(options)) {
     throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
   }
   checkKnownOptions(options);
+  refuseInitOnlyOptions(options);
   if (options.env !== undefined && (options.env === null || typeof options.env !== "object")) {
     throw new ConfigError("env", kindOf(options.env), "an object of environment variables, like process.env");
   }

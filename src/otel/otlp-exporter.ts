@@ -10,17 +10,13 @@ import { kindOf, MAX_TIMER_MS, readHeaders, redactUrlText } from "../config.js";
 import { ApiError, ConfigError, ValidationError } from "../errors.js";
 import { DEFAULT_RETRY } from "../http/retry.js";
 import { HttpTransport } from "../http/transport.js";
-import { describeAs, type KeyRedactor } from "../secrets.js";
+import { DEFAULT_REDACTOR, describeAs, type KeyRedactor } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";
-import {
-  DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT,
-  type OtlpExporterConfig,
-  resolveProcessorOptions,
-  type TracewireProcessorOptions,
-} from "./options.js";
+import { DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT, type OtlpExporterConfig } from "./options.js";
+import { redactedSpanButAttributes } from "./span-redact.js";
 
 /**
  * `ExportResultCode.SUCCESS` and `FAILED` of `@opentelemetry/core` (a numeric enum of the OTel specification), spelt
@@ -43,6 +39,10 @@ export interface OtlpExportEvents {
 
 const OTLP_RETRY_STATUSES = [429, 502, 503, 504];
 
+/** The setting behind every deadline of an OTLP request, for timeout messages. */
+const OTLP_TIMEOUT_SETTING =
+  "otlpTimeoutMillis (env OTEL_EXPORTER_OTLP_TRACES_TIMEOUT): raise it in the tracing options";
+
 /**
  * Sends spans as OTLP. Used by {@link TracewireSpanProcessor}'s OTLP route, and usable on its own as an OTel
  * `SpanExporter` (for example inside your own `BatchSpanProcessor`).
@@ -60,6 +60,12 @@ export class OtlpTraceExporter implements SpanExporter {
   /** Smallest encoded span bytes a 413 refused (several spans); requests stay below it. */
   private refusedAt = Number.POSITIVE_INFINITY;
   private requestsInFlight = 0;
+  /** Which keys hold credentials, for spans given to {@link send} (the processor encodes its own with its redactor). */
+  private readonly redactor: KeyRedactor;
+  private readonly events: Partial<OtlpExportEvents>;
+  /** Requests refused so far, and the last refusal or failure: what {@link export} reports as its result. */
+  private rejections = 0;
+  private lastError: Error | undefined;
 
   /**
    * Usually built by {@link createOtlpExporter} or the processor, which resolve `config` from options and the
@@ -67,15 +73,30 @@ export class OtlpTraceExporter implements SpanExporter {
    */
   constructor(
     private readonly config: OtlpExporterConfig,
-    private readonly events?: Partial<OtlpExportEvents>,
+    events?: Partial<OtlpExportEvents>,
     /**
      * @internal `queued`: a retrying export queue (the processor's) drives this exporter, so a refused connection is
      * reported at once instead of retried here. Standalone (inside an OTel `BatchSpanProcessor`, which does not
-     * retry) the exporter retries it itself.
+     * retry) the exporter retries it itself. `redactor`: the credential keys of spans given to `send()`/`export()`
+     * (default `DEFAULT_REDACT_KEYS`); {@link createOtlpExporter} passes the one its `redactKeys` resolve to.
      */
-    internal: { queued?: boolean } = {},
+    internal: { queued?: boolean; redactor?: KeyRedactor } = {},
   ) {
     checkConfig(config);
+    this.redactor = internal.redactor ?? DEFAULT_REDACTOR;
+    // What went wrong last, for the result export() reports (a BatchSpanProcessor only has that to go by).
+    this.events = {
+      ...events,
+      rejected: (count, error) => {
+        this.rejections++;
+        this.lastError = error;
+        events?.rejected?.(count, error);
+      },
+      failed: (error) => {
+        this.lastError = error instanceof Error ? error : new Error(String(error));
+        events?.failed?.(error);
+      },
+    };
     const limit = config.attributeValueLengthLimit ?? DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT;
     this.encoder = config.protocol === "http/json" ? new JsonBatchEncoder(limit) : new ProtoBatchEncoder(limit);
     this.transport = new HttpTransport({
@@ -92,6 +113,12 @@ export class OtlpTraceExporter implements SpanExporter {
       connectTimeoutMs: Math.min(10_000, config.timeoutMs),
       bodyTimeoutMs: config.timeoutMs,
       gzip: config.compression === "gzip",
+      // Each deadline here is the OTLP timeout (the connect one at most 10 s): a timeout says what sets it.
+      timeoutSettings: {
+        timeoutMs: OTLP_TIMEOUT_SETTING,
+        bodyTimeoutMs: OTLP_TIMEOUT_SETTING,
+        connectTimeoutMs: `${OTLP_TIMEOUT_SETTING}; past 10 s, check that the service is reachable`,
+      },
       // Batches are sent from a timer, never on a caller's stack. gzip level 1 takes ~0.2 ms for a typical 250 KB
       // batch of spans, up to ~4 ms for 256 KiB that will not compress; larger bodies go to the thread pool.
       gzipSyncMaxBytes: 256 * 1024,
@@ -102,7 +129,8 @@ export class OtlpTraceExporter implements SpanExporter {
   }
 
   /**
-   * Encodes and sends one batch of ended spans. Never throws: the outcome says whether to retry. A 413 halves the
+   * Encodes and sends one batch of ended spans, checked for credentials on the way out as the processor's spans are
+   * (otel/span-redact.ts). Never throws: the outcome says whether to retry. A 413 halves the
    * bytes per request and sends the same spans again in smaller requests — resending within the size the service
    * accepts, not repeating a refused request; a single span that is still too large is refused alone. Requests that
    * succeed raise the size again.
@@ -111,7 +139,8 @@ export class OtlpTraceExporter implements SpanExporter {
     if (!Array.isArray(spans)) return { done: 0, retry: false };
     let encoded: EncodedSpan[];
     try {
-      encoded = spans.map((span) => this.encoder.encode(span));
+      const redactor = this.redactor;
+      encoded = spans.map((span) => this.encoder.encode(redactedSpanButAttributes(span, redactor), redactor));
     } catch (err) {
       this.events?.rejected?.(spans.length, err instanceof Error ? err : new Error(String(err)));
       return { done: spans.length, retry: false };
@@ -228,9 +257,13 @@ export class OtlpTraceExporter implements SpanExporter {
       resultCallback({ code: EXPORT_FAILED, error });
       return;
     }
+    // FAILED when spans were not stored: a refused request (a wrong key, a malformed span) as well as a failure that
+    // outlasted the retries. A partial success is a SUCCESS, as the OTLP specification has it (never sent again).
+    const rejectionsBefore = this.rejections;
     const promise = this.send(spans).then((outcome) => {
-      const ok = !outcome.retry;
-      resultCallback(ok ? { code: EXPORT_SUCCESS } : { code: EXPORT_FAILED, error: new Error("OTLP export failed") });
+      const failed = outcome.retry || this.rejections > rejectionsBefore;
+      const error = this.lastError ?? new Error("OTLP export failed");
+      resultCallback(failed ? { code: EXPORT_FAILED, error } : { code: EXPORT_SUCCESS });
     });
     this.pending.add(promise);
     void promise.finally(() => this.pending.delete(promise));
@@ -293,33 +326,6 @@ function checkConfig(config: OtlpExporterConfig): void {
   if (limit !== undefined && !(Number.isInteger(limit) && limit >= 1)) {
     throw new ConfigError(setting("attributeValueLengthLimit"), JSON.stringify(limit), "a positive integer");
   }
-}
-
-/** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
-export type OtlpExporterOptions = Pick<
-  TracewireProcessorOptions,
-  | "apiKey"
-  | "baseUrl"
-  | "project"
-  | "otlpProtocol"
-  | "otlpCompression"
-  | "otlpEndpoint"
-  | "otlpHeaders"
-  | "otlpTimeoutMillis"
-  | "otlpAttributeValueLengthLimit"
-  | "allowInsecureHttp"
-  | "env"
->;
-
-/**
- * An OTel `SpanExporter` that sends to the tracing service's OTLP endpoint, for apps that build their own
- * pipeline (`new BatchSpanProcessor(createOtlpExporter())`). Settings resolve like the processor's.
- */
-export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTraceExporter {
-  if (options === null || typeof options !== "object" || Array.isArray(options)) {
-    throw new ConfigError("options", kindOf(options), "an options object (or nothing)");
-  }
-  return new OtlpTraceExporter(resolveProcessorOptions({ ...options, exitHooks: false }).otlp);
 }
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.

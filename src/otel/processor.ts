@@ -12,7 +12,7 @@
  */
 import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { MAX_TIMER_MS } from "../config.js";
+import { envOf, MAX_TIMER_MS } from "../config.js";
 import type { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../secrets.js";
 import { TRACER_NAME } from "../version.js";
@@ -27,7 +27,7 @@ import { createDelivery } from "./delivery.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
 import type { ExportQueue, QueueStats } from "./export-queue.js";
-import { rememberSecret } from "./known-secrets.js";
+import { rememberEnvSecrets, rememberSecret } from "./known-secrets.js";
 import { OpenCalls } from "./open-calls.js";
 import {
   isSampled,
@@ -97,9 +97,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.options = resolveProcessorOptions(options);
     this.project = this.options.project;
     this.payload = this.options.payload;
-    // The API key: never printed by the logger, and masked wherever a span's error text quotes it.
+    // The API key (and the credential-named variables): never logged, masked wherever an error text quotes them.
     this.diagnostics = new Diagnostics(this.options.logger, undefined, this.options.apiKey);
     rememberSecret(this.options.apiKey);
+    rememberEnvSecrets(envOf(options.env), this.payload.redactor); // OPENAI_API_KEY…: masked wherever quoted
     this.callRecords = new CallRecordEncoder(this.project);
     this.open = new OpenCalls(this.diagnostics);
     this.rollup = new UsageRollup(this.options.exportMode !== "otlp" || this.options.route !== undefined);

@@ -11,13 +11,12 @@ import { ConfigError, ValidationError } from "../errors.js";
 import { installAiSdkSpans } from "../genai/ai-sdk-spans.js";
 import { createContextManager } from "../otel/context-manager.js";
 import type { KNOWN_OPTIONS } from "../otel/known-options.js";
-import { rememberEnvSecrets } from "../otel/known-secrets.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
 import { describeObjectAs } from "../secrets.js";
 import { TRACER_NAME, VERSION } from "../version.js";
-import { createProvider } from "./provider.js";
+import { createProvider, spanLimitsFrom } from "./provider.js";
 
 /** Options of {@link init}: the processor's (payload capture and redaction among them), plus service identity. */
 export interface InitOptions extends TracewireProcessorOptions {
@@ -91,11 +90,17 @@ const PLACEHOLDER = { baseUrl: "http://127.0.0.1:4319", project: "entity/project
 function checkOptions(options: InitOptions): void {
   checkServiceName(options.serviceName);
   resolveProcessorOptions({
-    ...options,
+    ...processorOptions(options),
     env: {},
     baseUrl: options.baseUrl ?? PLACEHOLDER.baseUrl,
     project: options.project ?? PLACEHOLDER.project,
   });
+}
+
+/** The options the processor reads: all but init()'s own two, which the processor refuses. */
+function processorOptions(options: InitOptions): TracewireProcessorOptions {
+  const { serviceName: _serviceName, disabled: _disabled, ...rest } = options;
+  return rest;
 }
 
 /**
@@ -143,13 +148,14 @@ export function init(options: InitOptions = {}): TracewireHandle {
   }
 
   checkServiceName(options.serviceName);
-  const processor = new TracewireSpanProcessor(options);
-  // The keys the app's clients are built from (OPENAI_API_KEY, …), wrapped or not: masked wherever an error quotes one.
-  rememberEnvSecrets(env, processor.payload.redactor);
+  // Read before anything is set up, so that a malformed limit leaves nothing running.
+  const spanLimits = spanLimitsFrom(env);
+  const processor = new TracewireSpanProcessor(processorOptions(options));
   // The AI SDK 6's own spans become first-class calls (genai/ai-sdk-spans.ts).
   installAiSdkSpans();
 
-  const serviceName = options.serviceName ?? env.OTEL_SERVICE_NAME;
+  // A blank variable counts as unset, as for every other setting.
+  const serviceName = options.serviceName ?? (env.OTEL_SERVICE_NAME?.trim() || undefined);
   const resource = defaultResource().merge(
     resourceFromAttributes({
       ...(serviceName ? { "service.name": serviceName } : {}),
@@ -158,7 +164,9 @@ export function init(options: InitOptions = {}): TracewireHandle {
     }),
   );
   // Sampler and span limits from the same settings as everything else: `env` when given, else the environment.
-  const provider = createProvider(env, resource, [processor], (message) => warnOnce("sampler", message, logger));
+  const provider = createProvider(env, resource, [processor], spanLimits, (message) =>
+    warnOnce("sampler", message, logger),
+  );
   const ownsGlobal = trace.setGlobalTracerProvider(provider);
   if (!ownsGlobal) {
     warnOnce(

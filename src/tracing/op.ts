@@ -8,10 +8,21 @@
  * nobody handles no longer triggers Node's `unhandledRejection` (the error is still recorded on the call). Other
  * thenables (an SDK's APIPromise, a query builder) are never `then`ed by op(): see observe-thenable.ts.
  */
-import { type Context, context, type Span, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import {
+  type Context,
+  context,
+  createContextKey,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+} from "@opentelemetry/api";
+import type { JsonObject } from "../api/types/common.js";
 import { unknownOption } from "../config.js";
 import { ValidationError } from "../errors.js";
 import { describeError, exceptionFields } from "../otel/diagnostics.js";
+import type { PayloadSettings } from "../otel/payload-options.js";
 import { CALL_START_KEY, type CallStartData, setCallEndData, spanRoute } from "../otel/span-data.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 import { TRACER_NAME, VERSION } from "../version.js";
@@ -19,7 +30,8 @@ import { portableEndAttributes } from "../wire/span-to-call.js";
 import { Call, MAX_NAME_LENGTH } from "./call.js";
 import { currentAttributes, currentThread, serializeAttributes, withTurn } from "./context.js";
 import { observeResult } from "./observe.js";
-import { preparePayload } from "./payload.js";
+import { payloadSettings, preparePayload } from "./payload.js";
+import { describe } from "./serialize-values.js";
 
 /** Options of {@link op}. */
 export interface OpOptions {
@@ -90,9 +102,17 @@ export function callOfSpan(span: Span): Call | undefined {
   return holder[CALL];
 }
 
+/**
+ * The arguments by name. A function or symbol argument is kept as its description (`"[Function onChunk]"`), as the
+ * serializer writes one in an array: as a property of the inputs object it would be dropped, and a callback argument
+ * would be missing from the call's inputs.
+ */
 function namedInputs(args: unknown[], names: string[] | undefined): Record<string, unknown> {
   const inputs: Record<string, unknown> = {};
-  for (let i = 0; i < args.length; i++) inputs[names?.[i] ?? `arg${i}`] = args[i];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    inputs[names?.[i] ?? `arg${i}`] = typeof arg === "function" || typeof arg === "symbol" ? describe(arg) : arg;
+  }
   return inputs;
 }
 
@@ -163,8 +183,17 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   validate(fn, options);
   if ((fn as { [OP]?: true })[OP]) return fn as Op<F>;
   const opName = options.name ?? (fn.name || "anonymous");
-  // Stored as JSON once, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter.
-  const ownAttributes = options.attributes === undefined ? undefined : serializeAttributes(options.attributes);
+  // Stored as JSON, like withAttributes: a value JSON cannot encode (BigInt) must not reach the exporter. Made under
+  // the settings of the processor in force (its redactKeys, its limits), once per processor: an op is usually made
+  // at a module's top level, before init() runs.
+  let ownAttributes: { settings: PayloadSettings; json: JsonObject } | undefined;
+  const attributesNow = (): JsonObject | undefined => {
+    if (options.attributes === undefined) return undefined;
+    const settings = payloadSettings();
+    if (ownAttributes?.settings !== settings)
+      ownAttributes = { settings, json: serializeAttributes(options.attributes) };
+    return ownAttributes.json;
+  };
 
   function start(args: unknown[]): { span: Span; body: Context } {
     const state = globalState();
@@ -179,7 +208,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
           : inputs === undefined
             ? {}
             : { value: inputs },
-      attributes: { ...currentAttributes(), ...ownAttributes },
+      attributes: { ...currentAttributes(), ...attributesNow() },
     };
     const displayName = computeDisplayName(options.displayName, args, opName);
     if (displayName) data.displayName = displayName;
@@ -205,6 +234,7 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
   function run(self: unknown, args: unknown[], onCall?: (call: Call | undefined) => void): ReturnType<F> {
     const state = globalState();
     if (!state.active) return Reflect.apply(fn, self, args);
+    if (!contextChecked) checkContextManager();
     let started: { span: Span; body: Context };
     try {
       started = start(args);
@@ -259,6 +289,28 @@ export function op<F extends AnyFunction>(fn: F, options: OpOptions = {}): Op<F>
     },
   });
   return traced as unknown as Op<F>;
+}
+
+const PROBE_KEY = createContextKey("tracewire.context-probe");
+let contextChecked = false;
+
+/**
+ * Once per process, at the first traced call: whether a context manager is registered at all. Without one (an app's
+ * own provider set up without it: OTel JS 2.x providers register none) nothing nests and every op is a trace of its
+ * own, so that is said once, with the fix. `init()` registers one where the app has none.
+ */
+function checkContextManager(): void {
+  contextChecked = true;
+  let works: unknown = true;
+  try {
+    works = context.with(ROOT_CONTEXT.setValue(PROBE_KEY, true), () => context.active().getValue(PROBE_KEY));
+  } catch {} // a context manager that throws is not ours to judge here; the call itself will say what fails
+  if (works === true || globalState().warned.has("no-context-manager")) return;
+  globalState().warned.add("no-context-manager");
+  globalState().active?.diagnostics.warn(
+    "no-context-manager",
+    "No OpenTelemetry context manager is registered, so calls cannot nest: every op becomes a trace of its own. Register one next to your tracer provider: context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable()) from @opentelemetry/context-async-hooks (NodeSDK and init() do this for you).",
+  );
 }
 
 /** The display name, fixed or computed; a computing function that throws costs the name, not the call. */

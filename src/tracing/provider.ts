@@ -16,7 +16,8 @@ import {
   TraceIdRatioBasedSampler,
   type TracerConfig,
 } from "@opentelemetry/sdk-trace-base";
-import type { Env } from "../config.js";
+import { type Env, echo } from "../config.js";
+import { ConfigError } from "../errors.js";
 
 type Resource = NonNullable<TracerConfig["resource"]>;
 
@@ -76,31 +77,54 @@ export function samplerFrom(env: Env, warn: (message: string) => void = () => {}
   }
 }
 
-/** The provider's whole configuration, every OTEL_* setting read from `env`. */
+/**
+ * A span limit from `env[key]`: a whole number of 0 or more, undefined when unset or blank. Anything else is a
+ * `ConfigError` naming the variable: OpenTelemetry's SDK would ignore `lots` silently, and take `-1` as "keep nothing".
+ */
+function limitFrom(env: Env, key: string): number | undefined {
+  const raw = env[key];
+  if (raw === undefined || raw.trim() === "") return undefined;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(`env ${key}`, echo(raw), "a whole number >= 0");
+  return Number(raw.trim());
+}
+
+type SpanLimits = NonNullable<TracerConfig["spanLimits"]>;
+
+/**
+ * The span limits of the provider, from the `OTEL_*_LIMIT` variables of `env` (128 each by default; attribute values
+ * uncut). Throws `ConfigError` for a malformed one: `init()` reads them before it sets anything up.
+ */
+export function spanLimitsFrom(env: Env): SpanLimits {
+  const count = (key: string) => limitFrom(env, key) ?? 128;
+  return {
+    attributeCountLimit:
+      limitFrom(env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT") ?? limitFrom(env, "OTEL_ATTRIBUTE_COUNT_LIMIT") ?? 128,
+    // Checked as otlpAttributeValueLengthLimit by the processor, which reads the same two variables.
+    attributeValueLengthLimit:
+      numberFrom(env, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") ??
+      numberFrom(env, "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT") ??
+      Number.POSITIVE_INFINITY,
+    linkCountLimit: count("OTEL_SPAN_LINK_COUNT_LIMIT"),
+    eventCountLimit: count("OTEL_SPAN_EVENT_COUNT_LIMIT"),
+    attributePerEventCountLimit: count("OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT"),
+    attributePerLinkCountLimit: count("OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT"),
+  };
+}
+
+/** The provider's whole configuration, every OTEL_* setting read from `env` (the span limits: {@link spanLimitsFrom}). */
 export function providerConfig(
   env: Env,
   resource: Resource,
   processors: SpanProcessor[],
+  spanLimits: SpanLimits,
   warn?: (message: string) => void,
 ): TracerConfig {
-  const count = (key: string) => numberFrom(env, key) ?? 128;
   return {
     resource,
     spanProcessors: processors,
     sampler: samplerFrom(env, warn),
     forceFlushTimeoutMillis: 30_000,
-    spanLimits: {
-      attributeCountLimit:
-        numberFrom(env, "OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT") ?? numberFrom(env, "OTEL_ATTRIBUTE_COUNT_LIMIT") ?? 128,
-      attributeValueLengthLimit:
-        numberFrom(env, "OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT") ??
-        numberFrom(env, "OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT") ??
-        Number.POSITIVE_INFINITY,
-      linkCountLimit: count("OTEL_SPAN_LINK_COUNT_LIMIT"),
-      eventCountLimit: count("OTEL_SPAN_EVENT_COUNT_LIMIT"),
-      attributePerEventCountLimit: count("OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT"),
-      attributePerLinkCountLimit: count("OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT"),
-    },
+    spanLimits,
   };
 }
 
@@ -109,7 +133,8 @@ export function createProvider(
   env: Env,
   resource: Resource,
   processors: SpanProcessor[],
+  spanLimits: SpanLimits,
   warn?: (message: string) => void,
 ): TracerProvider {
-  return new TracerProvider(providerConfig(env, resource, processors, warn));
+  return new TracerProvider(providerConfig(env, resource, processors, spanLimits, warn));
 }

@@ -121,3 +121,35 @@ describe("ConfigError names the setting", () => {
     await tracing.shutdown();
   });
 });
+
+describe("init()'s own options given to the processor (the app's own provider)", () => {
+  it.each([
+    ["serviceName", { serviceName: "checkout" }, "resource"],
+    ["disabled", { disabled: true }, "leave the processor out"],
+  ] as const)("%s is a ConfigError saying where it belongs, not ignored", (setting, extra, hint) => {
+    const err = configError(() => new TracewireSpanProcessor({ ...BASE, env: {}, ...(extra as object) }));
+    expect(err.setting).toBe(setting);
+    expect(err.expected).toContain(hint);
+  });
+
+  it("init() still takes both", async () => {
+    const tracing = init({ ...BASE, env: {}, exitHooks: false, serviceName: "checkout", disabled: false });
+    expect(tracing.enabled).toBe(true);
+    await tracing.shutdown();
+  });
+});
+
+describe("span limits of the provider init() registers", () => {
+  it.each([
+    ["OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", "-1"],
+    ["OTEL_ATTRIBUTE_COUNT_LIMIT", "lots"],
+    ["OTEL_SPAN_EVENT_COUNT_LIMIT", "1.5"],
+    ["OTEL_SPAN_LINK_COUNT_LIMIT", "ten"],
+    ["OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT", "-2"],
+    ["OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT", "1e3"],
+  ])("%s=%s is a ConfigError naming it", (name, value) => {
+    const err = configError(() => init({ ...BASE, exitHooks: false, env: { [name]: value } }));
+    expect(err.setting).toBe(`env ${name}`);
+    expect(err.value).toBe(JSON.stringify(value));
+  });
+});

@@ -9,7 +9,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { type InitOptions, op } from "../../src/index.js";
 import { allSpans, type DecodedTraceRequest, decodeTraceRequest } from "../support/otlp.js";
-import type { RecordedRequest } from "../support/server.js";
+import { type RecordedRequest, TestServer } from "../support/server.js";
 import { nanos, PACKAGE_VERSION, PROJECT, recordingLogger, setupTracedDouble } from "./helpers.js";
 
 // Batches go out only on flush(), so "one request" never depends on how the timer races the test under load.
@@ -218,6 +218,13 @@ describe("resource and headers", () => {
     expect(serviceNameOf()).toBe("from-env");
   });
 
+  it("a blank OTEL_SERVICE_NAME counts as unset, as every blank setting does: the default name, not a blank one", async () => {
+    const tracing = ctx.start({ env: { OTEL_SERVICE_NAME: "   " } });
+    foreignSpan();
+    await tracing.flush();
+    expect(serviceNameOf()).toBe(`unknown_service:${process.argv0}`);
+  });
+
   it("the serviceName option wins over OTEL_SERVICE_NAME", async () => {
     const tracing = ctx.start({ serviceName: "from-option", env: { OTEL_SERVICE_NAME: "from-env" } });
     foreignSpan();
@@ -266,6 +273,69 @@ describe("resource and headers", () => {
       expect(r.headers.authorization).toBe(`Bearer ${API_KEY}`);
       expect(r.headers["x-tenant"]).toBeUndefined();
     }
+  });
+});
+
+describe("the OTLP settings read from the environment", () => {
+  it("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT is used as is: spans go there, calls still to the base URL", async () => {
+    const collector = await TestServer.start();
+    try {
+      collector.on("POST", "/custom/v1/traces", { status: 200, body: "" } as never);
+      const tracing = ctx.start({ env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${collector.url}/custom/v1/traces` } });
+      await op(async function routed() {
+        trace.getTracer("lib").startSpan("work").end();
+      })();
+      await tracing.flush();
+      expect(collector.requests.map((r) => `${r.method} ${r.path}`)).toEqual(["POST /custom/v1/traces"]);
+      expect(collector.requests[0]!.headers.project_id).toBe(PROJECT);
+      expect(ctx.double.otlpRequests).toHaveLength(0);
+      expect(ctx.double.callsNamed("routed")).toHaveLength(1);
+    } finally {
+      await collector.close();
+    }
+  });
+
+  it("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT cuts string values, in arrays too", async () => {
+    const tracing = ctx.start({ env: { OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: "5" } });
+    trace
+      .getTracer("lib")
+      .startSpan("work", { attributes: { long: "abcdefghij", list: ["abcdefgh", "xy"], n: 123456789 } })
+      .end();
+    await tracing.flush();
+    const [span] = allSpans(onlyOtlpRequest().decoded);
+    expect(span!.attributes).toEqual({ long: "abcde", list: ["abcde", "xy"], n: 123456789 });
+  });
+});
+
+describe("span limits (OTEL_SPAN_*_LIMIT) of the provider init() registers", () => {
+  it("are honoured: what is over a limit is left out and counted in the dropped counts", async () => {
+    const tracing = ctx.start({
+      env: {
+        OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: "2",
+        OTEL_SPAN_EVENT_COUNT_LIMIT: "1",
+        OTEL_SPAN_LINK_COUNT_LIMIT: "1",
+        OTEL_SPAN_ATTRIBUTE_PER_EVENT_COUNT_LIMIT: "1",
+        OTEL_SPAN_ATTRIBUTE_PER_LINK_COUNT_LIMIT: "0",
+      },
+    });
+    const link = { traceId: "1".repeat(32), spanId: "2".repeat(16), traceFlags: 1 };
+    const span = trace.getTracer("lib").startSpan("work", {
+      attributes: { a: 1, b: 2, c: 3 },
+      links: [{ context: link, attributes: { why: "batch" } }],
+    });
+    span.addEvent("first");
+    span.addEvent("second", { x: 1, y: 2 });
+    span.end();
+    await tracing.flush();
+    const [wire] = allSpans(onlyOtlpRequest().decoded);
+    expect(wire).toMatchObject({
+      attributes: { a: 1, b: 2 },
+      droppedAttributesCount: 1,
+      events: [{ name: "second", attributes: { x: 1 }, droppedAttributesCount: 1 }],
+      droppedEventsCount: 1,
+      links: [{ traceId: link.traceId, spanId: link.spanId, attributes: {}, droppedAttributesCount: 1 }],
+      droppedLinksCount: 0,
+    });
   });
 });
 

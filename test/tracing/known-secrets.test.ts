@@ -9,6 +9,7 @@ import { randomUUID } from "node:crypto";
 import { trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { op, REDACTED } from "../../src/index.js";
+import { TracewireSpanProcessor } from "../../src/otel/index.js";
 import { rememberSecret } from "../../src/otel/known-secrets.js";
 import { globalState } from "../../src/otel/state.js";
 import { knownSecrets, MAX_KNOWN_SECRETS, scrubText } from "../../src/secrets.js";
@@ -46,6 +47,23 @@ describe("init() registers the values of credential-named variables of its envir
     const openai = unique("sk-openai");
     session = await startSession({ env: { EMPLOYEE_SSN: ssn, OPENAI_API_KEY: openai }, redactKeys: ["ssn"] });
     expect(scrubText(`${ssn} ${openai}`)).toBe(`${REDACTED} ${openai}`);
+  });
+});
+
+describe("a TracewireSpanProcessor on the app's own provider registers them too", () => {
+  it("OPENAI_API_KEY of its environment is masked, as under init()", async () => {
+    const openai = unique("sk-openai");
+    const processor = new TracewireSpanProcessor({
+      baseUrl: "http://127.0.0.1:9",
+      project: "acme/demo",
+      env: { OPENAI_API_KEY: openai },
+      exitHooks: false,
+    });
+    try {
+      expect(scrubText(`Incorrect API key provided: ${openai}`)).toBe(`Incorrect API key provided: ${REDACTED}`);
+    } finally {
+      await processor.shutdown();
+    }
   });
 });
 

@@ -74,6 +74,19 @@ describe("sync and async functions", () => {
     expect(JSON.stringify(call)).not.toContain("this-must-not-be-recorded");
   });
 
+  it("records a callback passed as an argument as its description, not as a missing input", async () => {
+    const fetchAll = op(function fetchAll(url: string, onChunk: (chunk: string) => void, tag: symbol) {
+      onChunk(url);
+      return tag.description;
+    });
+    fetchAll("https://example.com/a", function onChunk() {}, Symbol("page"));
+    expect((await s.only("fetchAll")).start.inputs).toEqual({
+      arg0: "https://example.com/a",
+      arg1: "[Function onChunk]",
+      arg2: "[Symbol(page)]",
+    });
+  });
+
   it("names the call after the function, the name option, or 'anonymous'", async () => {
     const named = op(function namedAfterFunction() {
       return 1;
@@ -139,6 +152,48 @@ describe("sync and async functions", () => {
 
     expect((await s.only("failsAsync")).end?.exception).toContain("async boom");
     expect((await s.only("throwsObject")).end?.exception).toBeTruthy();
+  });
+
+  it("records what a thrown value that is not an Error says, not [object Object]", async () => {
+    const circular: Record<string, unknown> = { code: "E_LOOP" };
+    circular.self = circular;
+    const thrown: [string, unknown][] = [
+      ["throwsPlainObject", { code: 7, reason: "plain object thrown" }],
+      ["throwsErrorLike", { name: "APIError", message: "quota exceeded", status: 429 }],
+      ["throwsMessageOnly", { message: "no name here" }],
+      ["throwsWithKey", { apiKey: "sk-thrown-0123456789abcdef", code: 1 }],
+      ["throwsCircular", circular],
+      ["throwsString", "just a string"],
+      ["throwsNumber", 42],
+      [
+        "throwsClassInstance",
+        new (class HttpFailure {
+          status = 503;
+        })(),
+      ],
+      ["throwsResponse", new Response("down", { status: 503 })],
+      ["throwsNullPrototype", Object.assign(Object.create(null), { code: "E_NULL" })],
+    ];
+    for (const [name, value] of thrown) {
+      const failing = op(
+        async () => {
+          throw value;
+        },
+        { name },
+      );
+      await expect(failing()).rejects.toBe(value);
+    }
+    const exception = async (name: string) => (await s.only(name)).end?.exception as string;
+    expect(await exception("throwsPlainObject")).toBe('{"code":7,"reason":"plain object thrown"}');
+    expect(await exception("throwsErrorLike")).toBe("APIError: quota exceeded");
+    expect(await exception("throwsMessageOnly")).toBe("no name here");
+    expect(await exception("throwsWithKey")).toBe('{"apiKey":"REDACTED","code":1}');
+    expect(await exception("throwsCircular")).toBe('{"code":"E_LOOP","self":"[Circular]"}');
+    expect(await exception("throwsString")).toBe("just a string");
+    expect(await exception("throwsNumber")).toBe("42");
+    expect(await exception("throwsClassInstance")).toBe('HttpFailure {"status":503}');
+    expect(await exception("throwsResponse")).toBe("[object Response]");
+    expect(await exception("throwsNullPrototype")).toBe('{"code":"E_NULL"}');
   });
 
   it("returns an op as is when it is wrapped again (one call, not two)", async () => {

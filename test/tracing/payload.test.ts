@@ -3,7 +3,7 @@
  * markers, the redact hook fails closed, and content capture can be switched off.
  */
 import { describe, expect, it } from "vitest";
-import { op, REDACTION_FAILED, type RedactHook } from "../../src/index.js";
+import { DEFAULT_REDACT_KEYS, op, REDACTION_FAILED, type RedactHook, withAttributes } from "../../src/index.js";
 import { setupSession, startSession } from "../support/tracing-session.js";
 
 const SECRET = "sk-live-0123456789-do-not-send";
@@ -125,6 +125,34 @@ describe("a redact hook that edits in place and returns nothing", () => {
       const stored = await s.only("login");
       expect(stored.start.inputs).toEqual({ arg0: { user: "ada", ssn: SECRET } });
       expect(stored.end?.output).toEqual({ ok: true });
+    } finally {
+      await s.stop();
+    }
+  });
+});
+
+describe("an op made before init() (a module's top level)", () => {
+  // Made when this file is imported, before any session starts: as an app's ops are, before its init() runs.
+  const early = op(async function earlyOp() {}, {
+    attributes: { ssn: "078-05-1120", apiKey: "k-0123", note: "n".repeat(40) },
+  });
+
+  it("records its attributes option under init()'s settings: redactKeys and maxStringLength apply", async () => {
+    const s = await startSession({ redactKeys: [...DEFAULT_REDACT_KEYS, "ssn"], maxStringLength: 16 });
+    try {
+      await early();
+      await withAttributes({ ssn: "078-05-1120" }, () => early());
+      await s.tracing.flush();
+      const calls = s.double.callsNamed("earlyOp");
+      expect(calls).toHaveLength(2);
+      for (const call of calls) {
+        expect(call.start?.attributes).toEqual({
+          ssn: "REDACTED",
+          apiKey: "REDACTED",
+          note: expect.stringMatching(/^n{16}…\[truncated 24 chars\]$/),
+        });
+      }
+      expect(s.double.wireText()).not.toContain("078-05-1120");
     } finally {
       await s.stop();
     }
