@@ -15,7 +15,6 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import { envOf, MAX_TIMER_MS } from "../config.js";
 import type { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../secrets.js";
-import { TRACER_NAME } from "../version.js";
 import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
@@ -41,6 +40,7 @@ import type { PayloadSettings } from "./payload-options.js";
 import { RequestFlusher } from "./request-flush.js";
 import { callEndData, callStartData, type SpanRouteMark, setSpanRoute, spanRoute } from "./span-data.js";
 import { redactedSpan, redactedSpanButAttributes } from "./span-redact.js";
+import { keeps, routeOf } from "./span-routing.js";
 import { type ActiveProcessor, type AfterExport, callsSettled, globalState, type ServiceOptions } from "./state.js";
 import { UsageRollup } from "./usage-rollup.js";
 
@@ -84,6 +84,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   // Made once, not per span: every foreign span's start passes them to the call adapters.
   private readonly adaptFailed = (err: unknown) => this.internalError("adapt", err);
   private readonly adaptEndFailed = (err: unknown) => this.internalError("adapt-end", err);
+  private readonly routeFailed = (err: unknown) => this.internalError("route", err);
+  private readonly filterFailed = (err: unknown) => this.internalError("filter", err);
   /** Calls still running (the service has their start, or they are ours): `shutdown()` ends them as cancelled. */
   private readonly open: OpenCalls;
   private internalErrors = 0;
@@ -362,31 +364,12 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
     this.diagnostics.warn("calls-rejected", message);
   }
 
-  /**
-   * The user's `route` hook, else the export mode; in `auto` mode tracewire's own spans and adapted ones take the
-   * calls route. A hook that throws counts as an internal error and keeps the default.
-   */
   private routeOf(span: Span | ReadableSpan, adapted = false): SpanRoute {
-    let custom: SpanRoute | undefined;
-    try {
-      custom = this.options.route?.(span as Span);
-    } catch (err) {
-      this.internalError("route", err);
-    }
-    if (custom === "calls" || custom === "otlp") return custom;
-    if (this.options.exportMode !== "auto") return this.options.exportMode;
-    return adapted || span.instrumentationScope.name === TRACER_NAME ? "calls" : "otlp";
+    return routeOf(this.options, span, adapted, this.routeFailed);
   }
 
-  /** The user's `filter` hook. A hook that throws counts as an internal error and drops the span (fails closed). */
   private keeps(span: Span | ReadableSpan): boolean {
-    if (!this.options.filter) return true;
-    try {
-      return Boolean(this.options.filter(span as Span));
-    } catch (err) {
-      this.internalError("filter", err);
-      return false;
-    }
+    return keeps(this.options, span, this.filterFailed);
   }
 
   /** The span as it may leave the process: credential-bearing attributes and texts masked (otel/span-redact.ts). */
