@@ -8,6 +8,7 @@
 import type { ChatCall } from "../genai/chat-call.js";
 import { controllerSignal, defineOwn, replaceOwn } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
+import { rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 
 export type Obj = Record<PropertyKey, unknown>;
@@ -72,6 +73,29 @@ export function refusesStreamOptions(err: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Registers the credentials a client sends at request time (an `apiKey` function's key, a token provider's token) as
+ * known secrets when the SDK builds its auth headers (`authHeaders`, an async method of both SDKs' clients), so an
+ * error that quotes them is masked too. For clients without a fixed key: each wrapper decides.
+ */
+export function rememberAuthHeaders(client: Obj): void {
+  const original = client.authHeaders;
+  if (typeof original !== "function") return;
+  replaceOwn(client, "authHeaders", function authHeaders(this: unknown, ...args: unknown[]) {
+    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
+    if (!isThenable(result)) return result;
+    return Promise.resolve(result).then((headers) => {
+      rememberHeaderSecrets(headers);
+      return headers;
+    });
+  });
+}
+
+/** Registers the credentials among one request's own headers (`{ headers: { Authorization } }`). Never throws. */
+export function rememberRequestHeaders(requestOptions: Obj | undefined): void {
+  if (requestOptions?.headers != null) rememberHeaderSecrets(requestOptions.headers);
 }
 
 /** How the caller consumes one APIPromise (and the promises derived from it). */

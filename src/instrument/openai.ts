@@ -53,6 +53,8 @@ import {
   noteBreaks,
   type Obj,
   observeApiPromise,
+  rememberAuthHeaders,
+  rememberRequestHeaders,
   rewrapWithOptions,
   WRAP_OPENAI,
   warnUntraced,
@@ -213,6 +215,8 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
     let call: ChatCall | undefined;
     try {
       const requestOptions = isObj(args[1]) ? args[1] : undefined;
+      // A key in this request's own headers is masked like the client's.
+      rememberRequestHeaders(requestOptions);
       const signal = requestOptions?.signal;
       call = ChatCall.start({
         opName: helperOp ?? opNameOf(requestOptions, endpoint),
@@ -292,6 +296,28 @@ function instrumentResponsesParse(responses: Obj): void {
 const OPENAI_SECRETS = ["apiKey", "adminAPIKey"];
 
 /**
+ * Registers the client's credentials as known secrets (masked wherever an error quotes them, as a 401 "Incorrect API
+ * key provided: sk-…" does). A client whose key comes from a function (`apiKey: async () => …`, an `AzureOpenAI`
+ * `azureADTokenProvider`) or a workload identity has none yet (v5 holds the placeholder "Missing Key"): the
+ * credentials each request sends are registered when the SDK builds its auth headers.
+ */
+function rememberOpenAISecrets(client: Obj): void {
+  const options = client._options;
+  const atRequestTime =
+    (isObj(options) && typeof options.apiKey === "function") || client._workloadIdentityAuth != null;
+  if (!atRequestTime) {
+    rememberClientSecrets(client, OPENAI_SECRETS);
+    return;
+  }
+  rememberClientSecrets(client, ["adminAPIKey"]);
+  try {
+    rememberAuthHeaders(client);
+  } catch (err) {
+    internalError("credentials", err);
+  }
+}
+
+/**
  * Traces the model calls of an `openai` client (v5, v6 or v7), one GenAI span per HTTP request, recorded as a call
  * with the request parameters as inputs:
  * - `chat.completions.create` (streamed or not), `chat.completions.parse()`, the `chat.completions.stream()` helper
@@ -317,8 +343,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
     );
   }
   if (completions[WRAPPED]) return client;
-  // Masked wherever an error quotes them (a 401 "Incorrect API key provided: sk-…").
-  rememberClientSecrets(client, OPENAI_SECRETS);
+  rememberOpenAISecrets(client as Obj);
   const env = envOf(options.env);
   const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
   const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };
