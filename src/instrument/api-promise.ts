@@ -214,6 +214,24 @@ function hookPromise(promise: Obj, observed: Observed): void {
   }
 }
 
+/** Ends the call with what a stream or completion `value` turns out to be (a stream is watched to its end). */
+function settleWith(call: ChatCall, value: unknown): void {
+  if (call.streaming && isObj(value) && typeof value.iterator === "function") {
+    call.observeStream(value, "iterator", controllerSignal(value));
+  } else call.complete(value);
+}
+
+/**
+ * Observes a native promise (see observeApiPromise). Its rejection is handled here, on a branch of its own: the
+ * caller who awaits it gets it as always; one who never does gets no unhandled-rejection report for it.
+ */
+function observeNativePromise(promise: Promise<unknown>, call: ChatCall): void {
+  promise.then(
+    (value) => settleWith(call, value),
+    (err: unknown) => call.fail(err),
+  );
+}
+
 /**
  * Observes what `create` returned (an APIPromise) without consuming it. `method` names the op for diagnostics;
  * `retry` sends the request again without the injected `stream_options` and returns the new request's response
@@ -232,6 +250,12 @@ export function observeApiPromise(
       return;
     }
     const responsePromise = promise.responsePromise;
+    if (promise instanceof Promise && !isThenable(responsePromise)) {
+      // A native promise: what a `create` the app replaced returns (an async function delegating to the SDK, a
+      // cache, a test double). Reading it changes nothing, so its answer is recorded like the SDK's.
+      observeNativePromise(promise, call);
+      return;
+    }
     if (!isThenable(responsePromise) || typeof promise.parseResponse !== "function") {
       // Not an APIPromise this version of tracewire knows: record the request, never touch the promise.
       globalState().active?.diagnostics.warn(
@@ -246,10 +270,7 @@ export function observeApiPromise(
       if (settled) return false;
       settled = true;
       // complete() and observeStream() link the value for callOf().
-      if (!call.streaming) call.complete(value);
-      else if (isObj(value) && typeof value.iterator === "function") {
-        call.observeStream(value, "iterator", controllerSignal(value));
-      } else call.complete(value);
+      settleWith(call, value);
       return true;
     };
     const consumption: Consumption = { parse: false, raw: false, arrived: false };

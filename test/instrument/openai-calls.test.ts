@@ -262,6 +262,30 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(output.choices[0]!.finish_reason).toBeNull();
   });
 
+  it("a create the app replaced before wrapping (an async function delegating to the SDK) is recorded in full", async () => {
+    const raw = makeClient(version, ctx.server);
+    const completions = raw.chat.completions;
+    const sdkCreate = completions.create.bind(completions);
+    const replaced = async (params: unknown, options?: unknown) =>
+      sdkCreate(params as Parameters<typeof sdkCreate>[0], options as Parameters<typeof sdkCreate>[1]);
+    (completions as unknown as { create: unknown }).create = replaced;
+    const traced = wrapOpenAI(raw);
+    const completion = await traced.chat.completions.create({ model: MODEL, messages: MESSAGES });
+    const stream = await traced.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true });
+    const chunks = await collect(stream as AsyncIterable<{ choices: unknown[] }>);
+    // What the app reads is what it reads untraced: no usage chunk without choices it never asked for.
+    expect(chunks.every((c) => c.choices.length > 0 && !("usage" in c))).toBe(true);
+    await session.tracing.flush();
+    const [first, second] = session.double.callsNamed(CREATE);
+    expect(first!.end!.output).toEqual(plain(completion));
+    expect((second!.end!.output as { choices: { message: unknown }[] }).choices[0]!.message).toEqual({
+      role: "assistant",
+      content: TEXT,
+    });
+    expect(summaryOf(second!).usage).toEqual(EXPECTED_USAGE);
+    expect(session.logs).toEqual([]);
+  });
+
   it("captureContent: false records no inputs or output, but still usage", async () => {
     await session.restart({ captureContent: false });
     await client.chat.completions.create({ model: MODEL, messages: MESSAGES });
