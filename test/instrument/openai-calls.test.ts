@@ -119,6 +119,35 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
+  it("stream_options without include_usage (include_obfuscation: false) get it added, hidden, and usage recorded", async () => {
+    const streamOptions = { include_obfuscation: false };
+    const params = { model: MODEL, messages: MESSAGES, stream: true as const, stream_options: streamOptions };
+    const chunks = await collect(await client.chat.completions.create(params));
+    const plainChunks = await collect(await makeClient(version, ctx.server).chat.completions.create(params));
+    expect(ctx.server.chatBodies().map((b) => b.stream_options)).toEqual([
+      { include_obfuscation: false, include_usage: true },
+      { include_obfuscation: false },
+    ]);
+    // The caller's object is untouched, and its chunks are the unwrapped ones (ids aside: the stand-in counts).
+    expect(streamOptions).toEqual({ include_obfuscation: false });
+    expect(chunks.map(({ id: _id, ...chunk }) => chunk)).toEqual(plainChunks.map(({ id: _id, ...chunk }) => chunk));
+    const call = await session.only(CREATE);
+    expect(call.start.inputs).toEqual(params);
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
+  });
+
+  it("stream_options with include_usage: false are sent as written, and no usage is recorded", async () => {
+    const params = {
+      model: MODEL,
+      messages: MESSAGES,
+      stream: true as const,
+      stream_options: { include_usage: false },
+    };
+    await collect(await client.chat.completions.create(params));
+    expect(ctx.server.chatBodies().at(-1)!.stream_options).toEqual({ include_usage: false });
+    expect(summaryOf(await session.only(CREATE)).usage).toBeUndefined();
+  });
+
   it("with includeStreamUsage: false nothing is injected and no usage is recorded", async () => {
     const bare = wrapOpenAI(makeClient(version, ctx.server), { includeStreamUsage: false });
     await collect(await bare.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true }));
