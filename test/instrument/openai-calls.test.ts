@@ -235,6 +235,15 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(call.end!.output).toBeUndefined();
   });
 
+  it("a request the SDK retries (a 429, then an answer) is one call, with the answer", async () => {
+    ctx.server.failNext(1, 429, "0");
+    const completion = await client.chat.completions.create({ model: MODEL, messages: MESSAGES }, { maxRetries: 1 });
+    expect(ctx.server.chatBodies()).toHaveLength(2);
+    const call = await session.only(CREATE);
+    expect(call.end!.output).toEqual(plain(completion));
+    expect(call.end!.exception).toBeUndefined();
+  });
+
   it("parameters only tracewire can serialize (a BigInt): the SDK's own failure reaches the caller, recorded", async () => {
     const params = { model: MODEL, messages: MESSAGES, metadata: { run: 12n } } as unknown as {
       model: string;
