@@ -72,6 +72,8 @@ export class ChatChunkAccumulator {
   private serviceTier: string | undefined;
   private usage: Obj | undefined;
   private promptTokenIds: unknown;
+  /** Azure OpenAI's content filter results for the prompt (its first chunk), kept as a completion keeps them. */
+  private promptFilterResults: unknown[] | undefined;
   private readonly choices: (ChoiceState | undefined)[] = [];
 
   constructor(private readonly keepTokenIds = false) {}
@@ -80,8 +82,10 @@ export class ChatChunkAccumulator {
   add(chunk: unknown): void {
     if (!isObj(chunk)) return;
     this.chunks++;
-    if (this.id === undefined && typeof chunk.id === "string") this.id = chunk.id;
-    if (this.created === undefined && isNum(chunk.created)) this.created = chunk.created;
+    // Not from Azure OpenAI's prompt filter chunk, whose id is "" and created 0: the answer's own chunks say them.
+    if (this.id === undefined && typeof chunk.id === "string" && chunk.id !== "") this.id = chunk.id;
+    if (this.created === undefined && isNum(chunk.created) && chunk.created > 0) this.created = chunk.created;
+    if (Array.isArray(chunk.prompt_filter_results)) this.promptFilterResults = chunk.prompt_filter_results;
     if (this.model === undefined && typeof chunk.model === "string" && chunk.model !== "") this.model = chunk.model;
     if (typeof chunk.system_fingerprint === "string") this.systemFingerprint = chunk.system_fingerprint;
     if (typeof chunk.service_tier === "string") this.serviceTier = chunk.service_tier;
@@ -240,6 +244,7 @@ export class ChatChunkAccumulator {
     if (this.systemFingerprint !== undefined) completion.system_fingerprint = this.systemFingerprint;
     if (this.serviceTier !== undefined) completion.service_tier = this.serviceTier;
     if (this.promptTokenIds !== undefined) completion.prompt_token_ids = this.promptTokenIds;
+    if (this.promptFilterResults !== undefined) completion.prompt_filter_results = this.promptFilterResults;
     return completion;
   }
 }

@@ -7,13 +7,13 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
+import { CREATED, MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { collect, MESSAGES, makeClient, setupOpenAIServer, usageOfOneRequest, VERSIONS } from "./support.js";
 
 const CREATE = "openai.chat.completions.create";
 /** Models the stand-in answers with each streamed-usage shape. */
-const SHAPES = ["gpt-4o-mini", "m-usage-last", "m-usage-nochoices", "m-usage-late"];
+const SHAPES = ["gpt-4o-mini", "m-usage-last", "m-usage-nochoices", "m-usage-late", "m-azure-filters"];
 
 const ctx = setupOpenAIServer();
 const session = setupSessionPerTest();
@@ -83,6 +83,20 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(calls).toHaveLength(2);
     // The call whose Stream was read has the usage.
     expect(calls.some((c) => (c.end?.summary as { usage?: unknown } | undefined)?.usage !== undefined)).toBe(true);
+  });
+
+  it("Azure's prompt filter chunk (empty id, created 0) does not stand for the answer's id and creation time", async () => {
+    const { wrapped } = clients();
+    await collect(await wrapped.chat.completions.create(streamParams("m-azure-filters")));
+    const call = await session.only(CREATE);
+    expect(call.end!.output).toMatchObject({
+      id: "chatcmpl-standin-2",
+      created: CREATED,
+      object: "chat.completion",
+      // Kept, as Azure's non-streamed completion keeps it.
+      prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false } } }],
+    });
+    expect((call.end!.summary as { gen_ai?: unknown }).gen_ai).toMatchObject({ response_id: "chatcmpl-standin-2" });
   });
 
   it("a server that refuses stream_options: the call behaves as unwrapped, and that base URL is not asked again", async () => {

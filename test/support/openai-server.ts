@@ -16,7 +16,8 @@
  *   after two chunks);
  * - other server shapes of streamed usage: `m-usage-last` (the usage on the last content chunk, no `usage: null`
  *   elsewhere), `m-usage-nochoices` (a usage chunk without a `choices` field), `m-usage-late` (OpenAI's shape, with
- *   the usage chunk 100 ms after the last `finish_reason`), `m-azure-old` (a 400 "Unrecognized request argument
+ *   the usage chunk 100 ms after the last `finish_reason`), `m-azure-filters` (Azure OpenAI's first chunk: prompt
+ *   filter results, no choices, empty id and model, created 0), `m-azure-old` (a 400 "Unrecognized request argument
  *   supplied: stream_options" when the request has `stream_options`, as older Azure OpenAI API versions answer).
  *
  * It also answers `POST …/responses` (the Responses API, streamed as typed SSE events) and `POST …/embeddings`:
@@ -300,6 +301,17 @@ export class OpenAIServer {
       for (let index = 0; index < n; index++) events.push(chunk([choice(index, {}, "stop")]));
     }
 
+    if (model === "m-azure-filters") {
+      // Azure OpenAI's first chunk: the prompt's content filter results, with empty id, model and object, created 0.
+      events.unshift({
+        choices: [],
+        created: 0,
+        id: "",
+        model: "",
+        object: "",
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false } } }],
+      });
+    }
     if (model === "m-error-stream") {
       send(events[0]!);
       send(events[1]!);
