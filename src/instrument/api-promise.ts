@@ -250,9 +250,10 @@ export function observeApiPromise(
       return;
     }
     const responsePromise = promise.responsePromise;
-    if (promise instanceof Promise && !isThenable(responsePromise)) {
+    if (promise instanceof Promise && !isThenable(responsePromise) && typeof promise.asResponse !== "function") {
       // A native promise: what a `create` the app replaced returns (an async function delegating to the SDK, a
-      // cache, a test double). Reading it changes nothing, so its answer is recorded like the SDK's.
+      // cache, a test double). Reading it changes nothing, so its answer is recorded like the SDK's. (An SDK promise
+      // this version does not know, one with `asResponse`, is never read: its body would be gone for `asResponse()`.)
       observeNativePromise(promise, call);
       return;
     }

@@ -324,6 +324,32 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(session.logs).toEqual([]);
   });
 
+  it("an SDK promise of a shape tracewire does not know is never read (asResponse() keeps its body): raw, said once", async () => {
+    let reads = 0;
+    class UnknownApiPromise extends Promise<unknown> {
+      asResponse() {
+        return Promise.resolve(new Response("{}"));
+      }
+      override then<A = unknown, B = never>(
+        ok?: ((value: unknown) => A | PromiseLike<A>) | null,
+        ko?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): Promise<A | B> {
+        reads++;
+        return super.then(ok, ko);
+      }
+    }
+    const raw = makeClient(version, ctx.server);
+    (raw.chat.completions as unknown as { create: unknown }).create = () =>
+      new UnknownApiPromise((resolve) => resolve({ id: "x" }));
+    const traced = wrapOpenAI(raw);
+    traced.chat.completions.create({ model: MODEL, messages: MESSAGES });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reads).toBe(0);
+    const call = await session.only(CREATE);
+    expect(summaryOf(call).tracewire).toEqual({ response_raw: true });
+    expect(session.logs.map((l) => l.message)).toEqual([expect.stringContaining("unknown promise type")]);
+  });
+
   it("captureContent: false records no inputs or output, but still usage", async () => {
     await session.restart({ captureContent: false });
     await client.chat.completions.create({ model: MODEL, messages: MESSAGES });
