@@ -6,6 +6,7 @@
  * same SDK major reads, and the call still records the usage.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { op } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import { CREATED, MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
@@ -150,6 +151,23 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only(CREATE);
     expect(ctx.server.lateUsageSent).toBe(sentBefore + 1);
     expect((call.end!.summary as { usage?: unknown }).usage).toEqual(usageOfOneRequest(`m-usage-late${MODEL_SUFFIX}`));
+  });
+
+  it("break right after the last finish_reason inside an op: the usage counts in the op's rolled-up usage", async () => {
+    const { wrapped } = clients();
+    // OpenAI's shape: the usage chunk follows the last finish_reason at once.
+    const answer = op(async function answer() {
+      const stream = await wrapped.chat.completions.create(streamParams("gpt-4o-mini"));
+      let text = "";
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? "";
+        if (chunk.choices[0]?.finish_reason) break;
+      }
+      return text;
+    });
+    expect(await answer()).toBe(TEXT);
+    const parent = await session.only("answer");
+    expect((parent.end!.summary as { usage?: unknown }).usage).toEqual(usageOfOneRequest(`gpt-4o-mini${MODEL_SUFFIX}`));
   });
 
   it("break right after the last finish_reason still records the usage that follows", async () => {
