@@ -245,8 +245,9 @@ export function observeApiPromise(
   retry?: () => PromiseLike<unknown> | undefined,
 ): void {
   try {
-    if (!isObj(promise)) {
-      call.complete(promise);
+    if (!isObj(promise) || !isThenable(promise)) {
+      // An answer handed back as is (a `create` the app replaced with a synchronous one): nothing to wait for.
+      settleWith(call, promise);
       return;
     }
     const responsePromise = promise.responsePromise;

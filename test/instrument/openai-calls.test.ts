@@ -324,6 +324,17 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(session.logs).toEqual([]);
   });
 
+  it("a create the app replaced with a synchronous one (a test double returning a completion) records it", async () => {
+    const raw = makeClient(version, ctx.server);
+    const canned = { id: "chatcmpl-double", object: "chat.completion", model: MODEL, choices: [] };
+    (raw.chat.completions as unknown as { create: unknown }).create = () => canned;
+    const traced = wrapOpenAI(raw);
+    expect(traced.chat.completions.create({ model: MODEL, messages: MESSAGES })).toBe(canned);
+    const call = await session.only(CREATE);
+    expect(call.end!.output).toEqual(canned);
+    expect(session.logs).toEqual([]);
+  });
+
   it("an SDK promise of a shape tracewire does not know is never read (asResponse() keeps its body): raw, said once", async () => {
     let reads = 0;
     class UnknownApiPromise extends Promise<unknown> {
