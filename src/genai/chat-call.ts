@@ -76,6 +76,12 @@ export class ChatCall implements StreamOwner {
   readonly context: Context;
   /** Whether the request asked for a stream (`stream: true`). */
   readonly streaming: boolean;
+  /**
+   * Hide the injected usage in the SSE body itself (where it is read as the bytes arrive) even when the caller only
+   * takes the parsed stream: set for a request an SDK helper makes (openai's `chat.completions.stream()` runner),
+   * whose `break` aborts the request while the usage chunk may have arrived but not been yielded yet.
+   */
+  hideUsageInBody = false;
   private injectedUsage: boolean;
   /** Usage cut out of the SSE body before a stream was observed (kept for its accumulator). */
   private usage: Obj | undefined;
@@ -236,10 +242,11 @@ export class ChatCall implements StreamOwner {
    * aborts its request): ended as the stream's own `return()` would end it — complete if the answer had finished,
    * cancelled (`break`) otherwise — before that abort can make it look like the caller's.
    */
-  stopReading(): void {
-    if (this.ended) return;
-    if (this.stream) this.stream.stopped();
-    else this.cancel("break");
+  stopReading(): Promise<void> | undefined {
+    if (this.ended) return undefined;
+    if (this.stream) return this.stream.stopReading();
+    this.cancel("break");
+    return undefined;
   }
 
   /** Ends the span when the caller took the raw HTTP response: tracewire never sees the body. */

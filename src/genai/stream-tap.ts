@@ -19,6 +19,18 @@ export function controllerSignal(stream: unknown): AbortSignal | undefined {
 /** The longest a consumer's `return()` waits for what {@link IteratorHooks.returning} reads on for. */
 export const RETURN_GRACE_MS = 25;
 
+/** Resolves when `work` settles or after {@link RETURN_GRACE_MS}, whichever comes first; never rejects. */
+export function withinGrace(work: Promise<unknown>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, RETURN_GRACE_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
+}
+
 /** What {@link tapIterator} reports. The consumer gets every result and error unchanged, after the hook ran. */
 export interface IteratorHooks {
   /** A `next()` is about to be forwarded (also the extra one that replaces a hidden step). */
@@ -113,19 +125,7 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
       // Reported to the hooks (the call ends failed); the consumer, already answered, never sees it.
       settled(before.then(forward, forward)).catch(() => {});
       const answer = { value: args[0], done: true };
-      return new Promise((resolve) => {
-        const timer = setTimeout(() => resolve(answer), RETURN_GRACE_MS);
-        before.then(
-          () => {
-            clearTimeout(timer);
-            resolve(answer);
-          },
-          () => {
-            clearTimeout(timer);
-            resolve(answer);
-          },
-        );
-      });
+      return withinGrace(before).then(() => answer);
     });
   }
   const thrower = iterator.throw;

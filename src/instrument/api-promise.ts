@@ -6,7 +6,7 @@
  * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
  */
 import type { ChatCall } from "../genai/chat-call.js";
-import { controllerSignal, defineOwn, replaceOwn } from "../genai/stream-tap.js";
+import { controllerSignal, defineOwn, replaceOwn, withinGrace } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
 import { rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState, reportInternalError } from "../otel/state.js";
@@ -286,7 +286,7 @@ export function observeApiPromise(
       // The body the SDK parses and a raw reader gets: without what the injected stream_options added. A caller who
       // only takes the parsed stream (by now `then` has asked for it; `asResponse` has not) never sees the body:
       // the usage is hidden from the chunks instead (ChatCall), which costs far less than a filtered copy of it.
-      if (call.injectsUsage && isObj(props) && !(consumption.parse && !consumption.raw)) {
+      if (call.injectsUsage && isObj(props) && (call.hideUsageInBody || !(consumption.parse && !consumption.raw))) {
         const response = call.hideUsage(props.response);
         if (response !== props.response) return { ...props, response };
       }
@@ -347,7 +347,7 @@ export function rewrapWithOptions(client: object, wrap: (derived: object) => obj
  * `return()`: each iterator the helper hands out calls `stopReading` first, so the call ends as a break (complete
  * when the answer had finished) and not as the caller's abort.
  */
-export function noteBreaks(helper: Obj, stopReading: () => void, wrapper: Wrapper): void {
+export function noteBreaks(helper: Obj, stopReading: () => Promise<void> | undefined | void, wrapper: Wrapper): void {
   const iterate = helper[Symbol.asyncIterator];
   if (typeof iterate !== "function") return;
   defineOwn(helper, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]): unknown {
@@ -356,12 +356,16 @@ export function noteBreaks(helper: Obj, stopReading: () => void, wrapper: Wrappe
       const ret = isObj(iterator) ? iterator.return : undefined;
       if (isObj(iterator) && typeof ret === "function")
         replaceOwn(iterator, "return", function (this: unknown, ...rest: unknown[]): unknown {
+          let ending: Promise<void> | undefined | void;
           try {
-            stopReading();
+            ending = stopReading();
           } catch (err) {
             internalError(wrapper, "stream-break", err);
           }
-          return Reflect.apply(ret as AnyFunction, this, rest);
+          const result: unknown = Reflect.apply(ret as AnyFunction, this, rest);
+          // The call waits for a usage chunk still on its way: the caller's `break` waits a moment for it (as a
+          // stream's own does, stream-tap.ts), so the call ends before the op around it.
+          return ending ? Promise.resolve(result).then((step) => withinGrace(ending).then(() => step)) : result;
         });
     } catch (err) {
       internalError(wrapper, "stream-break", err);

@@ -123,6 +123,8 @@ interface RunnerLinks {
 function noteRunnerCall(call: ChatCall): void {
   const links = context.active().getValue(RUNNER_KEY) as RunnerLinks | undefined;
   if (!links) return;
+  // A break out of the runner aborts its request: the usage is read from the body as it arrives, not when yielded.
+  call.hideUsageInBody = true;
   links.pending.push(call);
   links.latest = call;
   if (links.runner) call.link(links.runner);

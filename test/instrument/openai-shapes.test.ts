@@ -170,6 +170,21 @@ describe.each(VERSIONS)("$name", (version) => {
     expect((parent.end!.summary as { usage?: unknown }).usage).toEqual(usageOfOneRequest(`gpt-4o-mini${MODEL_SUFFIX}`));
   });
 
+  it("break out of the chat.completions.stream() runner right after the last finish_reason records the usage", async () => {
+    const { wrapped } = clients();
+    const answer = op(async function answer() {
+      const runner = wrapped.chat.completions.stream(streamParams("gpt-4o-mini"));
+      for await (const chunk of runner) if (chunk.choices[0]?.finish_reason) break;
+    });
+    await answer();
+    const call = await session.only("openai.chat.completions.stream");
+    expect(call.end!.exception).toBeUndefined();
+    expect((call.end!.summary as { tracewire?: unknown }).tracewire).toBeUndefined();
+    const usage = usageOfOneRequest(`gpt-4o-mini${MODEL_SUFFIX}`);
+    expect((call.end!.summary as { usage?: unknown }).usage).toEqual(usage);
+    expect(((await session.only("answer")).end!.summary as { usage?: unknown }).usage).toEqual(usage);
+  });
+
   it("break right after the last finish_reason still records the usage that follows", async () => {
     const { wrapped } = clients();
     const stream = await wrapped.chat.completions.create(streamParams("m-usage-late"));
