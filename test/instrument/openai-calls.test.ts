@@ -341,6 +341,7 @@ describe.each(VERSIONS)("$name", (version) => {
       asResponse() {
         return Promise.resolve(new Response("{}"));
       }
+      // biome-ignore lint/suspicious/noThenProperty: a Promise subclass that counts who reads it.
       override then<A = unknown, B = never>(
         ok?: ((value: unknown) => A | PromiseLike<A>) | null,
         ko?: ((reason: unknown) => B | PromiseLike<B>) | null,
