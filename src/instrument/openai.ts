@@ -37,7 +37,7 @@
 import { context, createContextKey } from "@opentelemetry/api";
 import { ENV, type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
-import type { CallFormat } from "../genai/call-format.js";
+import { type CallFormat, OPENAI_CHAT_COMPLETIONS_FORMAT } from "../genai/call-format.js";
 import { ChatCall } from "../genai/chat-call.js";
 import { type ChatEndpoint, chatEndpoint, originOf } from "../genai/openai-chat.js";
 import { OPENAI_EMBEDDINGS_FORMAT } from "../genai/openai-embeddings.js";
@@ -88,6 +88,7 @@ interface Endpoint {
 
 const CHAT: Endpoint = {
   op: "openai.chat.completions.create",
+  format: OPENAI_CHAT_COMPLETIONS_FORMAT,
   helpers: {
     "chat.completions.parse": "openai.chat.completions.parse",
     stream: "openai.chat.completions.stream",
