@@ -30,7 +30,6 @@ import {
 import { type UsageFields, usageAttributes } from "./openai-response.js";
 import { responseFinishReason, responsesInputContent, responsesOutputContent } from "./openai-responses-content.js";
 
-
 /** A failure the Responses API reports inside a 200 answer: a `failed` response or a stream's `error` event. */
 export class ResponseFailure extends Error {
   /** The provider's error code (`server_error`, `rate_limit_exceeded`, …): the span's `error.type`. */
