@@ -28,6 +28,9 @@
  *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
  *   its `controller.signal` tells an abort apart from an in-stream error.
  * - `client.withOptions()` returns a wrapped client too.
+ * - The client's keys are known secrets (masked wherever an error quotes them); a key it gets at request time (an
+ *   `apiKey` function, an Azure AD token, a workload identity) is registered as `authHeaders` builds it, through an
+ *   own `authHeaders` on the client, and a key in one request's own headers as that request starts.
  *
  * `responses.create` and `embeddings.create` are shadowed the same way (on the `responses` / `embeddings` instance),
  * with their own call format (genai/openai-responses.ts, genai/openai-embeddings.ts). `responses.stream()` makes its
