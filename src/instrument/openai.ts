@@ -28,9 +28,8 @@
  *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
  *   its `controller.signal` tells an abort apart from an in-stream error.
  * - `client.withOptions()` returns a wrapped client too.
- * - The client's keys are known secrets (masked wherever an error quotes them); a key it gets at request time (an
- *   `apiKey` function, an Azure AD token, a workload identity) is registered as `authHeaders` builds it, through an
- *   own `authHeaders` on the client, and a key in one request's own headers as that request starts.
+ * - The client's keys are known secrets; one it gets at request time (an `apiKey` function, an Azure AD token) is
+ *   registered through an own `authHeaders`, one in a request's own headers as that request starts.
  *
  * `responses.create` and `embeddings.create` are shadowed the same way (on the `responses` / `embeddings` instance),
  * with their own call format (genai/openai-responses.ts, genai/openai-embeddings.ts). `responses.stream()` makes its
@@ -252,13 +251,19 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
       throw err;
     }
     const retry = () => {
-      rememberRefusal(tracing.baseUrlNow());
+      const baseUrl = tracing.baseUrlNow();
       active.withoutInjection(params as Record<string, unknown>);
       const again: unknown = context.with(active.context, () =>
         Reflect.apply(original, this, [params, ...args.slice(1)]),
       );
       const responsePromise = isObj(again) ? again.responsePromise : undefined;
-      return isThenable(responsePromise) ? responsePromise : undefined;
+      if (!isThenable(responsePromise)) return undefined;
+      // Only once answered: refused as written too, it was the caller's own stream_options the server objected to.
+      responsePromise.then(
+        () => rememberRefusal(baseUrl),
+        () => {},
+      );
+      return responsePromise;
     };
     observeApiPromise(promise, active, WRAP_OPENAI, endpoint.op, retry);
     return promise;

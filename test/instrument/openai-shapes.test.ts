@@ -126,6 +126,25 @@ describe.each(VERSIONS)("$name", (version) => {
     ]);
   });
 
+  it("a 400 about the caller's own stream_options field does not stop the usage of later streams to that server", async () => {
+    const baseURL = `${ctx.server.url}/strict-${version.name.replace(/\W/g, "")}/v1`;
+    const wrapped = wrapOpenAI(makeClient(version, ctx.server, { baseURL }));
+    const own = { ...streamParams("m-strict-options"), stream_options: { include_obfuscation: false } };
+    const err = await wrapped.chat.completions.create(own).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(version.OpenAI.BadRequestError);
+    // Sent with the usage added, then as written (refused too): the caller's error, for the request as written.
+    expect((err as Error).message).toContain("include_obfuscation");
+    await collect(await wrapped.chat.completions.create(streamParams("m-strict-options")));
+    expect(ctx.server.chatBodies().map((b) => b.stream_options)).toEqual([
+      { include_obfuscation: false, include_usage: true },
+      { include_obfuscation: false },
+      { include_usage: true },
+    ]);
+  });
+
   it("a refused stream_options with the caller's own stream_options is the caller's error, not retried", async () => {
     const { wrapped } = clients();
     const params = { ...streamParams("m-azure-old"), stream_options: { include_usage: true } };
