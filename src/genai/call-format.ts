@@ -8,7 +8,7 @@
  */
 import type { Attributes } from "@opentelemetry/api";
 import type { Obj } from "./guards.js";
-import { type ChatEndpoint, chatRequestAttributes, chatSpanName } from "./openai-chat.js";
+import { ATTR_OPENAI_API_TYPE, type ChatEndpoint, chatRequestAttributes, chatSpanName } from "./openai-chat.js";
 import { ChatChunkAccumulator } from "./openai-chunks.js";
 import { inputContentAttributes, outputContentAttributes } from "./openai-content.js";
 import { chatResponseAttributes, withoutTokenIds } from "./openai-response.js";
@@ -66,4 +66,17 @@ export const OPENAI_CHAT_FORMAT: CallFormat = {
   outputContent: outputContentAttributes,
   accumulator: (options) => new ChatChunkAccumulator(options.captureTokenIds),
   injectsStreamUsage: true,
+};
+
+/**
+ * `wrapOpenAI`'s chat completions: the default format, with `openai.api.type=chat_completions` (the OpenAI
+ * conventions tell the two OpenAI APIs apart; the Responses format says `responses`).
+ */
+export const OPENAI_CHAT_COMPLETIONS_FORMAT: CallFormat = {
+  ...OPENAI_CHAT_FORMAT,
+  requestAttributes: (params, endpoint, streaming) => {
+    const attributes = chatRequestAttributes(params, endpoint, streaming);
+    attributes[ATTR_OPENAI_API_TYPE] = "chat_completions";
+    return attributes;
+  },
 };

@@ -46,8 +46,14 @@ const abandoned = new FinalizationRegistry<ChatCall>((call) => call.cancel("aban
  * without the injected usage.
  */
 function copiesFaithfully(params: Obj): boolean {
-  const proto: unknown = Object.getPrototypeOf(params);
-  return (proto === Object.prototype || proto === null) && Object.prototype.propertyIsEnumerable.call(params, "stream");
+  return isPlain(params) && Object.prototype.propertyIsEnumerable.call(params, "stream");
+}
+
+/** Whether a value is a plain object (its own enumerable keys are all it has). */
+function isPlain(value: unknown): value is Obj {
+  if (!isObj(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 /** Whether a failure is the caller's own abort: the openai package's `APIUserAbortError`, or ours. */
@@ -61,12 +67,21 @@ function isAbort(err: unknown): boolean {
 
 /** One traced chat request: its span, and the ways that span can end (each of them at most once). */
 export class ChatCall implements StreamOwner {
-  /** The request body to send: the caller's parameters, or a copy with `stream_options.include_usage`. */
+  /**
+   * The request body to send: the caller's parameters, or a copy with `stream_options.include_usage` (added to the
+   * caller's `stream_options` when they say nothing about usage: `{include_obfuscation: false}`).
+   */
   readonly body: Obj;
   /** The span's context: run the request inside it so HTTP instrumentation nests under the chat span. */
   readonly context: Context;
   /** Whether the request asked for a stream (`stream: true`). */
   readonly streaming: boolean;
+  /**
+   * Hide the injected usage in the SSE body itself (where it is read as the bytes arrive) even when the caller only
+   * takes the parsed stream: set for a request an SDK helper makes (openai's `chat.completions.stream()` runner),
+   * whose `break` aborts the request while the usage chunk may have arrived but not been yielded yet.
+   */
+  hideUsageInBody = false;
   private injectedUsage: boolean;
   /** Usage cut out of the SSE body before a stream was observed (kept for its accumulator). */
   private usage: Obj | undefined;
@@ -91,14 +106,17 @@ export class ChatCall implements StreamOwner {
   ) {
     this.context = trace.setSpan(parent, span);
     this.streaming = streaming ?? params.stream === true;
+    const own = params.stream_options;
     this.injectedUsage =
       this.streaming &&
       format.injectsStreamUsage &&
       options.includeStreamUsage &&
       !noUsageInjection &&
-      params.stream_options == null &&
+      (own == null || (isPlain(own) && own.include_usage === undefined)) &&
       copiesFaithfully(params);
-    this.body = this.injectedUsage ? { ...params, stream_options: { include_usage: true } } : params;
+    this.body = this.injectedUsage
+      ? { ...params, stream_options: { ...(isObj(own) ? own : {}), include_usage: true } }
+      : params;
     // A processor that shuts down while this call runs ends it through cancel("shutdown"), with what it has so far.
     setCallCloser(span, this);
   }
@@ -224,10 +242,11 @@ export class ChatCall implements StreamOwner {
    * aborts its request): ended as the stream's own `return()` would end it — complete if the answer had finished,
    * cancelled (`break`) otherwise — before that abort can make it look like the caller's.
    */
-  stopReading(): void {
-    if (this.ended) return;
-    if (this.stream) this.stream.stopped();
-    else this.cancel("break");
+  stopReading(): Promise<void> | undefined {
+    if (this.ended) return undefined;
+    if (this.stream) return this.stream.stopReading();
+    this.cancel("break");
+    return undefined;
   }
 
   /** Ends the span when the caller took the raw HTTP response: tracewire never sees the body. */

@@ -58,6 +58,12 @@ export class ChatStream {
   /** `next()` calls in flight, and whether `return()` was called: an abort during either is reported by them. */
   private pending = 0;
   private returning = false;
+  /**
+   * The consumer stopped reading a helper built on this stream after every choice finished, with the injected usage
+   * still to come: the call ends when it comes, or when the stream ends or is aborted (see {@link stopReading}).
+   */
+  private stopRequested = false;
+  private stopSettled: (() => void) | undefined;
   private signal: AbortSignal | undefined;
   private detach: (() => void) | undefined;
 
@@ -90,11 +96,40 @@ export class ChatStream {
   /** Usage the SSE body filter cut out of the stream (sse-usage.ts). */
   addUsage(usage: Obj): void {
     this.accumulator.addUsage(usage);
+    if (this.stopRequested) this.stopped();
   }
 
   /** Stops listening to the stream's abort signal (the call ended). */
   stopWatching(): void {
     this.detach?.();
+    this.stopSettled?.();
+  }
+
+  /**
+   * The consumer stopped reading a helper built on this stream (a `break` out of openai's `chat.completions.stream()`
+   * runner, which then aborts its request while its own reading may still hold the next chunk): ended as the
+   * stream's `return()` would end it. When every choice finished but the injected usage has not arrived, the call
+   * stays open until the usage comes, the stream ends or the abort stops it (at most
+   * {@link USAGE_AFTER_FINISH_MS}), and none of those is a failure or a cancellation. Returns a promise that
+   * settles when the call ended, or undefined when it ended at once.
+   */
+  stopReading(): Promise<void> | undefined {
+    const { accumulator, call } = this;
+    if (call.done) return undefined;
+    if (!call.injectsUsage || !accumulator.finished || accumulator.hasUsage) {
+      this.stopped();
+      return undefined;
+    }
+    this.stopRequested = true;
+    const ended = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => this.stopped(), USAGE_AFTER_FINISH_MS);
+      this.stopSettled = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+    settleLater(ended);
+    return ended;
   }
 
   private watchAbort(signal: AbortSignal | undefined): void {
@@ -102,7 +137,10 @@ export class ChatStream {
     this.signal = signal;
     const onAbort = () => {
       // While a next() or return() is in flight, its outcome tells what happened (an in-stream error also aborts).
-      if (this.pending === 0 && !this.returning) this.call.cancel("abort");
+      if (this.pending === 0 && !this.returning) {
+        if (this.stopRequested) this.stopped();
+        else this.call.cancel("abort");
+      }
     };
     if (signal.aborted) {
       onAbort();
@@ -131,7 +169,10 @@ export class ChatStream {
         return this.awaitUsage(iterator);
       },
       returned: () => this.stopped(),
-      failed: (err) => this.call.fail(err),
+      failed: (err) => {
+        if (this.stopRequested) this.stopped();
+        else this.call.fail(err);
+      },
     });
   }
 
@@ -145,6 +186,7 @@ export class ChatStream {
           call.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, (performance.now() - call.startedAt) / 1000);
         }
         this.accumulator.add(value);
+        if (this.stopRequested && this.accumulator.hasUsage) this.stopped();
       } catch (err) {
         internalError("chunk", err);
       }
@@ -192,6 +234,10 @@ export class ChatStream {
   private ended(): void {
     const call = this.call;
     if (call.done) return;
+    if (this.stopRequested) {
+      this.stopped();
+      return;
+    }
     if (this.signal?.aborted || call.requestSignal?.aborted) {
       call.cancel("abort");
       return;

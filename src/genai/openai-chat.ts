@@ -43,6 +43,8 @@ export const ATTR_TRACEWIRE_REQUEST_PRIORITY = "tracewire.request.priority";
 /** The engine request id the caller chose (training service / vLLM `request_id`). */
 export const ATTR_TRACEWIRE_REQUEST_ID = "tracewire.request.id";
 // OpenAI-specific attributes of the semantic conventions (`openai.md`).
+/** Which OpenAI API a span used: `chat_completions` or `responses`. */
+export const ATTR_OPENAI_API_TYPE = "openai.api.type";
 /** The service tier the request asked for. */
 export const ATTR_OPENAI_REQUEST_SERVICE_TIER = "openai.request.service_tier";
 /** The service tier that served the request. */

@@ -24,8 +24,28 @@ interface ChoiceState {
   functionCall: { name: string; arguments: string } | undefined;
   finishReason: string | null;
   stopReason: unknown;
-  logprobs: unknown[] | undefined;
+  /** The log probabilities: the first chunk's object, with the `content` and `refusal` lists of every chunk. */
+  logprobs: Obj | undefined;
+  /** A spoken answer (`modalities: ["audio"]`): `transcript` and `data` concatenate, `id` and `expires_at` replace. */
+  audio: Obj | undefined;
   tokenIds: number[] | undefined;
+}
+
+/** Appends the entries of `list` (when it is one) to `target[key]`, starting that list if needed. */
+function appendList(target: Obj, key: string, list: unknown): void {
+  if (!Array.isArray(list)) return;
+  const current = Array.isArray(target[key]) ? (target[key] as unknown[]) : [];
+  for (const entry of list) current.push(entry);
+  target[key] = current;
+}
+
+/** Adds one chunk's `delta.audio` to the answer's audio, as the openai package's own stream accumulator does. */
+function addAudio(audio: Obj, delta: Obj): void {
+  if (delta.id != null) audio.id = delta.id;
+  if (typeof delta.data === "string") audio.data = (typeof audio.data === "string" ? audio.data : "") + delta.data;
+  if (typeof delta.transcript === "string")
+    audio.transcript = (typeof audio.transcript === "string" ? audio.transcript : "") + delta.transcript;
+  if (delta.expires_at != null) audio.expires_at = delta.expires_at;
 }
 
 /**
@@ -52,6 +72,8 @@ export class ChatChunkAccumulator {
   private serviceTier: string | undefined;
   private usage: Obj | undefined;
   private promptTokenIds: unknown;
+  /** Azure OpenAI's content filter results for the prompt (its first chunk), kept as a completion keeps them. */
+  private promptFilterResults: unknown[] | undefined;
   private readonly choices: (ChoiceState | undefined)[] = [];
 
   constructor(private readonly keepTokenIds = false) {}
@@ -60,8 +82,10 @@ export class ChatChunkAccumulator {
   add(chunk: unknown): void {
     if (!isObj(chunk)) return;
     this.chunks++;
-    if (this.id === undefined && typeof chunk.id === "string") this.id = chunk.id;
-    if (this.created === undefined && isNum(chunk.created)) this.created = chunk.created;
+    // Not from Azure OpenAI's prompt filter chunk, whose id is "" and created 0: the answer's own chunks say them.
+    if (this.id === undefined && typeof chunk.id === "string" && chunk.id !== "") this.id = chunk.id;
+    if (this.created === undefined && isNum(chunk.created) && chunk.created > 0) this.created = chunk.created;
+    if (Array.isArray(chunk.prompt_filter_results)) this.promptFilterResults = chunk.prompt_filter_results;
     if (this.model === undefined && typeof chunk.model === "string" && chunk.model !== "") this.model = chunk.model;
     if (typeof chunk.system_fingerprint === "string") this.systemFingerprint = chunk.system_fingerprint;
     if (typeof chunk.service_tier === "string") this.serviceTier = chunk.service_tier;
@@ -89,6 +113,7 @@ export class ChatChunkAccumulator {
         finishReason: null,
         stopReason: undefined,
         logprobs: undefined,
+        audio: undefined,
         tokenIds: undefined,
       };
       this.choices[index] = state;
@@ -96,9 +121,15 @@ export class ChatChunkAccumulator {
     if (typeof choice.finish_reason === "string") state.finishReason = choice.finish_reason;
     if (choice.stop_reason !== undefined) state.stopReason = choice.stop_reason;
     const logprobs = choice.logprobs;
-    if (isObj(logprobs) && Array.isArray(logprobs.content)) {
-      state.logprobs ??= [];
-      for (const entry of logprobs.content) state.logprobs.push(entry);
+    if (isObj(logprobs)) {
+      // Like the openai package's accumulator: the first object's fields, then every chunk's lists appended (copies:
+      // the chunks the consumer holds are never changed).
+      if (!state.logprobs) {
+        state.logprobs = { ...logprobs };
+        for (const key of ["content", "refusal"]) if (Array.isArray(logprobs[key])) state.logprobs[key] = [];
+      }
+      appendList(state.logprobs, "content", logprobs.content);
+      appendList(state.logprobs, "refusal", logprobs.refusal);
     }
     if (this.keepTokenIds && Array.isArray(choice.token_ids)) {
       state.tokenIds ??= [];
@@ -109,6 +140,10 @@ export class ChatChunkAccumulator {
     if (typeof delta.role === "string") state.role = delta.role;
     if (typeof delta.content === "string") state.content = (state.content ?? "") + delta.content;
     if (typeof delta.refusal === "string") state.refusal = (state.refusal ?? "") + delta.refusal;
+    if (isObj(delta.audio)) {
+      state.audio ??= {};
+      addAudio(state.audio, delta.audio);
+    }
     if (typeof delta.reasoning_content === "string") {
       state.reasoning = (state.reasoning ?? "") + delta.reasoning_content;
     } else if (typeof delta.reasoning === "string") {
@@ -180,6 +215,7 @@ export class ChatChunkAccumulator {
       if (!state) continue;
       const message: Obj = { role: state.role ?? "assistant", content: state.content ?? null };
       if (state.refusal !== undefined) message.refusal = state.refusal;
+      if (state.audio !== undefined) message.audio = state.audio;
       if (state.reasoning !== undefined) message[state.reasoningKey] = state.reasoning;
       if (state.functionCall) message.function_call = { ...state.functionCall };
       if (state.toolCalls) {
@@ -198,7 +234,7 @@ export class ChatChunkAccumulator {
         index: state.index,
         message,
         finish_reason: state.finishReason,
-        logprobs: state.logprobs ? { content: state.logprobs } : null,
+        logprobs: state.logprobs ?? null,
       };
       if (state.stopReason !== undefined) choice.stop_reason = state.stopReason;
       if (state.tokenIds) choice.token_ids = state.tokenIds;
@@ -208,6 +244,7 @@ export class ChatChunkAccumulator {
     if (this.systemFingerprint !== undefined) completion.system_fingerprint = this.systemFingerprint;
     if (this.serviceTier !== undefined) completion.service_tier = this.serviceTier;
     if (this.promptTokenIds !== undefined) completion.prompt_token_ids = this.promptTokenIds;
+    if (this.promptFilterResults !== undefined) completion.prompt_filter_results = this.promptFilterResults;
     return completion;
   }
 }

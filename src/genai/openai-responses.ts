@@ -21,6 +21,7 @@ import {
 import type { CallFormat, StreamAccumulator } from "./call-format.js";
 import { isNum, isObj, type Obj } from "./guards.js";
 import {
+  ATTR_OPENAI_API_TYPE,
   ATTR_OPENAI_RESPONSE_SERVICE_TIER,
   type ChatEndpoint,
   chatRequestAttributes,
@@ -28,9 +29,6 @@ import {
 } from "./openai-chat.js";
 import { type UsageFields, usageAttributes } from "./openai-response.js";
 import { responseFinishReason, responsesInputContent, responsesOutputContent } from "./openai-responses-content.js";
-
-/** Which OpenAI API a span used (`openai.md` of the semantic conventions): `chat_completions` or `responses`. */
-export const ATTR_OPENAI_API_TYPE = "openai.api.type";
 
 /** A failure the Responses API reports inside a 200 answer: a `failed` response or a stream's `error` event. */
 export class ResponseFailure extends Error {

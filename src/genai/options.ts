@@ -14,7 +14,7 @@ export interface ChatTraceOptions {
    */
   providerName?: string;
   /**
-   * Add `stream_options: {include_usage: true}` to streamed requests that set no `stream_options`, so token usage
+   * Add `stream_options.include_usage: true` to streamed requests that do not set it themselves, so token usage
    * is recorded for streams too. The extra usage chunk (and the `usage: null` the server then adds to every other
    * chunk) is hidden from your code. Default true.
    */

@@ -16,6 +16,21 @@ export function controllerSignal(stream: unknown): AbortSignal | undefined {
   return signal instanceof AbortSignal ? signal : undefined;
 }
 
+/** The longest a consumer's `return()` waits for what {@link IteratorHooks.returning} reads on for. */
+export const RETURN_GRACE_MS = 25;
+
+/** Resolves when `work` settles or after {@link RETURN_GRACE_MS}, whichever comes first; never rejects. */
+export function withinGrace(work: Promise<unknown>): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, RETURN_GRACE_MS);
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    work.then(done, done);
+  });
+}
+
 /** What {@link tapIterator} reports. The consumer gets every result and error unchanged, after the hook ran. */
 export interface IteratorHooks {
   /** A `next()` is about to be forwarded (also the extra one that replaces a hidden step). */
@@ -28,8 +43,10 @@ export interface IteratorHooks {
   end(): void;
   /**
    * The consumer called `return()`. A promise returned here (reading on past the consumer, e.g. for a usage chunk)
-   * is awaited before the iterator's own `return()` runs — in the background: the consumer's `return()` resolves at
-   * once, as a finished generator's does, since tracing never keeps the caller waiting on the network.
+   * is awaited before the iterator's own `return()` runs — in the background: the consumer's `return()` resolves
+   * when that promise does or after {@link RETURN_GRACE_MS}, whichever comes first. A usage chunk that is already on
+   * its way (OpenAI sends it right after the last `finish_reason`) so ends the call before the caller goes on, and
+   * before the op around it ends and sums its children's usage; tracing never keeps the caller waiting longer.
    */
   returning(): Promise<void> | undefined;
   /** `return()` completed. */
@@ -107,7 +124,8 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
       if (!before) return settled(forward());
       // Reported to the hooks (the call ends failed); the consumer, already answered, never sees it.
       settled(before.then(forward, forward)).catch(() => {});
-      return Promise.resolve({ value: args[0], done: true });
+      const answer = { value: args[0], done: true };
+      return withinGrace(before).then(() => answer);
     });
   }
   const thrower = iterator.throw;

@@ -40,14 +40,15 @@ import {
   PROVIDER_WRAPPER_OPTIONS,
   resolveChatTraceOptions,
 } from "../genai/options.js";
-import { defineOwn, replaceOwn } from "../genai/stream-tap.js";
-import { rememberClientSecrets, rememberHeaderSecrets } from "../otel/known-secrets.js";
+import { defineOwn } from "../genai/stream-tap.js";
+import { rememberClientSecrets } from "../otel/known-secrets.js";
 import {
   type AnyFunction,
   isParams,
-  isThenable,
   noteBreaks,
   observeApiPromise,
+  rememberAuthHeaders,
+  rememberRequestHeaders,
   rewrapWithOptions,
   WRAP_ANTHROPIC,
   warnUntraced,
@@ -100,16 +101,7 @@ function handOver(client: Obj, options: unknown, call: ChatCall): unknown {
  */
 function rememberRequestCredentials(client: Obj): void {
   if (typeof client.apiKey === "string" || typeof client.authToken === "string") return;
-  const original = client.authHeaders;
-  if (typeof original !== "function") return;
-  replaceOwn(client, "authHeaders", function authHeaders(this: unknown, ...args: unknown[]) {
-    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
-    if (!isThenable(result)) return result;
-    return Promise.resolve(result).then((headers) => {
-      rememberHeaderSecrets(headers);
-      return headers;
-    });
-  });
+  rememberAuthHeaders(client);
 }
 
 /** A `messages.stream()` call waiting for the `create` it makes. */
@@ -171,7 +163,7 @@ export function wrapAnthropic<T extends object>(client: T, options: WrapAnthropi
   const start: StartCall = (opName, params, requestOptions) => {
     try {
       // A key in this request's own headers is masked like the client's.
-      if (isObj(requestOptions) && requestOptions.headers != null) rememberHeaderSecrets(requestOptions.headers);
+      rememberRequestHeaders(isObj(requestOptions) ? requestOptions : undefined);
       const signal = isObj(requestOptions) ? requestOptions.signal : undefined;
       return ChatCall.start({
         opName,

@@ -6,8 +6,9 @@
  * which way the caller reads the answer (parsed, or raw through `asResponse()`) is noted.
  */
 import type { ChatCall } from "../genai/chat-call.js";
-import { controllerSignal, defineOwn, replaceOwn } from "../genai/stream-tap.js";
+import { controllerSignal, defineOwn, replaceOwn, withinGrace } from "../genai/stream-tap.js";
 import { describeError } from "../otel/diagnostics.js";
+import { rememberHeaderSecrets } from "../otel/known-secrets.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 
 export type Obj = Record<PropertyKey, unknown>;
@@ -72,6 +73,29 @@ export function refusesStreamOptions(err: unknown): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * Registers the credentials a client sends at request time (an `apiKey` function's key, a token provider's token) as
+ * known secrets when the SDK builds its auth headers (`authHeaders`, an async method of both SDKs' clients), so an
+ * error that quotes them is masked too. For clients without a fixed key: each wrapper decides.
+ */
+export function rememberAuthHeaders(client: Obj): void {
+  const original = client.authHeaders;
+  if (typeof original !== "function") return;
+  replaceOwn(client, "authHeaders", function authHeaders(this: unknown, ...args: unknown[]) {
+    const result: unknown = Reflect.apply(original as AnyFunction, this, args);
+    if (!isThenable(result)) return result;
+    return Promise.resolve(result).then((headers) => {
+      rememberHeaderSecrets(headers);
+      return headers;
+    });
+  });
+}
+
+/** Registers the credentials among one request's own headers (`{ headers: { Authorization } }`). Never throws. */
+export function rememberRequestHeaders(requestOptions: Obj | undefined): void {
+  if (requestOptions?.headers != null) rememberHeaderSecrets(requestOptions.headers);
 }
 
 /** How the caller consumes one APIPromise (and the promises derived from it). */
@@ -190,6 +214,24 @@ function hookPromise(promise: Obj, observed: Observed): void {
   }
 }
 
+/** Ends the call with what a stream or completion `value` turns out to be (a stream is watched to its end). */
+function settleWith(call: ChatCall, value: unknown): void {
+  if (call.streaming && isObj(value) && typeof value.iterator === "function") {
+    call.observeStream(value, "iterator", controllerSignal(value));
+  } else call.complete(value);
+}
+
+/**
+ * Observes a native promise (see observeApiPromise). Its rejection is handled here, on a branch of its own: the
+ * caller who awaits it gets it as always; one who never does gets no unhandled-rejection report for it.
+ */
+function observeNativePromise(promise: Promise<unknown>, call: ChatCall): void {
+  promise.then(
+    (value) => settleWith(call, value),
+    (err: unknown) => call.fail(err),
+  );
+}
+
 /**
  * Observes what `create` returned (an APIPromise) without consuming it. `method` names the op for diagnostics;
  * `retry` sends the request again without the injected `stream_options` and returns the new request's response
@@ -203,11 +245,19 @@ export function observeApiPromise(
   retry?: () => PromiseLike<unknown> | undefined,
 ): void {
   try {
-    if (!isObj(promise)) {
-      call.complete(promise);
+    if (!isObj(promise) || !isThenable(promise)) {
+      // An answer handed back as is (a `create` the app replaced with a synchronous one): nothing to wait for.
+      settleWith(call, promise);
       return;
     }
     const responsePromise = promise.responsePromise;
+    if (promise instanceof Promise && !isThenable(responsePromise) && typeof promise.asResponse !== "function") {
+      // A native promise: what a `create` the app replaced returns (an async function delegating to the SDK, a
+      // cache, a test double). Reading it changes nothing, so its answer is recorded like the SDK's. (An SDK promise
+      // this version does not know, one with `asResponse`, is never read: its body would be gone for `asResponse()`.)
+      observeNativePromise(promise, call);
+      return;
+    }
     if (!isThenable(responsePromise) || typeof promise.parseResponse !== "function") {
       // Not an APIPromise this version of tracewire knows: record the request, never touch the promise.
       globalState().active?.diagnostics.warn(
@@ -222,10 +272,7 @@ export function observeApiPromise(
       if (settled) return false;
       settled = true;
       // complete() and observeStream() link the value for callOf().
-      if (!call.streaming) call.complete(value);
-      else if (isObj(value) && typeof value.iterator === "function") {
-        call.observeStream(value, "iterator", controllerSignal(value));
-      } else call.complete(value);
+      settleWith(call, value);
       return true;
     };
     const consumption: Consumption = { parse: false, raw: false, arrived: false };
@@ -239,7 +286,7 @@ export function observeApiPromise(
       // The body the SDK parses and a raw reader gets: without what the injected stream_options added. A caller who
       // only takes the parsed stream (by now `then` has asked for it; `asResponse` has not) never sees the body:
       // the usage is hidden from the chunks instead (ChatCall), which costs far less than a filtered copy of it.
-      if (call.injectsUsage && isObj(props) && !(consumption.parse && !consumption.raw)) {
+      if (call.injectsUsage && isObj(props) && (call.hideUsageInBody || !(consumption.parse && !consumption.raw))) {
         const response = call.hideUsage(props.response);
         if (response !== props.response) return { ...props, response };
       }
@@ -300,7 +347,7 @@ export function rewrapWithOptions(client: object, wrap: (derived: object) => obj
  * `return()`: each iterator the helper hands out calls `stopReading` first, so the call ends as a break (complete
  * when the answer had finished) and not as the caller's abort.
  */
-export function noteBreaks(helper: Obj, stopReading: () => void, wrapper: Wrapper): void {
+export function noteBreaks(helper: Obj, stopReading: () => Promise<void> | undefined | void, wrapper: Wrapper): void {
   const iterate = helper[Symbol.asyncIterator];
   if (typeof iterate !== "function") return;
   defineOwn(helper, Symbol.asyncIterator, function (this: unknown, ...args: unknown[]): unknown {
@@ -309,12 +356,16 @@ export function noteBreaks(helper: Obj, stopReading: () => void, wrapper: Wrappe
       const ret = isObj(iterator) ? iterator.return : undefined;
       if (isObj(iterator) && typeof ret === "function")
         replaceOwn(iterator, "return", function (this: unknown, ...rest: unknown[]): unknown {
+          let ending: Promise<void> | undefined | void;
           try {
-            stopReading();
+            ending = stopReading();
           } catch (err) {
             internalError(wrapper, "stream-break", err);
           }
-          return Reflect.apply(ret as AnyFunction, this, rest);
+          const result: unknown = Reflect.apply(ret as AnyFunction, this, rest);
+          // The call waits for a usage chunk still on its way: the caller's `break` waits a moment for it (as a
+          // stream's own does, stream-tap.ts), so the call ends before the op around it.
+          return ending ? Promise.resolve(result).then((step) => withinGrace(ending).then(() => step)) : result;
         });
     } catch (err) {
       internalError(wrapper, "stream-break", err);

@@ -28,6 +28,8 @@
  *   `tee()` and `toReadableStream()` all call) is wrapped so the first iterator it hands out is observed in place;
  *   its `controller.signal` tells an abort apart from an in-stream error.
  * - `client.withOptions()` returns a wrapped client too.
+ * - The client's keys are known secrets; one it gets at request time (an `apiKey` function, an Azure AD token) is
+ *   registered through an own `authHeaders`, one in a request's own headers as that request starts.
  *
  * `responses.create` and `embeddings.create` are shadowed the same way (on the `responses` / `embeddings` instance),
  * with their own call format (genai/openai-responses.ts, genai/openai-embeddings.ts). `responses.stream()` makes its
@@ -37,7 +39,7 @@
 import { context, createContextKey } from "@opentelemetry/api";
 import { ENV, type EnvOption, envOf } from "../config.js";
 import { ValidationError } from "../errors.js";
-import type { CallFormat } from "../genai/call-format.js";
+import { type CallFormat, OPENAI_CHAT_COMPLETIONS_FORMAT } from "../genai/call-format.js";
 import { ChatCall } from "../genai/chat-call.js";
 import { type ChatEndpoint, chatEndpoint, originOf } from "../genai/openai-chat.js";
 import { OPENAI_EMBEDDINGS_FORMAT } from "../genai/openai-embeddings.js";
@@ -53,6 +55,8 @@ import {
   noteBreaks,
   type Obj,
   observeApiPromise,
+  rememberAuthHeaders,
+  rememberRequestHeaders,
   rewrapWithOptions,
   WRAP_OPENAI,
   warnUntraced,
@@ -86,6 +90,7 @@ interface Endpoint {
 
 const CHAT: Endpoint = {
   op: "openai.chat.completions.create",
+  format: OPENAI_CHAT_COMPLETIONS_FORMAT,
   helpers: {
     "chat.completions.parse": "openai.chat.completions.parse",
     stream: "openai.chat.completions.stream",
@@ -121,6 +126,8 @@ interface RunnerLinks {
 function noteRunnerCall(call: ChatCall): void {
   const links = context.active().getValue(RUNNER_KEY) as RunnerLinks | undefined;
   if (!links) return;
+  // A break out of the runner aborts its request: the usage is read from the body as it arrives, not when yielded.
+  call.hideUsageInBody = true;
   links.pending.push(call);
   links.latest = call;
   if (links.runner) call.link(links.runner);
@@ -213,6 +220,8 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
     let call: ChatCall | undefined;
     try {
       const requestOptions = isObj(args[1]) ? args[1] : undefined;
+      // A key in this request's own headers is masked like the client's.
+      rememberRequestHeaders(requestOptions);
       const signal = requestOptions?.signal;
       call = ChatCall.start({
         opName: helperOp ?? opNameOf(requestOptions, endpoint),
@@ -242,13 +251,19 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
       throw err;
     }
     const retry = () => {
-      rememberRefusal(tracing.baseUrlNow());
+      const baseUrl = tracing.baseUrlNow();
       active.withoutInjection(params as Record<string, unknown>);
       const again: unknown = context.with(active.context, () =>
         Reflect.apply(original, this, [params, ...args.slice(1)]),
       );
       const responsePromise = isObj(again) ? again.responsePromise : undefined;
-      return isThenable(responsePromise) ? responsePromise : undefined;
+      if (!isThenable(responsePromise)) return undefined;
+      // Only once answered: refused as written too, it was the caller's own stream_options the server objected to.
+      responsePromise.then(
+        () => rememberRefusal(baseUrl),
+        () => {},
+      );
+      return responsePromise;
     };
     observeApiPromise(promise, active, WRAP_OPENAI, endpoint.op, retry);
     return promise;
@@ -292,6 +307,28 @@ function instrumentResponsesParse(responses: Obj): void {
 const OPENAI_SECRETS = ["apiKey", "adminAPIKey"];
 
 /**
+ * Registers the client's credentials as known secrets (masked wherever an error quotes them, as a 401 "Incorrect API
+ * key provided: sk-…" does). A client whose key comes from a function (`apiKey: async () => …`, an `AzureOpenAI`
+ * `azureADTokenProvider`) or a workload identity has none yet (v5 holds the placeholder "Missing Key"): the
+ * credentials each request sends are registered when the SDK builds its auth headers.
+ */
+function rememberOpenAISecrets(client: Obj): void {
+  const options = client._options;
+  const atRequestTime =
+    (isObj(options) && typeof options.apiKey === "function") || client._workloadIdentityAuth != null;
+  if (!atRequestTime) {
+    rememberClientSecrets(client, OPENAI_SECRETS);
+    return;
+  }
+  rememberClientSecrets(client, ["adminAPIKey"]);
+  try {
+    rememberAuthHeaders(client);
+  } catch (err) {
+    internalError("credentials", err);
+  }
+}
+
+/**
  * Traces the model calls of an `openai` client (v5, v6 or v7), one GenAI span per HTTP request, recorded as a call
  * with the request parameters as inputs:
  * - `chat.completions.create` (streamed or not), `chat.completions.parse()`, the `chat.completions.stream()` helper
@@ -317,8 +354,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
     );
   }
   if (completions[WRAPPED]) return client;
-  // Masked wherever an error quotes them (a 401 "Incorrect API key provided: sk-…").
-  rememberClientSecrets(client, OPENAI_SECRETS);
+  rememberOpenAISecrets(client as Obj);
   const env = envOf(options.env);
   const settings = resolveChatTraceOptions(options, env, "wrapOpenAI options");
   const known = { inference: originOf(env[ENV.inferenceBaseUrl]), training: originOf(env[ENV.trainingBaseUrl]) };

@@ -8,7 +8,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { trace } from "@opentelemetry/api";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
-import OpenAI from "openai";
+import OpenAI, { AzureOpenAI } from "openai";
 import { describe, expect, it } from "vitest";
 import { REDACTED } from "../../src/index.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
@@ -77,6 +77,48 @@ describe("wrapOpenAI: a 401 that quotes the client's key", () => {
     await chat(client);
     const call = await session.only("openai.chat.completions.create");
     expect(String(call.end?.exception)).toContain("Incorrect API key provided: k. You can find your API key");
+  });
+});
+
+describe("wrapOpenAI: a key the client gets at request time, or a request's own key, is known too", () => {
+  it("an apiKey function's key, quoted by a 401, is masked on the call and in the logs", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapOpenAI(new OpenAI({ apiKey: async () => key, baseURL: `${echo.url}/v1`, maxRetries: 0 }));
+    await chat(client);
+    expectMasked(await session.only("openai.chat.completions.create"), key);
+  });
+
+  it("a key sent in one request's own headers (Authorization), quoted by a 401, is masked", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const client = wrapOpenAI(new OpenAI({ apiKey: freshKey(), baseURL: `${echo.url}/v1`, maxRetries: 0 }));
+    await refused(
+      client.chat.completions.create(
+        { model: "gpt-4o-mini", messages: [{ role: "user", content: "hi" }] },
+        { headers: { Authorization: `Bearer ${key}` } },
+      ),
+    );
+    expectMasked(await session.only("openai.chat.completions.create"), key);
+  });
+
+  it("an AzureOpenAI client's api-key, and its Azure AD token, quoted by a 401, are masked", async () => {
+    const session = await echo.start();
+    const key = freshKey();
+    const token = freshKey();
+    const endpoint = echo.url;
+    const byKey = wrapOpenAI(new AzureOpenAI({ apiKey: key, endpoint, apiVersion: "2024-10-21", maxRetries: 0 }));
+    const byToken = wrapOpenAI(
+      new AzureOpenAI({ azureADTokenProvider: async () => token, endpoint, apiVersion: "2024-10-21", maxRetries: 0 }),
+    );
+    await chat(byKey);
+    await chat(byToken);
+    await session.tracing.flush();
+    const calls = session.double.callsNamed("openai.chat.completions.create");
+    expect(calls).toHaveLength(2);
+    for (const call of calls) expect(String(call.end?.exception)).toContain(`Incorrect API key provided: ${REDACTED}.`);
+    expectNowhere(key);
+    expectNowhere(token);
   });
 });
 

@@ -119,6 +119,35 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
   });
 
+  it("stream_options without include_usage (include_obfuscation: false) get it added, hidden, and usage recorded", async () => {
+    const streamOptions = { include_obfuscation: false };
+    const params = { model: MODEL, messages: MESSAGES, stream: true as const, stream_options: streamOptions };
+    const chunks = await collect(await client.chat.completions.create(params));
+    const plainChunks = await collect(await makeClient(version, ctx.server).chat.completions.create(params));
+    expect(ctx.server.chatBodies().map((b) => b.stream_options)).toEqual([
+      { include_obfuscation: false, include_usage: true },
+      { include_obfuscation: false },
+    ]);
+    // The caller's object is untouched, and its chunks are the unwrapped ones (ids aside: the stand-in counts).
+    expect(streamOptions).toEqual({ include_obfuscation: false });
+    expect(chunks.map(({ id: _id, ...chunk }) => chunk)).toEqual(plainChunks.map(({ id: _id, ...chunk }) => chunk));
+    const call = await session.only(CREATE);
+    expect(call.start.inputs).toEqual(params);
+    expect(summaryOf(call).usage).toEqual(EXPECTED_USAGE);
+  });
+
+  it("stream_options with include_usage: false are sent as written, and no usage is recorded", async () => {
+    const params = {
+      model: MODEL,
+      messages: MESSAGES,
+      stream: true as const,
+      stream_options: { include_usage: false },
+    };
+    await collect(await client.chat.completions.create(params));
+    expect(ctx.server.chatBodies().at(-1)!.stream_options).toEqual({ include_usage: false });
+    expect(summaryOf(await session.only(CREATE)).usage).toBeUndefined();
+  });
+
   it("with includeStreamUsage: false nothing is injected and no usage is recorded", async () => {
     const bare = wrapOpenAI(makeClient(version, ctx.server), { includeStreamUsage: false });
     await collect(await bare.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true }));
@@ -206,6 +235,15 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(call.end!.output).toBeUndefined();
   });
 
+  it("a request the SDK retries (a 429, then an answer) is one call, with the answer", async () => {
+    ctx.server.failNext(1, 429, "0");
+    const completion = await client.chat.completions.create({ model: MODEL, messages: MESSAGES }, { maxRetries: 1 });
+    expect(ctx.server.chatBodies()).toHaveLength(2);
+    const call = await session.only(CREATE);
+    expect(call.end!.output).toEqual(plain(completion));
+    expect(call.end!.exception).toBeUndefined();
+  });
+
   it("parameters only tracewire can serialize (a BigInt): the SDK's own failure reaches the caller, recorded", async () => {
     const params = { model: MODEL, messages: MESSAGES, metadata: { run: 12n } } as unknown as {
       model: string;
@@ -260,6 +298,68 @@ describe.each(VERSIONS)("$name", (version) => {
     const output = call.end!.output as { choices: { message: { content: string }; finish_reason: null }[] };
     expect(output.choices[0]!.message.content).toBe("Hello");
     expect(output.choices[0]!.finish_reason).toBeNull();
+  });
+
+  it("a create the app replaced before wrapping (an async function delegating to the SDK) is recorded in full", async () => {
+    const raw = makeClient(version, ctx.server);
+    const completions = raw.chat.completions;
+    const sdkCreate = completions.create.bind(completions);
+    const replaced = async (params: unknown, options?: unknown) =>
+      sdkCreate(params as Parameters<typeof sdkCreate>[0], options as Parameters<typeof sdkCreate>[1]);
+    (completions as unknown as { create: unknown }).create = replaced;
+    const traced = wrapOpenAI(raw);
+    const completion = await traced.chat.completions.create({ model: MODEL, messages: MESSAGES });
+    const stream = await traced.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true });
+    const chunks = await collect(stream as AsyncIterable<{ choices: unknown[] }>);
+    // What the app reads is what it reads untraced: no usage chunk without choices it never asked for.
+    expect(chunks.every((c) => c.choices.length > 0 && !("usage" in c))).toBe(true);
+    await session.tracing.flush();
+    const [first, second] = session.double.callsNamed(CREATE);
+    expect(first!.end!.output).toEqual(plain(completion));
+    expect((second!.end!.output as { choices: { message: unknown }[] }).choices[0]!.message).toEqual({
+      role: "assistant",
+      content: TEXT,
+    });
+    expect(summaryOf(second!).usage).toEqual(EXPECTED_USAGE);
+    expect(session.logs).toEqual([]);
+  });
+
+  it("a create the app replaced with a synchronous one (a test double returning a completion) records it", async () => {
+    const raw = makeClient(version, ctx.server);
+    const canned = { id: "chatcmpl-double", object: "chat.completion", model: MODEL, choices: [] };
+    (raw.chat.completions as unknown as { create: unknown }).create = () => canned;
+    const traced = wrapOpenAI(raw);
+    expect(traced.chat.completions.create({ model: MODEL, messages: MESSAGES })).toBe(canned);
+    const call = await session.only(CREATE);
+    expect(call.end!.output).toEqual(canned);
+    expect(session.logs).toEqual([]);
+  });
+
+  it("an SDK promise of a shape tracewire does not know is never read (asResponse() keeps its body): raw, said once", async () => {
+    let reads = 0;
+    class UnknownApiPromise extends Promise<unknown> {
+      asResponse() {
+        return Promise.resolve(new Response("{}"));
+      }
+      // biome-ignore lint/suspicious/noThenProperty: a Promise subclass that counts who reads it.
+      override then<A = unknown, B = never>(
+        ok?: ((value: unknown) => A | PromiseLike<A>) | null,
+        ko?: ((reason: unknown) => B | PromiseLike<B>) | null,
+      ): Promise<A | B> {
+        reads++;
+        return super.then(ok, ko);
+      }
+    }
+    const raw = makeClient(version, ctx.server);
+    (raw.chat.completions as unknown as { create: unknown }).create = () =>
+      new UnknownApiPromise((resolve) => resolve({ id: "x" }));
+    const traced = wrapOpenAI(raw);
+    traced.chat.completions.create({ model: MODEL, messages: MESSAGES });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reads).toBe(0);
+    const call = await session.only(CREATE);
+    expect(summaryOf(call).tracewire).toEqual({ response_raw: true });
+    expect(session.logs.map((l) => l.message)).toEqual([expect.stringContaining("unknown promise type")]);
   });
 
   it("captureContent: false records no inputs or output, but still usage", async () => {

@@ -69,6 +69,7 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(a).toMatchObject({
       "gen_ai.operation.name": "chat",
       "gen_ai.provider.name": "openai",
+      "openai.api.type": "chat_completions",
       "gen_ai.request.model": MODEL,
       "server.address": "127.0.0.1",
       "server.port": ctx.server.server.port,

@@ -60,6 +60,38 @@ describe.each(VERSIONS)("$name", (version) => {
       });
     });
 
+    it("an AzureOpenAI client: provider azure.ai.openai, its resource as server, its api-key nowhere", async () => {
+      const modules: Record<string, string> = { "openai v6": "openai", "openai v5": "openai5", "openai v7": "openai7" };
+      const { AzureOpenAI } = (await import(modules[version.name]!)) as typeof import("openai");
+      const sent: string[] = [];
+      // The resource's host, answered by the stand-in: what is recorded comes from the client's base URL.
+      const toStandIn: typeof fetch = (input, init) => {
+        const url = new URL(input instanceof Request ? input.url : String(input));
+        sent.push(`${url.host}${url.pathname}`);
+        return fetch(`${ctx.server.url}/v1/chat/completions`, init);
+      };
+      const key = "azure-key-0123456789";
+      const azure = wrapOpenAI(
+        new AzureOpenAI({
+          apiKey: key,
+          endpoint: "https://myres.openai.azure.com",
+          apiVersion: "2024-10-21",
+          deployment: "gpt4o-prod",
+          fetch: toStandIn,
+          maxRetries: 0,
+        }),
+      );
+      await azure.chat.completions.create({ model: MODEL, messages: MESSAGES });
+      expect(sent).toEqual(["myres.openai.azure.com/openai/deployments/gpt4o-prod/chat/completions"]);
+      const call = await session.only(CREATE);
+      expect(call.start.attributes).toMatchObject({
+        provider: "azure.ai.openai",
+        server: { address: "myres.openai.azure.com", port: 443 },
+      });
+      expect(summaryOf(call).usage).toEqual(usageOfOneRequest(RESPONSE_MODEL));
+      expect(session.double.wireText()).not.toContain(key);
+    });
+
     it("a stream: the time to first chunk and the finish reasons are in the summary", async () => {
       await collect(await client().chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true, n: 2 }));
       const call = await session.only(CREATE);

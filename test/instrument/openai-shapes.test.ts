@@ -6,14 +6,15 @@
  * same SDK major reads, and the call still records the usage.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { op } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
+import { CREATED, MODEL_SUFFIX, TEXT } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { collect, MESSAGES, makeClient, setupOpenAIServer, usageOfOneRequest, VERSIONS } from "./support.js";
 
 const CREATE = "openai.chat.completions.create";
 /** Models the stand-in answers with each streamed-usage shape. */
-const SHAPES = ["gpt-4o-mini", "m-usage-last", "m-usage-nochoices", "m-usage-late"];
+const SHAPES = ["gpt-4o-mini", "m-usage-last", "m-usage-nochoices", "m-usage-late", "m-azure-filters"];
 
 const ctx = setupOpenAIServer();
 const session = setupSessionPerTest();
@@ -85,6 +86,20 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(calls.some((c) => (c.end?.summary as { usage?: unknown } | undefined)?.usage !== undefined)).toBe(true);
   });
 
+  it("Azure's prompt filter chunk (empty id, created 0) does not stand for the answer's id and creation time", async () => {
+    const { wrapped } = clients();
+    await collect(await wrapped.chat.completions.create(streamParams("m-azure-filters")));
+    const call = await session.only(CREATE);
+    expect(call.end!.output).toMatchObject({
+      id: "chatcmpl-standin-2",
+      created: CREATED,
+      object: "chat.completion",
+      // Kept, as Azure's non-streamed completion keeps it.
+      prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false } } }],
+    });
+    expect((call.end!.summary as { gen_ai?: unknown }).gen_ai).toMatchObject({ response_id: "chatcmpl-standin-2" });
+  });
+
   it("a server that refuses stream_options: the call behaves as unwrapped, and that base URL is not asked again", async () => {
     // A base URL of this test's own: the refusal is remembered per base URL for the life of the process.
     const baseURL = `${ctx.server.url}/azure-${version.name.replace(/\W/g, "")}/v1`;
@@ -108,6 +123,25 @@ describe.each(VERSIONS)("$name", (version) => {
       undefined,
       undefined,
       undefined,
+    ]);
+  });
+
+  it("a 400 about the caller's own stream_options field does not stop the usage of later streams to that server", async () => {
+    const baseURL = `${ctx.server.url}/strict-${version.name.replace(/\W/g, "")}/v1`;
+    const wrapped = wrapOpenAI(makeClient(version, ctx.server, { baseURL }));
+    const own = { ...streamParams("m-strict-options"), stream_options: { include_obfuscation: false } };
+    const err = await wrapped.chat.completions.create(own).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(version.OpenAI.BadRequestError);
+    // Sent with the usage added, then as written (refused too): the caller's error, for the request as written.
+    expect((err as Error).message).toContain("include_obfuscation");
+    await collect(await wrapped.chat.completions.create(streamParams("m-strict-options")));
+    expect(ctx.server.chatBodies().map((b) => b.stream_options)).toEqual([
+      { include_obfuscation: false, include_usage: true },
+      { include_obfuscation: false },
+      { include_usage: true },
     ]);
   });
 
@@ -136,6 +170,38 @@ describe.each(VERSIONS)("$name", (version) => {
     const call = await session.only(CREATE);
     expect(ctx.server.lateUsageSent).toBe(sentBefore + 1);
     expect((call.end!.summary as { usage?: unknown }).usage).toEqual(usageOfOneRequest(`m-usage-late${MODEL_SUFFIX}`));
+  });
+
+  it("break right after the last finish_reason inside an op: the usage counts in the op's rolled-up usage", async () => {
+    const { wrapped } = clients();
+    // OpenAI's shape: the usage chunk follows the last finish_reason at once.
+    const answer = op(async function answer() {
+      const stream = await wrapped.chat.completions.create(streamParams("gpt-4o-mini"));
+      let text = "";
+      for await (const chunk of stream) {
+        text += chunk.choices[0]?.delta.content ?? "";
+        if (chunk.choices[0]?.finish_reason) break;
+      }
+      return text;
+    });
+    expect(await answer()).toBe(TEXT);
+    const parent = await session.only("answer");
+    expect((parent.end!.summary as { usage?: unknown }).usage).toEqual(usageOfOneRequest(`gpt-4o-mini${MODEL_SUFFIX}`));
+  });
+
+  it("break out of the chat.completions.stream() runner right after the last finish_reason records the usage", async () => {
+    const { wrapped } = clients();
+    const answer = op(async function answer() {
+      const runner = wrapped.chat.completions.stream(streamParams("gpt-4o-mini"));
+      for await (const chunk of runner) if (chunk.choices[0]?.finish_reason) break;
+    });
+    await answer();
+    const call = await session.only("openai.chat.completions.stream");
+    expect(call.end!.exception).toBeUndefined();
+    expect((call.end!.summary as { tracewire?: unknown }).tracewire).toBeUndefined();
+    const usage = usageOfOneRequest(`gpt-4o-mini${MODEL_SUFFIX}`);
+    expect((call.end!.summary as { usage?: unknown }).usage).toEqual(usage);
+    expect(((await session.only("answer")).end!.summary as { usage?: unknown }).usage).toEqual(usage);
   });
 
   it("break right after the last finish_reason still records the usage that follows", async () => {

@@ -8,10 +8,10 @@ import type { InitOptions } from "../../src/index.js";
 import { type RecordedRequest, TestServer } from "./server.js";
 import { type Session, startSession } from "./tracing-session.js";
 
-/** The key a request carried, in whichever header its SDK sends it (OpenAI, Anthropic, Google). */
+/** The key a request carried, in whichever header its SDK sends it (OpenAI, Azure OpenAI, Anthropic, Google). */
 function keyOf(req: RecordedRequest): string {
   const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? "");
-  return bearer?.[1] ?? req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? "";
+  return bearer?.[1] ?? req.headers["x-api-key"] ?? req.headers["x-goog-api-key"] ?? req.headers["api-key"] ?? "";
 }
 
 /** The message the server answers with for `key`: what a recorded exception must show with the key masked. */

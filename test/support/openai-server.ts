@@ -16,7 +16,10 @@
  *   after two chunks);
  * - other server shapes of streamed usage: `m-usage-last` (the usage on the last content chunk, no `usage: null`
  *   elsewhere), `m-usage-nochoices` (a usage chunk without a `choices` field), `m-usage-late` (OpenAI's shape, with
- *   the usage chunk 100 ms after the last `finish_reason`), `m-azure-old` (a 400 "Unrecognized request argument
+ *   the usage chunk 100 ms after the last `finish_reason`), `m-azure-filters` (Azure OpenAI's first chunk: prompt
+ *   filter results, no choices, empty id and model, created 0), `m-strict-options` (a 400 naming
+ *   `stream_options.include_obfuscation` when the request has it, as a server that does not know the field answers),
+ *   `m-azure-old` (a 400 "Unrecognized request argument
  *   supplied: stream_options" when the request has `stream_options`, as older Azure OpenAI API versions answer).
  *
  * It also answers `POST …/responses` (the Responses API, streamed as typed SSE events) and `POST …/embeddings`:
@@ -59,6 +62,8 @@ export const TOOL_CALLS = [
 export const PROMPT_TOKEN_IDS = [101, 102, 103, 104];
 
 type Body = Record<string, unknown>;
+
+const isRecord = (value: unknown): value is Body => typeof value === "object" && value !== null;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -135,13 +140,17 @@ export class OpenAIServer {
       );
       return;
     }
-    if (model === "m-azure-old" && body.stream_options !== undefined) {
+    const strictRefusal =
+      model === "m-strict-options" && isRecord(body.stream_options) && "include_obfuscation" in body.stream_options;
+    if ((model === "m-azure-old" && body.stream_options !== undefined) || strictRefusal) {
       res.writeHead(400, { "content-type": "application/json", "x-request-id": requestId });
       res.end(
         JSON.stringify({
           error: {
             code: null,
-            message: "Unrecognized request argument supplied: stream_options",
+            message: strictRefusal
+              ? "stream_options.include_obfuscation: Extra inputs are not permitted"
+              : "Unrecognized request argument supplied: stream_options",
             param: null,
             type: "invalid_request_error",
           },
@@ -300,6 +309,17 @@ export class OpenAIServer {
       for (let index = 0; index < n; index++) events.push(chunk([choice(index, {}, "stop")]));
     }
 
+    if (model === "m-azure-filters") {
+      // Azure OpenAI's first chunk: the prompt's content filter results, with empty id, model and object, created 0.
+      events.unshift({
+        choices: [],
+        created: 0,
+        id: "",
+        model: "",
+        object: "",
+        prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false } } }],
+      });
+    }
     if (model === "m-error-stream") {
       send(events[0]!);
       send(events[1]!);
