@@ -5,6 +5,7 @@
 import { type ClientOptions, kindOf, MAX_TIMER_MS, readHeaders, unknownOption } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
+import type { RetryOptions } from "../http/retry.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
 
 /** Options accepted by every client method. */
@@ -163,6 +164,23 @@ const clientOptionsComplete: Exclude<keyof ClientOptions, (typeof CLIENT_OPTIONS
   : never = true;
 void clientOptionsComplete;
 
+/** Every setting of {@link RetryOptions}; the compiler says when one is added there and not here. */
+const RETRY_OPTIONS = [
+  "maxAttempts",
+  "baseDelayMs",
+  "maxDelayMs",
+  "maxElapsedMs",
+  "maxRetryAfterMs",
+  "nonIdempotent",
+  "retryableStatuses",
+] as const satisfies readonly (keyof RetryOptions)[];
+const retryOptionsComplete: Exclude<keyof RetryOptions, (typeof RETRY_OPTIONS)[number]> extends never ? true : never =
+  true;
+void retryOptionsComplete;
+
+/** The `openai` package's and other clients' names for a retry setting. */
+const RETRY_OTHER_NAMES: Readonly<Record<string, string>> = { maxRetries: "maxAttempts", attempts: "maxAttempts" };
+
 /**
  * Options of one client or another beyond {@link ClientOptions} (`project`: tracing and inference; `trace`: the chat
  * clients). Every client takes all of them, so that one options object can be shared by the three.
@@ -177,11 +195,22 @@ export function checkClientOptions(client: string, options: unknown): void {
   if (options === null || typeof options !== "object" || Array.isArray(options)) return; // resolveTransport says so
   const known = [...CLIENT_OPTIONS, ...SERVICE_OPTIONS];
   const unknown = unknownOption(options, known, OTHER_NAMES);
-  if (!unknown) return;
+  if (unknown) {
+    throw new ConfigError(
+      `${client} option ${unknown.key}`,
+      "an option it does not know",
+      `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${known.join(", ")}`,
+    );
+  }
+  // A misspelt retry setting (`retry: { maxAttemps: 1 }`) would otherwise leave the default in force without a word.
+  const { retry } = options as { retry?: unknown };
+  if (retry === null || typeof retry !== "object" || Array.isArray(retry)) return; // resolveTransport says so
+  const unknownRetry = unknownOption(retry, RETRY_OPTIONS, RETRY_OTHER_NAMES);
+  if (!unknownRetry) return;
   throw new ConfigError(
-    `${client} option ${unknown.key}`,
-    "an option it does not know",
-    `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${known.join(", ")}`,
+    `${client} option retry.${unknownRetry.key}`,
+    "a retry setting it does not know",
+    `${unknownRetry.hint ? `retry.${unknownRetry.hint}, or ` : ""}one of ${RETRY_OPTIONS.map((k) => `retry.${k}`).join(", ")}`,
   );
 }
 
