@@ -24,6 +24,7 @@
  * are ended as abandoned rather than kept. `shutdown()` ends what is open as cancelled.
  */
 import { type Context, context } from "@opentelemetry/api";
+import { unknownOption } from "../config.js";
 import { ConfigError } from "../errors.js";
 import { globalState } from "../otel/state.js";
 import { describeAs } from "../secrets.js";
@@ -114,8 +115,17 @@ export class TracewireTraceProcessor {
   private readonly notes = new WeakMap<FrameworkRun, RunNotes>();
   private readonly bridge: ContextBridge = { key: AGENTS_RUN_KEY, current: (active) => this.current(active) };
 
-  /** Throws `ConfigError` for a `maxRuns` that is not a positive integer. */
+  /** Throws `ConfigError` for a `maxRuns` that is not a positive integer, and for an option it does not read. */
   constructor(options: TraceProcessorOptions = {}) {
+    // A misspelt option (`maxRun`) would otherwise keep the default without a word.
+    const unknown = options && typeof options === "object" ? unknownOption(options, ["maxRuns"]) : undefined;
+    if (unknown) {
+      throw new ConfigError(
+        `tracewireTraceProcessor option ${unknown.key}`,
+        "an option it does not know",
+        "maxRuns, its only option",
+      );
+    }
     const maxRuns = options?.maxRuns ?? MAX_RUNS;
     if (!Number.isInteger(maxRuns) || maxRuns < 1)
       throw new ConfigError("maxRuns (tracewireTraceProcessor)", String(maxRuns), "a positive integer");

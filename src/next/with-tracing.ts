@@ -3,6 +3,8 @@
  * body has been read to its end, with the spans flushed before a serverless invocation ends.
  */
 import { trace } from "@opentelemetry/api";
+import { kindOf, unknownOption } from "../config.js";
+import { ConfigError } from "../errors.js";
 import { describeError } from "../otel/diagnostics.js";
 import { globalState, reportInternalError } from "../otel/state.js";
 import { ATTR_TRACEWIRE_CANCEL_REASON, ATTR_TRACEWIRE_CANCELLED } from "../semconv.js";
@@ -82,6 +84,7 @@ function pathOf(url: string): string {
  */
 export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): TracedHandler<F> {
   if (typeof handler !== "function") throw new TypeError("withTracing(handler): handler must be a function.");
+  checkOptions(options);
   const wrapped = async function (this: unknown, ...args: unknown[]) {
     const state = globalState();
     if (!state.active) return Reflect.apply(handler, this, args);
@@ -101,6 +104,23 @@ export function withTracing<F extends AnyFunction>(handler: F, options: WithTrac
   };
   Object.defineProperty(wrapped, "name", { value: handler.name, configurable: true });
   return wrapped as unknown as TracedHandler<F>;
+}
+
+const OPTIONS = ["name", "route", "attributes"] as const satisfies readonly (keyof WithTracingOptions)[];
+
+/** Refuses options that are not an object, or that name an option withTracing does not read (`nme`). */
+function checkOptions(options: unknown): void {
+  if (options === undefined) return;
+  if (options === null || typeof options !== "object" || Array.isArray(options)) {
+    throw new ConfigError("withTracing options", kindOf(options), `an object of ${OPTIONS.join(", ")}`);
+  }
+  const unknown = unknownOption(options, OPTIONS);
+  if (!unknown) return;
+  throw new ConfigError(
+    `withTracing option ${unknown.key}`,
+    "an option it does not know",
+    `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${OPTIONS.join(", ")}`,
+  );
 }
 
 /**
