@@ -12,6 +12,8 @@ import { TracingClient } from "../../src/api/index.js";
 import { DEFAULTS } from "../../src/config.js";
 import { ConfigError } from "../../src/errors.js";
 import { DEFAULT_RETRY } from "../../src/http/retry.js";
+import { tracewireTraceProcessor } from "../../src/instrument/openai-agents.js";
+import { withTracing } from "../../src/next/index.js";
 import { KNOWN_OPTIONS } from "../../src/otel/known-options.js";
 import { resolveProcessorOptions } from "../../src/otel/options.js";
 import { configError } from "../support/errors.js";
@@ -153,5 +155,17 @@ describe("docs/configuration.md: service clients", () => {
     expect(byName.get("retry.maxElapsedMs")).toBe(String(DEFAULT_RETRY.maxElapsedMs));
     expect(byName.get("retry.maxRetryAfterMs")).toBe(String(DEFAULT_RETRY.maxRetryAfterMs));
     expect(byName.get("retry.retryableStatuses")).toBe(DEFAULT_RETRY.retryableStatuses.join(", "));
+  });
+});
+
+describe("docs/configuration.md: elsewhere", () => {
+  const named = new Set(tableUnder("## Elsewhere").flatMap(([setting]) => codes(setting!)));
+
+  it("names the options of withTracing() and tracewireTraceProcessor(), the ones they read", () => {
+    const withTracingError = configError(() => withTracing(async () => 1, { nme: "x" } as never));
+    expect(withTracingError.message).toMatch(/one of name, route, attributes\.$/);
+    const agentsError = configError(() => tracewireTraceProcessor({ maxRun: 1 } as never));
+    expect(agentsError.message).toMatch(/expected maxRuns, its only option\.$/);
+    for (const option of ["name", "route", "attributes", "maxRuns", "modules"]) expect(named).toContain(option);
   });
 });
