@@ -64,3 +64,23 @@ describe("numbers quoted from the code", () => {
     expect(text).toContain(`(default ${DEFAULT_MAX_CALLS.toLocaleString("en-US")};`);
   });
 });
+
+describe("versions quoted from package.json", () => {
+  const { peerDependencies: peers, engines } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")) as {
+    peerDependencies: Record<string, string>;
+    engines: { node: string };
+  };
+
+  it("each integration page names the peer range package.json declares", () => {
+    expect(peers["@anthropic-ai/sdk"]).toBe(">=0.137.0 <2");
+    expect(page("docs/anthropic.md")).toContain("`@anthropic-ai/sdk` 1.x and 0.x from 0.137");
+    expect(peers.openai).toBe(">=5.0.0 <8");
+    expect(page("docs/openai.md")).toContain("the `openai` package v5, v6 and v7");
+    expect(peers["@google/genai"]).toBe(">=3.0.0 <4");
+    expect(page("docs/google.md")).toContain("`@google/genai` 3.x");
+    expect(peers["@opentelemetry/api"]).toBe(">=1.9.0 <1.10.0");
+    expect(page("README.md")).toContain("`@opentelemetry/api` `>=1.9.0 <1.10.0`");
+    expect(engines.node).toBe(">=20.18.1");
+    expect(page("README.md")).toContain("Supported Node.js versions: 20.18.1 and later");
+  });
+});
