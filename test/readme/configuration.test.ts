@@ -99,6 +99,25 @@ describe("docs/configuration.md: init() and TracewireSpanProcessor", () => {
     expect(resolvedDefaults.exitHooks).toBe(true);
     expect(resolvedDefaults.payload.captureContent).toBe(true);
   });
+  it("reads only the OTEL_EXPORTER_OTLP_TRACES_* variables, not the generic OTEL_EXPORTER_OTLP_* ones", () => {
+    const generic = resolveProcessorOptions({
+      ...BASE,
+      env: {
+        OTEL_EXPORTER_OTLP_ENDPOINT: "http://127.0.0.1:4318",
+        OTEL_EXPORTER_OTLP_HEADERS: "x-collector=1",
+        OTEL_EXPORTER_OTLP_PROTOCOL: "http/json",
+        OTEL_EXPORTER_OTLP_COMPRESSION: "none",
+        OTEL_EXPORTER_OTLP_TIMEOUT: "5",
+      },
+    }).otlp;
+    expect(generic).toMatchObject({
+      url: `${BASE.baseUrl}/otel/v1/traces`,
+      protocol: "http/protobuf",
+      compression: "gzip",
+      timeoutMs: 10000,
+    });
+    expect(generic.headers).not.toHaveProperty("x-collector");
+  });
 });
 
 describe("docs/configuration.md: service clients", () => {
