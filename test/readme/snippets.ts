@@ -176,6 +176,7 @@ async function load(from: string, modules: Record<string, object>): Promise<Reco
  * - `import … from "x"` lines (default, namespace and named imports; `import type` is dropped) bind the real
  *   module's exports, each checked to exist: `modules[x]` when the test passes one (e.g. a module it already
  *   loaded), tracewire's own subpaths from src/ (every `exports` entry), anything else as installed.
+ * - A dynamic `import("x")` loads the same module a static import of `x` would.
  * - `scope` supplies the names the block uses without defining them (`client`, `messages`, a stubbed `console`).
  * - Type annotations are stripped (TypeScript's `transpileModule`); everything else runs as written.
  */
@@ -221,7 +222,11 @@ export async function runBlock(
       bound[local] = module[imported];
     }
   }
-  const { output, errors } = transpile(body, "snippet.ts");
+  // `await import("x")` (code that loads a module on one runtime only): the same modules as a static import. A
+  // Function body has no module to resolve a dynamic import against, so it goes through `load()`.
+  bound.__snippetImport = (from: string) => load(from, modules);
+  const { output: transpiled, errors } = transpile(body, "snippet.ts");
+  const output = transpiled.replace(/\bimport\(/g, "__snippetImport(");
   if (errors.length)
     throw new Error(`Snippet does not parse (line ${errors[0]!.line}: ${errors[0]!.message}):\n${block}`);
   const names = [...new Set([...topLevelNames(body), ...reexported])];
