@@ -60,7 +60,7 @@ describe("docs/configuration.md: init() and TracewireSpanProcessor", () => {
     scheduledDelayMillis: (r) => r.scheduledDelayMillis,
     exportTimeoutMillis: (r) => r.exportTimeoutMillis,
     otlpTimeoutMillis: (r) => r.otlp.timeoutMs,
-    otlpAttributeValueLengthLimit: (r) => r.otlp.attributeValueLengthLimit,
+    otlpAttributeValueLengthLimit: (r) => r.otlp.attributeValueLengthLimit ?? Number.NaN,
     exitFlushMillis: (r) => r.exitFlushMillis,
   };
 

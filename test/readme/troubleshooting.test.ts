@@ -20,12 +20,12 @@ const QUOTED = PAGE.split("\n")
   .filter((line) => line.startsWith("| `"))
   .flatMap((line) => [...line.split(" | ")[0]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** A quoted line as a pattern: its placeholders match any text, the rest only itself. */
 function patternOf(quote: string): RegExp {
   const parts = quote.split(/(…|<[a-z ]+>|\bN\b|entity\/project)/);
-  return new RegExp(`^${parts.map((part, i) => (i % 2 ? "[\\s\\S]+?" : escape(part))).join("")}$`);
+  return new RegExp(`^${parts.map((part, i) => (i % 2 ? "[\\s\\S]+?" : literal(part))).join("")}$`);
 }
 
 /** The quoted line a logged line is (its `[tracewire]` prefix and suppressed-count suffix aside), or undefined. */
