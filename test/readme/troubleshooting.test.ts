@@ -6,19 +6,23 @@
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { trace } from "@opentelemetry/api";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ROOT } from "../../scripts/markdown.mjs";
 import { frameworkError } from "../../src/genai/framework-runs.js";
 import { init, op, withAttributes, withThread } from "../../src/index.js";
+import { register } from "../../src/next/index.js";
 import { globalState } from "../../src/otel/state.js";
 import { type Session, startSession } from "../support/tracing-session.js";
+import { withEnv } from "./snippets.js";
 
 const PAGE = readFileSync(join(ROOT, "docs/troubleshooting.md"), "utf8");
 
 /** The quoted lines of the page's tables (their first column), as written. */
 const QUOTED = PAGE.split("\n")
   .filter((line) => line.startsWith("| `"))
-  .flatMap((line) => [...line.split(" | ")[0]!.matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+  .flatMap((line) => [...line.split(" | ")[0]!.matchAll(/``\s?(.+?)\s?``|`([^`]+)`/g)].map((m) => (m[1] ?? m[2])!));
 
 const literal = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
@@ -69,6 +73,35 @@ describe("docs/troubleshooting.md: setup", () => {
     } finally {
       await session.stop();
     }
+  });
+
+  it("quotes the lines register() from tracewire/next logs outside Next and on the edge", async () => {
+    const lines: { message: string }[] = [];
+    const warn = vi.spyOn(console, "warn").mockImplementation((message: string) => void lines.push({ message }));
+    try {
+      await withEnv({ NEXT_RUNTIME: undefined }, () => register());
+      await withEnv({ NEXT_RUNTIME: "edge" }, () => register());
+    } finally {
+      warn.mockRestore();
+    }
+    expect(expectQuoted(lines)).toEqual([
+      expect.stringMatching(/^register\(\) from tracewire\/next is meant for/),
+      expect.stringMatching(/^The edge runtime is not traced/),
+    ]);
+  });
+
+  it("quotes the line init() logs when the app registered its own tracer provider", async () => {
+    const foreign = new BasicTracerProvider();
+    trace.setGlobalTracerProvider(foreign);
+    const { lines, logger } = recording();
+    try {
+      await init({ baseUrl: "http://127.0.0.1:9", project: "acme/demo", env: {}, logger }).shutdown();
+    } finally {
+      trace.disable();
+    }
+    expect(expectQuoted(lines)).toEqual([
+      expect.stringMatching(/^An OpenTelemetry tracer provider is already registered/),
+    ]);
   });
 });
 
