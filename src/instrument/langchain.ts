@@ -27,6 +27,8 @@ import * as runnables from "@langchain/core/runnables";
 import { IterableReadableStream } from "@langchain/core/utils/stream";
 import type { Context } from "@opentelemetry/api";
 import { context } from "@opentelemetry/api";
+import { unknownOption } from "../config.js";
+import { ConfigError } from "../errors.js";
 import { frameworkError } from "../genai/framework-runs.js";
 import { LangChainHandler, runScopeContext, stopStream, withRunScope } from "../genai/langchain.js";
 import { rememberModelSecrets } from "../genai/langchain-secrets.js";
@@ -267,9 +269,19 @@ async function copyOf(load: (path: string) => unknown): Promise<LangChainModules
  * Traces every LangChain / LangGraph run in the process with no per-call config: tracewire's handler is added to
  * every callback manager `@langchain/core` configures, in both its ESM and its CommonJS copy (the one this module
  * loaded at once, the other as soon as it is loaded here), once per run whichever copies a run passes through.
- * Resolves with the handler when both copies are hooked; calling it again returns the same promise.
+ * Resolves with the handler when both copies are hooked; calling it again returns the same promise. An option it
+ * does not read is a `ConfigError`, thrown at once.
  */
 export function instrumentLangChain(options: InstrumentLangChainOptions = {}): Promise<TracewireCallbackHandler> {
+  // A misspelt option (`module`) would otherwise leave that copy unhooked without a word.
+  const unknown = options && typeof options === "object" ? unknownOption(options, ["modules"]) : undefined;
+  if (unknown) {
+    throw new ConfigError(
+      `instrumentLangChain option ${unknown.key}`,
+      "an option it does not know",
+      "modules, its only option",
+    );
+  }
   shared ??= new TracewireCallbackHandler();
   const handler = shared;
   for (const modules of options?.modules ?? []) {

@@ -12,6 +12,7 @@ import { TracingClient } from "../../src/api/index.js";
 import { DEFAULTS } from "../../src/config.js";
 import { ConfigError } from "../../src/errors.js";
 import { DEFAULT_RETRY } from "../../src/http/retry.js";
+import { instrumentLangChain } from "../../src/instrument/langchain.js";
 import { tracewireTraceProcessor } from "../../src/instrument/openai-agents.js";
 import { withTracing } from "../../src/next/index.js";
 import { KNOWN_OPTIONS } from "../../src/otel/known-options.js";
@@ -180,11 +181,13 @@ describe("docs/configuration.md: service clients", () => {
 describe("docs/configuration.md: elsewhere", () => {
   const named = new Set(tableUnder("## Elsewhere").flatMap(([setting]) => codes(setting!)));
 
-  it("names the options of withTracing() and tracewireTraceProcessor(), the ones they read", () => {
+  it("names the options of withTracing(), tracewireTraceProcessor() and instrumentLangChain(), the ones they read", () => {
     const withTracingError = configError(() => withTracing(async () => 1, { nme: "x" } as never));
     expect(withTracingError.message).toMatch(/one of name, route, attributes\.$/);
     const agentsError = configError(() => tracewireTraceProcessor({ maxRun: 1 } as never));
     expect(agentsError.message).toMatch(/expected maxRuns, its only option\.$/);
+    const langchainError = configError(() => instrumentLangChain({ module: [] } as never));
+    expect(langchainError.message).toMatch(/expected modules, its only option\.$/);
     for (const option of ["name", "route", "attributes", "maxRuns", "modules"]) expect(named).toContain(option);
   });
 });
