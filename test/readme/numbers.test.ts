@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { ROOT } from "../../scripts/markdown.mjs";
+import { docFiles, ROOT } from "../../scripts/markdown.mjs";
 import { USAGE_AFTER_FINISH_MS } from "../../src/genai/chat-stream.js";
 import { GZIP_MIN_BYTES } from "../../src/http/transport.js";
 import { knownSecretValue, MAX_KNOWN_SECRETS } from "../../src/secrets.js";
@@ -83,4 +83,8 @@ describe("versions quoted from package.json", () => {
     expect(engines.node).toBe(">=20.18.1");
     expect(page("README.md")).toContain("Supported Node.js versions: 20.18.1 and later");
   });
+});
+
+it("no page cites a tracker number (#27) that a reader of the docs cannot open", () => {
+  for (const file of docFiles()) expect(page(file), file).not.toMatch(/\(#\d+[;,)]/);
 });
