@@ -179,7 +179,9 @@ export function refuseUnknownSettings(
   throw new ConfigError(
     `${where} option ${unknown.key}`,
     "an option it does not know",
-    `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${names.join(", ")}`,
+    names.length === 1
+      ? `${names[0]}, its only option`
+      : `${unknown.hint ? `${unknown.hint}, or ` : ""}one of ${names.join(", ")}`,
   );
 }
 

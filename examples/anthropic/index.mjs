@@ -10,6 +10,7 @@
 import Anthropic from "@anthropic-ai/sdk";
 import { callOf, init, op } from "tracewire";
 import { wrapAnthropic } from "tracewire/anthropic";
+import { realApiFailure } from "../real-api.mjs";
 import { startStandIn } from "./stand-in.mjs";
 
 const tracing = init({ serviceName: "example-anthropic" });
@@ -48,7 +49,9 @@ const assistant = op(async function assistant(question) {
   return { answer: final.content.map((b) => (b.type === "text" ? b.text : "")).join(""), llmCall: callOf(stream) };
 });
 
-const { answer, llmCall } = await assistant("What's the weather in Lisbon?");
+const { answer, llmCall } = await assistant("What's the weather in Lisbon?").catch(
+  realApiFailure(standIn, "ANTHROPIC_API_KEY"),
+);
 if (llmCall) console.log(`LLM call ${llmCall.id} in trace ${llmCall.traceId}`);
 await tracing.shutdown();
 await standIn?.close();

@@ -11,6 +11,7 @@
 import { GoogleGenAI } from "@google/genai";
 import { init } from "tracewire";
 import { wrapGoogleGenAI } from "tracewire/google";
+import { realApiFailure } from "../real-api.mjs";
 import { makeGeminiAssistant } from "./assistant.mjs";
 import { startStandIn } from "./stand-in.mjs";
 
@@ -26,7 +27,9 @@ const client = wrapGoogleGenAI(
 const model = process.env.GEMINI_MODEL ?? "gemini-2.5-flash";
 const assistant = makeGeminiAssistant(client, model);
 
-const { answer, llmCall } = await assistant("What's the weather in Lisbon?");
+const { answer, llmCall } = await assistant("What's the weather in Lisbon?").catch(
+  realApiFailure(standIn, "GEMINI_API_KEY"),
+);
 if (llmCall) console.log(`LLM call ${llmCall.id} in trace ${llmCall.traceId}`);
 await tracing.shutdown();
 await standIn?.close();

@@ -16,6 +16,7 @@ import { init, op } from "tracewire";
 import { instrumentLangChain } from "tracewire/langchain";
 import { z } from "zod";
 import { startStandIn } from "../openai/stand-in.mjs";
+import { realApiFailure } from "../real-api.mjs";
 
 const tracing = init({ serviceName: "example-langchain" });
 await instrumentLangChain();
@@ -54,7 +55,10 @@ const desk = op(async function desk(question, conversation) {
   return state.messages.findLast((message) => message.getType() === "ai")?.content;
 });
 
-console.log(await desk("What's the weather in Lisbon?", "example-conversation"));
+const answer = await desk("What's the weather in Lisbon?", "example-conversation").catch(
+  realApiFailure(standIn, "OPENAI_API_KEY"),
+);
+if (!process.exitCode) console.log(answer);
 await tracing.shutdown();
 await standIn?.close();
 console.log("stats:", JSON.stringify(tracing.stats()));

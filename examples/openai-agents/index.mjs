@@ -12,6 +12,7 @@ import { Agent, Runner, setTraceProcessors, setTracingDisabled, tool } from "@op
 import { init, op } from "tracewire";
 import { tracewireTraceProcessor } from "tracewire/openai-agents";
 import { startStandIn } from "../openai/stand-in.mjs";
+import { realApiFailure } from "../real-api.mjs";
 
 const tracing = init({ serviceName: "example-openai-agents" });
 // tracewire only (addTraceProcessor would also keep the SDK's exporter to OpenAI's dashboard).
@@ -68,8 +69,11 @@ const desk = op(async function desk(question, stream) {
   return result.finalOutput;
 });
 
-console.log(await desk("What's the weather in Lisbon?", false));
-console.log(await desk("And in Porto?", true));
+const failed = realApiFailure(standIn, "OPENAI_API_KEY");
+const first = await desk("What's the weather in Lisbon?", false).catch(failed);
+if (!process.exitCode) console.log(first);
+const second = process.exitCode ? undefined : await desk("And in Porto?", true).catch(failed);
+if (!process.exitCode) console.log(second);
 await tracing.shutdown();
 await standIn?.close();
 console.log("stats:", JSON.stringify(tracing.stats()));

@@ -10,6 +10,7 @@
 import OpenAI from "openai";
 import { init } from "tracewire";
 import { wrapOpenAI } from "tracewire/openai";
+import { realApiFailure } from "../real-api.mjs";
 import { makeAssistant } from "./assistant.mjs";
 import { startStandIn } from "./stand-in.mjs";
 
@@ -26,7 +27,9 @@ const model = process.env.OPENAI_MODEL ?? "gpt-4o-mini";
 
 const assistant = makeAssistant(client, model);
 
-const { answer, llmCall } = await assistant("What's the weather in Lisbon?");
+const { answer, llmCall } = await assistant("What's the weather in Lisbon?").catch(
+  realApiFailure(standIn, "OPENAI_API_KEY"),
+);
 if (llmCall) {
   await llmCall.react("👍"); // feedback on the exact LLM call that produced the answer
   console.log(`LLM call ${llmCall.id} in trace ${llmCall.traceId}`);

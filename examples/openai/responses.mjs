@@ -11,6 +11,7 @@
 import OpenAI from "openai";
 import { init } from "tracewire";
 import { wrapOpenAI } from "tracewire/openai";
+import { realApiFailure } from "../real-api.mjs";
 import { makeResponsesAssistant } from "./responses-assistant.mjs";
 import { startStandIn } from "./stand-in.mjs";
 
@@ -26,7 +27,9 @@ const client = wrapOpenAI(
 const model = process.env.OPENAI_MODEL ?? "gpt-5-mini";
 const assistant = makeResponsesAssistant(client, model);
 
-const { answer, llmCall } = await assistant("What's the weather in Lisbon?");
+const { answer, llmCall } = await assistant("What's the weather in Lisbon?").catch(
+  realApiFailure(standIn, "OPENAI_API_KEY"),
+);
 if (llmCall) console.log(`LLM call ${llmCall.id} in trace ${llmCall.traceId}`);
 await tracing.shutdown();
 await standIn?.close();

@@ -12,6 +12,7 @@ import {
 } from "../config.js";
 import { ConfigError, ValidationError } from "../errors.js";
 import { readNdjson } from "../http/ndjson.js";
+import type { RetryOptions } from "../http/retry.js";
 import type { HttpTransport, RequestOptions } from "../http/transport.js";
 
 /** Options accepted by every client method. */
@@ -170,6 +171,23 @@ const clientOptionsComplete: Exclude<keyof ClientOptions, (typeof CLIENT_OPTIONS
   : never = true;
 void clientOptionsComplete;
 
+/** Every setting of {@link RetryOptions}; the compiler says when one is added there and not here. */
+const RETRY_OPTIONS = [
+  "maxAttempts",
+  "baseDelayMs",
+  "maxDelayMs",
+  "maxElapsedMs",
+  "maxRetryAfterMs",
+  "nonIdempotent",
+  "retryableStatuses",
+] as const satisfies readonly (keyof RetryOptions)[];
+const retryOptionsComplete: Exclude<keyof RetryOptions, (typeof RETRY_OPTIONS)[number]> extends never ? true : never =
+  true;
+void retryOptionsComplete;
+
+/** The `openai` package's and other clients' names for a retry setting. */
+const RETRY_OTHER_NAMES: Readonly<Record<string, string>> = { maxRetries: "maxAttempts", attempts: "maxAttempts" };
+
 /**
  * Options of one client or another beyond {@link ClientOptions} (`project`: tracing and inference; `trace`: the chat
  * clients). Every client takes all of them, so that one options object can be shared by the three.
@@ -182,6 +200,16 @@ const SERVICE_OPTIONS = ["project", "trace"];
  */
 export function checkClientOptions(client: string, options: unknown): void {
   refuseUnknownSettings(client, options, [...CLIENT_OPTIONS, ...SERVICE_OPTIONS], OTHER_NAMES);
+  // A misspelt retry setting (`retry: { maxAttemps: 1 }`) would otherwise leave the default in force without a word.
+  const { retry } = options as { retry?: unknown };
+  if (retry === null || typeof retry !== "object" || Array.isArray(retry)) return; // resolveTransport says so
+  const unknownRetry = unknownOption(retry, RETRY_OPTIONS, RETRY_OTHER_NAMES);
+  if (!unknownRetry) return;
+  throw new ConfigError(
+    `${client} option retry.${unknownRetry.key}`,
+    "a retry setting it does not know",
+    `${unknownRetry.hint ? `retry.${unknownRetry.hint}, or ` : ""}one of ${RETRY_OPTIONS.map((k) => `retry.${k}`).join(", ")}`,
+  );
 }
 
 /** Requires a request object (not null, not an array, not a primitive). */

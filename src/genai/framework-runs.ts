@@ -118,7 +118,7 @@ export interface RunSpec {
 export function frameworkError(framework: string, where: string, err: unknown): void {
   reportInternalError(
     `${framework}-${where}`,
-    `Internal error while tracing a ${framework} run (${where}; the run itself is unaffected): ${describeError(err)}`,
+    `Internal error while tracing ${/^[aeiou]/i.test(framework) ? "an" : "a"} ${framework} run (${where}; the run itself is unaffected): ${describeError(err)}`,
   );
 }
 

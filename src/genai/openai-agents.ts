@@ -115,7 +115,7 @@ export class TracewireTraceProcessor {
   private readonly notes = new WeakMap<FrameworkRun, RunNotes>();
   private readonly bridge: ContextBridge = { key: AGENTS_RUN_KEY, current: (active) => this.current(active) };
 
-  /** Throws `ConfigError` for a `maxRuns` that is not a positive integer. */
+  /** Throws `ConfigError` for a `maxRuns` that is not a positive integer, and for an option it does not read. */
   constructor(options: TraceProcessorOptions = {}) {
     refuseUnknownSettings("tracewireTraceProcessor", options, ["maxRuns"]);
     const maxRuns = options?.maxRuns ?? MAX_RUNS;

@@ -268,14 +268,12 @@ async function copyOf(load: (path: string) => unknown): Promise<LangChainModules
  * Traces every LangChain / LangGraph run in the process with no per-call config: tracewire's handler is added to
  * every callback manager `@langchain/core` configures, in both its ESM and its CommonJS copy (the one this module
  * loaded at once, the other as soon as it is loaded here), once per run whichever copies a run passes through.
- * Resolves with the handler when both copies are hooked; calling it again returns the same promise.
+ * Resolves with the handler when both copies are hooked; calling it again returns the same promise. An option it
+ * does not read is a `ConfigError`, thrown at once.
  */
 export function instrumentLangChain(options: InstrumentLangChainOptions = {}): Promise<TracewireCallbackHandler> {
-  try {
-    refuseUnknownSettings("instrumentLangChain", options, ["modules"]);
-  } catch (err) {
-    return Promise.reject(err); // one way to fail for a function that returns a promise
-  }
+  // Thrown at once, as every set-up mistake is: a misspelt `module` would otherwise leave that copy unhooked.
+  refuseUnknownSettings("instrumentLangChain", options, ["modules"]);
   shared ??= new TracewireCallbackHandler();
   const handler = shared;
   for (const modules of options?.modules ?? []) {

@@ -84,6 +84,7 @@ function pathOf(url: string): string {
  * The handler's Response (or return value) comes back unchanged, its errors are rethrown unchanged (`redirect()` and
  * `notFound()` from `next/navigation` too, recorded as the answer they stand for, not as failures), and tracewire's
  * own failures never reach the handler. With tracing off (edge runtime, not configured) the handler runs as is.
+ * Options it does not read (`nme`) are a `ConfigError`, thrown here, when the module is loaded.
  */
 export function withTracing<F extends AnyFunction>(handler: F, options: WithTracingOptions = {}): TracedHandler<F> {
   if (typeof handler !== "function") throw new TypeError("withTracing(handler): handler must be a function.");

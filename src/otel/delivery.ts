@@ -65,7 +65,7 @@ export function createDelivery(
     queueOptions,
     (count, reason, items) => {
       callRequests.dropped(items, reason); // their promises reject with NotSentError
-      diagnostics.warn("calls-dropped", `Dropped ${count} call item(s) because ${reason}.`);
+      diagnostics.warn(`calls-dropped:${dropKind(reason)}`, `Dropped ${count} call item(s) because ${reason}.`);
     },
   );
 
@@ -77,9 +77,18 @@ export function createDelivery(
   const otlp: ExportQueue<EncodedSpan> = new ExportQueue<EncodedSpan>(
     (batch, signal) => otlpExporter.sendEncoded(batch, signal),
     queueOptions,
-    (count, reason) => diagnostics.warn("otlp-dropped", `Dropped ${count} span(s) because ${reason}.`),
+    (count, reason) =>
+      diagnostics.warn(`otlp-dropped:${dropKind(reason)}`, `Dropped ${count} span(s) because ${reason}.`),
   );
 
   const callRequests = new CallRequests(calls, otlp, options.maxQueueSize);
   return { transport, calls, otlp, otlpExporter, callRequests };
+}
+
+/**
+ * The kind of a drop, for the once-a-minute limit of its warning: what `shutdown()` could not send is a line of its
+ * own, not held back behind an earlier one (a full queue): the process is ending, and no later line would count it.
+ */
+function dropKind(reason: string): string {
+  return reason.startsWith("they could not be sent before shutdown") ? "shutdown" : "other";
 }

@@ -9,7 +9,6 @@ import { GoogleGenAI } from "@google/genai";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { InferenceClient } from "../../src/api/inference/client.js";
-import { ConfigError } from "../../src/errors.js";
 import { tracewireTraceProcessor } from "../../src/genai/openai-agents.js";
 import { wrapAnthropic } from "../../src/instrument/anthropic.js";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
@@ -82,17 +81,13 @@ describe("the frameworks' and Next's set-up options are checked the same way", (
     );
   });
 
-  it("tracewireTraceProcessor and instrumentLangChain: a misspelt option, never its value", async () => {
+  it("tracewireTraceProcessor and instrumentLangChain: a misspelt option, never its value", () => {
     const runs = configError(() => tracewireTraceProcessor({ maxRun: 5 } as object));
     expect(runs.setting).toBe("tracewireTraceProcessor option maxRun");
-    expect(runs.message).toMatch(/expected maxRuns, or one of maxRuns/);
+    expect(runs.message).toMatch(/expected maxRuns, its only option/);
     expect(() => tracewireTraceProcessor({ maxRuns: 5 })).not.toThrow();
-    const error = await instrumentLangChain({ modles: [], apiKey: "sk-live-abcdefghijklmnop" } as object).then(
-      () => undefined,
-      (err: unknown) => err,
-    );
-    expect(error).toBeInstanceOf(ConfigError);
-    expect((error as ConfigError).setting).toBe("instrumentLangChain option modles");
+    const error = configError(() => instrumentLangChain({ modles: [], apiKey: "sk-live-abcdefghijklmnop" } as object));
+    expect(error.setting).toBe("instrumentLangChain option modles");
     expect(String(error)).not.toContain("abcdefghijklmnop");
   });
 });

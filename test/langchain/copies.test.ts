@@ -49,4 +49,10 @@ describe("instrumentLangChain(): both copies of @langchain/core, no duplicate ru
     const calls = await recorded(session);
     expect(calls.map((c) => c.start.op_name)).toEqual(["both"]);
   });
+
+  it("refuses an option it does not read, naming it (a misspelt modules left that copy unhooked)", () => {
+    expect(() => instrumentLangChain({ module: [] } as never)).toThrow(
+      /^Invalid instrumentLangChain option module \(got an option it does not know\): expected modules/,
+    );
+  });
 });

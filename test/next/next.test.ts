@@ -218,6 +218,13 @@ describe("withTracing()", () => {
     expect(await (await answer).text()).toBe("sync");
   });
 
+  it("refuses an option it does not read, naming it (a misspelt name left the default name)", () => {
+    expect(() => b.next.withTracing(async () => 1, { nme: "action save" } as never)).toThrow(
+      /^Invalid withTracing option nme \(got an option it does not know\): expected name, or one of name, route, attributes/,
+    );
+    expect(() => b.next.withTracing(async () => 1, "save" as never)).toThrow(/^Invalid withTracing options/);
+  });
+
   it("tracing off: the handler runs as is", async () => {
     const handler = async (request: Request) => new Response(`hi ${request.method}`);
     const GET = b.next.withTracing(handler);

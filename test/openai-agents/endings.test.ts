@@ -164,5 +164,9 @@ describe.skipIf(!HAS_AGENTS)("OpenAI Agents SDK: errors, aborts and runs that ne
   it("a bad maxRuns is a ConfigError naming the setting", () => {
     expect(() => tracewireTraceProcessor({ maxRuns: 0 })).toThrow(ConfigError);
     expect(() => tracewireTraceProcessor({ maxRuns: 1.5 })).toThrow(/maxRuns/);
+    // A misspelt option kept the default of 10 000 without a word.
+    expect(() => tracewireTraceProcessor({ maxRun: 5 } as never)).toThrow(
+      /^Invalid tracewireTraceProcessor option maxRun \(got an option it does not know\): expected maxRuns/,
+    );
   });
 });

@@ -3,10 +3,13 @@
  * model knows capitals (a loopback stand-in), and records what the section says: the summary it prints, one
  * evaluation with a row × trial per dataset row.
  */
+import { readFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { ROOT } from "../../scripts/markdown.mjs";
 import { TracingClient } from "../../src/api/index.js";
 import * as evalModule from "../../src/eval/index.js";
 import { init, type TracewireHandle } from "../../src/index.js";
@@ -77,4 +80,15 @@ it("the Evaluations snippet runs verbatim and records one evaluation", async () 
     if (call.op_name.includes("predict_and_score")) rows.push(call);
   expect(rows).toHaveLength(4);
   await reader.close();
+});
+
+it("the Options paragraph names every option evaluate() reads", async () => {
+  const base = { name: "options", dataset: [{ a: 1 }], task: () => 1, scorers: [] };
+  const error = (await evalModule.evaluate({ ...base, nope: 1 } as never).catch((err: unknown) => err)) as Error;
+  const known = /The options are (.*)\.$/.exec(error.message)?.[1]?.split(", ");
+  expect(known?.length).toBeGreaterThan(10);
+  const page = readFileSync(join(ROOT, "docs/evaluations.md"), "utf8");
+  const paragraph = page.slice(page.indexOf("- **Options.**"), page.indexOf("- **What is recorded**"));
+  const named = new Set([...paragraph.matchAll(/`(\w+)/g)].map((m) => m[1]));
+  expect(known!.filter((option) => !named.has(option))).toEqual([]);
 });

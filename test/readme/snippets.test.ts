@@ -230,5 +230,9 @@ describe("the snippet check itself", () => {
     expect(typeof declared.wrapped).toBe("function");
     await expect(runBlock('import { nope } from "tracewire";')).rejects.toThrow(/imports nope from "tracewire"/);
     await expect(runBlock('import "tracewire";')).rejects.toThrow(/cannot read/);
+    const app = await runBlock('export { register } from "tracewire/next";\nexport const GET = async () => 1;');
+    expect(typeof app.register).toBe("function");
+    expect(await (app.GET as () => Promise<number>)()).toBe(1);
+    await expect(runBlock("export default 1;")).rejects.toThrow(/an export this runner cannot read/);
   });
 });

@@ -135,6 +135,10 @@ const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor as Async
 
 const IDENT = "[A-Za-z_$][\\w$]*";
 const IMPORT = /^import\s+([\s\S]*?)\s*from\s*"([^"]+)";?[ \t]*$/gm;
+/** `export { a, b as c } from "x";` (a re-export, as Next's `instrumentation.ts` writes `register`). */
+const REEXPORT = /^export\s*\{([^}]*)\}\s*from\s*"([^"]+)";?[ \t]*$/gm;
+/** The `export` keyword of a top-level declaration (an app file's `export const POST = …`). */
+const EXPORTED = /^export\s+(?=(?:const|let|var|class|async\s+function|function)\b)/gm;
 const CLAUSE = new RegExp(`^(?:(${IDENT})\\s*(?:,\\s*)?)?(?:\\*\\s*as\\s+(${IDENT}))?\\s*(?:\\{([^}]*)\\})?$`);
 
 /** The names a block declares at its top level (column 0): what {@link runBlock} hands back. */
@@ -167,9 +171,12 @@ async function load(from: string, modules: Record<string, object>): Promise<Reco
  * Runs a block verbatim as the body of an async function, and resolves with the values of the names it declares at
  * its top level (`const message = …` → `{ message }`), for the test to check.
  *
+ * - An app file's exports run as what they declare: `export const POST = …` as `const POST = …`, and
+ *   `export { register } from "x"` as `import { register } from "x"` that also hands `register` back.
  * - `import … from "x"` lines (default, namespace and named imports; `import type` is dropped) bind the real
  *   module's exports, each checked to exist: `modules[x]` when the test passes one (e.g. a module it already
  *   loaded), tracewire's own subpaths from src/ (every `exports` entry), anything else as installed.
+ * - A dynamic `import("x")` loads the same module a static import of `x` would.
  * - `scope` supplies the names the block uses without defining them (`client`, `messages`, a stubbed `console`).
  * - Type annotations are stripped (TypeScript's `transpileModule`); everything else runs as written.
  */
@@ -180,11 +187,22 @@ export async function runBlock(
 ): Promise<Record<string, unknown>> {
   const bound: Record<string, unknown> = { ...scope };
   const imports: [clause: string, from: string][] = [];
-  const body = block.replace(IMPORT, (_line, clause: string, from: string) => {
-    imports.push([clause, from]);
-    return "";
-  });
+  const reexported: string[] = [];
+  const body = block
+    .replace(REEXPORT, (_line, names: string, from: string) => {
+      imports.push([`{${names}}`, from]);
+      for (const item of names.split(",").map((n) => n.trim())) {
+        if (item) reexported.push(item.split(/\s+as\s+/).pop()!);
+      }
+      return "";
+    })
+    .replace(IMPORT, (_line, clause: string, from: string) => {
+      imports.push([clause, from]);
+      return "";
+    })
+    .replace(EXPORTED, "");
   if (/^\s*import[\s{*"]/m.test(body)) throw new Error(`Snippet has an import this runner cannot read:\n${block}`);
+  if (/^\s*export\b/m.test(body)) throw new Error(`Snippet has an export this runner cannot read:\n${block}`);
   for (const [clause, from] of imports) {
     if (/^type\s/.test(clause)) continue;
     const parts = CLAUSE.exec(clause.trim());
@@ -204,10 +222,14 @@ export async function runBlock(
       bound[local] = module[imported];
     }
   }
-  const { output, errors } = transpile(body, "snippet.ts");
+  // `await import("x")` (code that loads a module on one runtime only): the same modules as a static import. A
+  // Function body has no module to resolve a dynamic import against, so it goes through `load()`.
+  bound.__snippetImport = (from: string) => load(from, modules);
+  const { output: transpiled, errors } = transpile(body, "snippet.ts");
+  const output = transpiled.replace(/\bimport\(/g, "__snippetImport(");
   if (errors.length)
     throw new Error(`Snippet does not parse (line ${errors[0]!.line}: ${errors[0]!.message}):\n${block}`);
-  const names = topLevelNames(body);
+  const names = [...new Set([...topLevelNames(body), ...reexported])];
   const fn = new AsyncFunction(...Object.keys(bound), `${output}\nreturn { ${names.join(", ")} };`);
   return (await fn(...Object.values(bound))) as Record<string, unknown>;
 }
