@@ -199,6 +199,7 @@ const SERVICE_OPTIONS = ["project", "trace"];
  * its value, which may be a misspelt key): the `openai` package's `timeout` or a typo would otherwise do nothing.
  */
 export function checkClientOptions(client: string, options: unknown): void {
+  if (options === null || typeof options !== "object" || Array.isArray(options)) return; // resolveTransport says so
   refuseUnknownSettings(client, options, [...CLIENT_OPTIONS, ...SERVICE_OPTIONS], OTHER_NAMES);
   // A misspelt retry setting (`retry: { maxAttemps: 1 }`) would otherwise leave the default in force without a word.
   const { retry } = options as { retry?: unknown };
