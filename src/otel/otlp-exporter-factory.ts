@@ -11,40 +11,25 @@ import { checkKnownOptions } from "./known-options.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "./options.js";
 import { OtlpTraceExporter } from "./otlp-exporter.js";
 
-/** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
-export type OtlpExporterOptions = Pick<
-  TracewireProcessorOptions,
-  | "apiKey"
-  | "baseUrl"
-  | "project"
-  | "otlpProtocol"
-  | "otlpCompression"
-  | "otlpEndpoint"
-  | "otlpHeaders"
-  | "otlpTimeoutMillis"
-  | "otlpAttributeValueLengthLimit"
-  | "allowInsecureHttp"
-  | "redactKeys"
-  | "logger"
-  | "env"
->;
+/** Every option {@link createOtlpExporter} reads: connection settings and the `otlp*` options of the processor. */
+const EXPORTER_OPTIONS = [
+  "apiKey",
+  "baseUrl",
+  "project",
+  "otlpProtocol",
+  "otlpCompression",
+  "otlpEndpoint",
+  "otlpHeaders",
+  "otlpTimeoutMillis",
+  "otlpAttributeValueLengthLimit",
+  "allowInsecureHttp",
+  "redactKeys",
+  "logger",
+  "env",
+] as const satisfies readonly (keyof TracewireProcessorOptions)[];
 
-/** Every option {@link createOtlpExporter} reads; `satisfies` keeps the list in step with {@link OtlpExporterOptions}. */
-const EXPORTER_OPTIONS = {
-  apiKey: true,
-  baseUrl: true,
-  project: true,
-  otlpProtocol: true,
-  otlpCompression: true,
-  otlpEndpoint: true,
-  otlpHeaders: true,
-  otlpTimeoutMillis: true,
-  otlpAttributeValueLengthLimit: true,
-  allowInsecureHttp: true,
-  redactKeys: true,
-  logger: true,
-  env: true,
-} as const satisfies Record<keyof OtlpExporterOptions, true>;
+/** Options of {@link createOtlpExporter}: connection settings and the `otlp*` options of the processor. */
+export type OtlpExporterOptions = Pick<TracewireProcessorOptions, (typeof EXPORTER_OPTIONS)[number]>;
 
 /**
  * An OTel `SpanExporter` that sends to the tracing service's OTLP endpoint, for apps that build their own
@@ -58,12 +43,12 @@ export function createOtlpExporter(options: OtlpExporterOptions = {}): OtlpTrace
   }
   checkKnownOptions(options);
   for (const [key, value] of Object.entries(options)) {
-    if (value === undefined || Object.hasOwn(EXPORTER_OPTIONS, key)) continue;
+    if (value === undefined || (EXPORTER_OPTIONS as readonly string[]).includes(key)) continue;
     // Read by init() or the processor, not here: a queue or timeout setting belongs to your own BatchSpanProcessor.
     throw new ConfigError(
       key,
       kindOf(value),
-      `an option createOtlpExporter() reads (${Object.keys(EXPORTER_OPTIONS).join(", ")}); ${key} is init()'s or the processor's, not the exporter's`,
+      `an option createOtlpExporter() reads (${EXPORTER_OPTIONS.join(", ")}); ${key} is init()'s or the processor's, not the exporter's`,
     );
   }
   const resolved = resolveProcessorOptions({ ...options, exitHooks: false });

@@ -3,15 +3,15 @@
  * sort, limit/offset, the query language, columns), stats, renames, deletes, scoring requests, feedback create /
  * batch / query / replace / purge, and service info — with each store (SQLite and memory).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TracingClient } from "../../src/api/index.js";
+import { describe, expect, it } from "vitest";
+import type { TracingClient } from "../../src/api/index.js";
 import { callRef } from "../../src/api/refs.js";
 import type { CallStart } from "../../src/api/types/calls.js";
-import { collect, PROJECT, send, startService, type TestService } from "./helpers.js";
+import { atSecond, callId, collect, PROJECT, send, setupSeededService } from "./helpers.js";
 
 const TRACE = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-const id = (n: number) => n.toString(16).padStart(16, "0");
-const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 10, 0, s)).toISOString();
+const id = callId;
+const at = atSecond;
 
 function call(n: number, parent: number | undefined, op: string, extra: Partial<CallStart> = {}): CallStart {
   return {
@@ -28,12 +28,7 @@ function call(n: number, parent: number | undefined, op: string, extra: Partial<
 }
 
 describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
-  let service: TestService;
-  let client: TracingClient;
-
-  beforeAll(async () => {
-    service = await startService({ storage });
-    client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
+  const ctx = setupSeededService(storage, async (_service, client) => {
     const starts = [
       call(1, undefined, "root"),
       call(2, 1, "step", { thread_id: "t1", turn_id: id(2) }),
@@ -59,13 +54,9 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       ],
     });
   });
-  afterAll(async () => {
-    await client.close();
-    await service.close();
-  });
 
   const ops = async (req: Parameters<TracingClient["calls"]["streamQuery"]>[0]) =>
-    (await collect(client.calls.streamQuery(req))).map((c) => `${c.op_name}:${Number.parseInt(c.id, 16)}`);
+    (await collect(ctx.client.calls.streamQuery(req))).map((c) => `${c.op_name}:${Number.parseInt(c.id, 16)}`);
 
   describe("calls", () => {
     it("filters on the refs a call's inputs or output hold, and on users (none here)", async () => {
@@ -86,7 +77,7 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
           },
         },
       ];
-      await client.calls.upsertBatch({
+      await ctx.client.calls.upsertBatch({
         batch: [
           ...refCall(20, { row: dataset, nested: [{ model }] }),
           ...refCall(21, { row: "not a ref" }, { made_by: model }),
@@ -103,9 +94,9 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         expect(await ops({ filter: { ...inTrace, output_refs: [dataset] } })).toEqual([]);
         expect(await ops({ filter: { ...inTrace, wb_user_ids: ["someone"] } })).toEqual([]);
         expect(await ops({ filter: { ...inTrace, input_refs: [] } })).toEqual(["refs:20", "refs:21"]);
-        expect(await client.calls.queryStats({ filter: { input_refs: [model] } })).toEqual({ count: 1 });
+        expect(await ctx.client.calls.queryStats({ filter: { input_refs: [model] } })).toEqual({ count: 1 });
       } finally {
-        await client.calls.delete({ call_ids: [id(20), id(21)] });
+        await ctx.client.calls.delete({ call_ids: [id(20), id(21)] });
       }
     });
 
@@ -129,7 +120,9 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       };
       expect(await ops({ query: { $expr: contains } })).toEqual(["leaf:4"]);
       // The columns asked for, and those the service always returns (id, project_id, trace_id, op_name, started_at).
-      const [slim] = await collect(client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["output"] }));
+      const [slim] = await collect(
+        ctx.client.calls.streamQuery({ filter: { call_ids: [id(2)] }, columns: ["output"] }),
+      );
       expect(slim).toEqual({
         id: id(2),
         project_id: PROJECT,
@@ -138,7 +131,7 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         started_at: at(2),
         output: 20,
       });
-      const bad = await send(service.url, "/calls/stream_query", {
+      const bad = await send(ctx.service.url, "/calls/stream_query", {
         project_id: PROJECT,
         query: { $expr: { $nope: [] } },
       });
@@ -146,33 +139,33 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
     });
 
     it("returns summary.weave with status and latency, and counts with query_stats", async () => {
-      const { call: leaf } = await client.calls.read({ id: id(4) });
+      const { call: leaf } = await ctx.client.calls.read({ id: id(4) });
       expect(leaf?.summary).toEqual({
         usage: { m: { total_tokens: 4 } },
         weave: { status: "error", trace_name: "leaf", latency_ms: 1000 },
       });
-      const { call: root } = await client.calls.read({ id: id(1) });
+      const { call: root } = await ctx.client.calls.read({ id: id(1) });
       expect(root).toMatchObject({ ended_at: null, output: null, summary: { weave: { status: "running" } } });
-      expect(await client.calls.queryStats({ filter: { op_names: ["step"] } })).toEqual({ count: 2 });
-      expect(await client.calls.queryStats({ limit: 3 })).toEqual({ count: 3, has_more: true });
+      expect(await ctx.client.calls.queryStats({ filter: { op_names: ["step"] } })).toEqual({ count: 2 });
+      expect(await ctx.client.calls.queryStats({ limit: 3 })).toEqual({ count: 3, has_more: true });
     });
 
     it("renames, records scoring requests, and deletes a call with its descendants", async () => {
-      await client.calls.update({ call_id: id(2), display_name: "renamed" });
-      expect((await client.calls.read({ id: id(2) })).call).toMatchObject({ display_name: "renamed" });
+      await ctx.client.calls.update({ call_id: id(2), display_name: "renamed" });
+      expect((await ctx.client.calls.read({ id: id(2) })).call).toMatchObject({ display_name: "renamed" });
       expect(
-        await client.calls.score({ call_ids: [id(2)], scorer_refs: ["weave:///acme/demo/op/judge:latest"] }),
+        await ctx.client.calls.score({ call_ids: [id(2)], scorer_refs: ["weave:///acme/demo/op/judge:latest"] }),
       ).toEqual({});
-      expect(await client.calls.delete({ call_ids: [id(3)] })).toEqual({ num_deleted: 2 });
+      expect(await ctx.client.calls.delete({ call_ids: [id(3)] })).toEqual({ num_deleted: 2 });
       expect(await ops({})).toEqual(["root:1", "step:2"]);
     });
 
     it("reports the service's identity", async () => {
-      expect(await client.service.health()).toEqual({ status: "ok" });
-      expect(await client.service.serverInfo()).toMatchObject({
+      expect(await ctx.client.service.health()).toEqual({ status: "ok" });
+      expect(await ctx.client.service.serverInfo()).toMatchObject({
         trace_server_version: expect.stringMatching(/^tracewire-dev\//),
       });
-      expect(await client.service.version()).toMatch(/^tracewire-dev\//);
+      expect(await ctx.client.service.version()).toMatch(/^tracewire-dev\//);
     });
   });
 
@@ -180,13 +173,13 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
     const ref = callRef(PROJECT, id(2));
 
     it("creates, batches, queries, replaces and purges", async () => {
-      const first = await client.feedback.create({
+      const first = await ctx.client.feedback.create({
         weave_ref: ref,
         feedback_type: "wandb.reaction.1",
         payload: { emoji: "🎉" },
       });
       expect(first).toMatchObject({ id: expect.any(String), wb_user_id: "local-user", payload: { emoji: "🎉" } });
-      const batch = await client.feedback.createBatch({
+      const batch = await ctx.client.feedback.createBatch({
         batch: [
           { id: "fb-note", weave_ref: ref, feedback_type: "wandb.note.1", payload: { note: "ok" } },
           {
@@ -200,13 +193,13 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       });
       expect(batch.res.map((r) => r.payload)).toEqual([{ note: "ok" }, { output: 0.9 }]);
 
-      const notes = await client.feedback.query({
+      const notes = await ctx.client.feedback.query({
         fields: ["id", "payload.note"],
         query: { $expr: { $eq: [{ $getField: "feedback_type" }, { $literal: "wandb.note.1" }] } },
       });
       expect(notes.result).toEqual([{ id: "fb-note", "payload.note": "ok" }]);
 
-      const replaced = await client.feedback.replace({
+      const replaced = await ctx.client.feedback.replace({
         feedback_id: "fb-note",
         weave_ref: ref,
         feedback_type: "wandb.note.1",
@@ -216,15 +209,15 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       expect(replaced).toMatchObject({ id: expect.any(String), payload: { note: "better" } });
       expect(replaced.id).not.toBe("fb-note");
       const [withFeedback] = await collect(
-        client.calls.streamQuery({ filter: { call_ids: [id(2)] }, include_feedback: true }),
+        ctx.client.calls.streamQuery({ filter: { call_ids: [id(2)] }, include_feedback: true }),
       );
       const types = (withFeedback!.summary as { weave: { feedback: { id: string; feedback_type: string }[] } }).weave
         .feedback;
       expect(types.map((f) => f.feedback_type)).toEqual(["wandb.reaction.1", "wandb.runnable.judge", "wandb.note.1"]);
       expect(types.map((f) => f.id)).not.toContain("fb-note");
 
-      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: first.id }] } } });
-      const left = await client.feedback.query({
+      await ctx.client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: first.id }] } } });
+      const left = await ctx.client.feedback.query({
         fields: ["feedback_type"],
         sort_by: [{ field: "feedback_type", direction: "asc" }],
       });
@@ -233,10 +226,10 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
 
     it("checks what the service checks", async () => {
       const post = (body: object) =>
-        send(service.url, "/feedback/create", { project_id: PROJECT, weave_ref: ref, ...body });
+        send(ctx.service.url, "/feedback/create", { project_id: PROJECT, weave_ref: ref, ...body });
       expect((await post({ feedback_type: "wandb.reaction.1", payload: {} })).status).toBe(400);
       expect((await post({ feedback_type: "wandb.note.1", payload: { note: "x".repeat(1025) } })).status).toBe(400);
-      const other = await send(service.url, "/feedback/create", {
+      const other = await send(ctx.service.url, "/feedback/create", {
         project_id: PROJECT,
         weave_ref: "weave:///other/project/call/x",
         feedback_type: "custom",
@@ -245,9 +238,9 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       expect(other).toMatchObject({ status: 400, json: { reason: expect.stringContaining("not in project") } });
       expect((await post({ id: "fb-dup", feedback_type: "custom", payload: {} })).status).toBe(200);
       expect((await post({ id: "fb-dup", feedback_type: "custom", payload: {} })).status).toBe(400);
-      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-dup" }] } } });
-      // Replacing feedback that is not there creates it, as on the service.
-      const missing = await send(service.url, "/feedback/replace", {
+      await ctx.client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-dup" }] } } });
+      // Replacing feedback that is not there creates it, as on the ctx.service.
+      const missing = await send(ctx.service.url, "/feedback/replace", {
         project_id: PROJECT,
         feedback_id: "nope",
         id: "fb-new",
@@ -256,13 +249,13 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         payload: {},
       });
       expect(missing).toMatchObject({ status: 200, json: { id: "fb-new" } });
-      await client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-new" }] } } });
+      await ctx.client.feedback.purge({ query: { $expr: { $eq: [{ $getField: "id" }, { $literal: "fb-new" }] } } });
     });
 
     it("stores a reaction with its alias and detoned forms, and refuses one that is not exactly one emoji", async () => {
       const ref = callRef(PROJECT, "reactions");
       const forms = async (emoji: string) => {
-        const res = await send(service.url, "/feedback/create", {
+        const res = await send(ctx.service.url, "/feedback/create", {
           project_id: PROJECT,
           weave_ref: ref,
           feedback_type: "wandb.reaction.1",
@@ -278,14 +271,14 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
         detoned_alias: ":thumbs_up:",
       });
       expect(await forms("❤")).toMatchObject({ alias: ":red_heart:", detoned_alias: ":red_heart:" });
-      const stored = await send(service.url, "/feedback/query", {
+      const stored = await send(ctx.service.url, "/feedback/query", {
         project_id: PROJECT,
         fields: ["payload.alias"],
         query: { $expr: { $eq: [{ $getField: "payload.emoji" }, { $literal: "👍🏽" }] } },
       });
       expect(stored.json).toMatchObject({ result: [{ "payload.alias": ":thumbs_up_medium_skin_tone:" }] });
       for (const emoji of ["👍👍", "ok", ""]) {
-        const res = await send(service.url, "/feedback/create", {
+        const res = await send(ctx.service.url, "/feedback/create", {
           project_id: PROJECT,
           weave_ref: ref,
           feedback_type: "wandb.reaction.1",

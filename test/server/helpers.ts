@@ -8,11 +8,52 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { trace } from "@opentelemetry/api";
+import { afterAll, beforeAll } from "vitest";
+import { TracingClient } from "../../src/api/index.js";
 import { op } from "../../src/index.js";
 import { type DevServer, type DevServerOptions, startDevServer } from "../../src/server/index.js";
 import { findSqliteDriver, type SqliteDriverName } from "../../src/server/store/sqlite-driver.js";
 
 export const PROJECT = "acme/demo";
+
+/** The id of test call `n` (16 hex digits). */
+export const callId = (n: number): string => n.toString(16).padStart(16, "0");
+/** An ISO time `s` seconds after 2026-01-05 10:00 UTC: fixed dates, in call order. */
+export const atSecond = (s: number): string => new Date(Date.UTC(2026, 0, 5, 10, 0, s)).toISOString();
+
+/**
+ * A service with `storage` and a `TracingClient` on it for the tests of one `describe`: started in `beforeAll`, where
+ * `seed` then writes the calls the tests read; both closed in `afterAll`. Read `service` and `client` inside tests.
+ */
+export function setupSeededService(
+  storage: "sqlite" | "memory",
+  seed: (service: TestService, client: TracingClient) => Promise<void>,
+): { readonly service: TestService; readonly client: TracingClient } {
+  let started: { service: TestService; client: TracingClient } | undefined;
+  beforeAll(async () => {
+    const service = await startService({ storage });
+    const client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
+    started = { service, client };
+    await seed(service, client);
+  });
+  afterAll(async () => {
+    await started?.client.close();
+    await started?.service.close();
+    started = undefined;
+  });
+  const get = () => {
+    if (!started) throw new Error("setupSeededService: the service starts in beforeAll");
+    return started;
+  };
+  return {
+    get service() {
+      return get().service;
+    },
+    get client() {
+      return get().client;
+    },
+  };
+}
 
 /** An op standing in for an LLM call: a GenAI chat span with model and usage (12 in, 5 out), answering `prompt`. */
 export const llm = op(async function llm(prompt: string) {

@@ -3,16 +3,15 @@
  * `/calls/usage`): each call's usage is its own plus its descendants', per model, with prompt and input tokens (and
  * completion and output tokens) counted together, through tracewire's own `TracingClient`, with each store.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { TracingClient } from "../../src/api/index.js";
+import { describe, expect, it } from "vitest";
 import type { CallStart } from "../../src/api/types/calls.js";
 import { ApiError } from "../../src/errors.js";
-import { PROJECT, send, startService, type TestService } from "./helpers.js";
+import { atSecond, callId, PROJECT, send, setupSeededService } from "./helpers.js";
 
 const TRACE = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 const OTHER = "cccccccccccccccccccccccccccccccc";
-const id = (n: number) => n.toString(16).padStart(16, "0");
-const at = (s: number) => new Date(Date.UTC(2026, 0, 5, 10, 0, s)).toISOString();
+const id = callId;
+const at = atSecond;
 
 const start = (n: number, parent?: number, trace = TRACE): CallStart => ({
   project_id: PROJECT,
@@ -45,12 +44,20 @@ const aggregated = (u: Partial<Record<string, number>>) => ({
   ...u,
 });
 
+/** What call 4 reports (call 3 has no usage of its own, so its subtree's is the same), as the service aggregates it. */
+const CALL_4_USAGE = {
+  gpt: aggregated({
+    requests: 1,
+    prompt_tokens: 7,
+    completion_tokens: 3,
+    total_tokens: 10,
+    cache_read_input_tokens: 2,
+  }),
+  claude: aggregated({ total_tokens: 9 }),
+};
+
 describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
-  let service: TestService;
-  let client: TracingClient;
-  beforeAll(async () => {
-    service = await startService({ storage });
-    client = new TracingClient({ baseUrl: service.url, project: PROJECT, env: {} });
+  const ctx = setupSeededService(storage, async (service, client) => {
     // 1 ─┬─ 2 (gpt: 10 + 5, openai names)
     //    └─ 3 ─── 4 (gpt: 7 in + 3 out, anthropic names, 2 cached; claude: total 9) ; 5 in another trace; 4 runs
     const batch = [
@@ -74,18 +81,9 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       }),
     });
   });
-  afterAll(() => service.close());
 
   it("/trace/usage: every selected call's own usage plus its descendants'", async () => {
-    const res = await client.calls.traceUsage({ filter: { trace_ids: [TRACE] } });
-    const gpt4 = aggregated({
-      requests: 1,
-      prompt_tokens: 7,
-      completion_tokens: 3,
-      total_tokens: 10,
-      cache_read_input_tokens: 2,
-    });
-    const claude = aggregated({ total_tokens: 9 });
+    const res = await ctx.client.calls.traceUsage({ filter: { trace_ids: [TRACE] } });
     expect(res.call_usage).toEqual({
       [id(1)]: {
         gpt: aggregated({
@@ -95,35 +93,26 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
           total_tokens: 25,
           cache_read_input_tokens: 2,
         }),
-        claude,
+        claude: CALL_4_USAGE.claude,
       },
       [id(2)]: { gpt: aggregated({ requests: 1, prompt_tokens: 10, completion_tokens: 5, total_tokens: 15 }) },
-      [id(3)]: { gpt: gpt4, claude },
-      [id(4)]: { gpt: gpt4, claude },
+      [id(3)]: CALL_4_USAGE,
+      [id(4)]: CALL_4_USAGE,
     });
     // Only the calls selected count: a parent outside the selection gets nothing from them.
-    const partial = await client.calls.traceUsage({ filter: { call_ids: [id(1), id(3)] } });
+    const partial = await ctx.client.calls.traceUsage({ filter: { call_ids: [id(1), id(3)] } });
     expect(partial.call_usage).toEqual({ [id(1)]: {}, [id(3)]: {} });
   });
 
   it("/calls/usage: each asked call with its whole subtree, {} for an unknown id", async () => {
-    const res = await client.calls.usage({ call_ids: [id(3), id(5), "nope"] });
+    const res = await ctx.client.calls.usage({ call_ids: [id(3), id(5), "nope"] });
     expect(res.call_usage).toEqual({
-      [id(3)]: {
-        gpt: aggregated({
-          requests: 1,
-          prompt_tokens: 7,
-          completion_tokens: 3,
-          total_tokens: 10,
-          cache_read_input_tokens: 2,
-        }),
-        claude: aggregated({ total_tokens: 9 }),
-      },
+      [id(3)]: CALL_4_USAGE,
       [id(5)]: { gpt: aggregated({ requests: 1, prompt_tokens: 100, total_tokens: 100 }) },
       nope: {},
     });
     expect(res.unfinished_call_ids).toEqual([]);
-    const costs = await client.calls.usage({ call_ids: [id(2)], include_costs: true });
+    const costs = await ctx.client.calls.usage({ call_ids: [id(2)], include_costs: true });
     expect(costs.call_usage[id(2)]?.gpt).toMatchObject({
       prompt_tokens_total_cost: 0,
       completion_tokens_total_cost: 0,
@@ -131,14 +120,16 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
   });
 
   it("/calls/usage: lists unfinished calls, refuses a limit below 1 and a trace beyond the limit", async () => {
-    await send(service.url, "/call/start", { start: start(6, 5, OTHER) });
-    const res = await client.calls.usage({ call_ids: [id(5)] });
+    await send(ctx.service.url, "/call/start", { start: start(6, 5, OTHER) });
+    const res = await ctx.client.calls.usage({ call_ids: [id(5)] });
     expect(res.unfinished_call_ids).toEqual([id(6)]);
-    const zero = await send(service.url, "/calls/usage", { project_id: PROJECT, call_ids: [id(5)], limit: 0 });
+    const zero = await send(ctx.service.url, "/calls/usage", { project_id: PROJECT, call_ids: [id(5)], limit: 0 });
     expect(zero).toMatchObject({ status: 400, json: { reason: "Usage aggregation limit must be positive" } });
-    const tooMany = await client.calls.usage({ call_ids: [id(1)], limit: 3 }).catch((err: unknown) => err);
+    const tooMany = await ctx.client.calls.usage({ call_ids: [id(1)], limit: 3 }).catch((err: unknown) => err);
     expect(tooMany).toBeInstanceOf(ApiError);
     expect((tooMany as ApiError).status).toBe(413);
-    expect(await client.calls.usage({ call_ids: [id(1)], limit: 4 })).toMatchObject({ call_usage: { [id(1)]: {} } });
+    expect(await ctx.client.calls.usage({ call_ids: [id(1)], limit: 4 })).toMatchObject({
+      call_usage: { [id(1)]: {} },
+    });
   });
 });
