@@ -101,6 +101,7 @@ export class ExportQueue<T> {
   private pausedUntil = 0;
   private closed = false;
   private stopping = false;
+  private stopAnnounced = false;
   private readonly waiters: { target: number; deadline: number; resolve: () => void }[] = [];
   /** Callbacks of {@link whenFinished}, each with the count of finished items it waits for. */
   private followers: { target: number; run: (dropped: boolean) => void }[] = [];
@@ -195,9 +196,17 @@ export class ExportQueue<T> {
     return this.closed;
   }
 
-  /** Whether `shutdown()` has begun: what is not sent by its deadline is dropped, not retried. */
+  /** Whether `shutdown()` has begun (or its processor's): what is not sent by its deadline is dropped, not retried. */
   get isStopping(): boolean {
-    return this.stopping;
+    return this.stopping || this.stopAnnounced;
+  }
+
+  /**
+   * Says that a shutdown is under way before this queue's own `shutdown()` runs (the processor first waits for calls
+   * about to end): an export failing meanwhile is reported as failing during shutdown, not promised a retry.
+   */
+  announceStop(): void {
+    this.stopAnnounced = true;
   }
 
   private refuses(force: boolean): boolean {

@@ -305,6 +305,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       const state = globalState();
       state.live.delete(this);
       if (state.live.size === 0) removeExitHooks();
+      this.calls.announceStop();
+      this.otlp.announceStop();
       const deadline = this.options.exportTimeoutMillis;
       const started = Date.now();
       // A call about to end (see forceFlush) ends before the queues close, rather than be dropped as late.
