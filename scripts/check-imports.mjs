@@ -23,6 +23,8 @@ const LAYERS = {
   "version.ts": 0,
   "semconv.ts": 0,
   "secrets.ts": 0,
+  "secrets-json.ts": 0,
+  "own-objects.ts": 0,
   "runtime.ts": 0,
   http: 0,
   types: 0,

@@ -6,6 +6,8 @@
  * and tracewire's logger.
  */
 
+import { maskJsonText, opensLikeJson } from "./secrets-json.js";
+
 /** What replaces a redacted value. */
 export const REDACTED = "REDACTED";
 
@@ -66,6 +68,12 @@ export class KeyRedactor {
         if (c.charCodeAt(0) < 128) this.lastChars[c.charCodeAt(0)] = 1;
     }
   }
+
+  /**
+   * Whether a key ending in the character with this code may match: the first check of {@link matches}, for text
+   * scanned for keys (secrets-json.ts). A property, bound: it is handed on as a function.
+   */
+  readonly mayEndWith = (lastChar: number): boolean => lastChar >= 128 || this.lastChars[lastChar] === 1;
 
   /** Whether key redaction is on at all. */
   get active(): boolean {
@@ -170,14 +178,18 @@ const URL_PARAM = /([?&#])([^=&#\s]+)=([^&#\s]+)/g;
  * A string value (a payload string, a span attribute) with what marks it as a credential wherever it sits masked: a
  * whole-string URL's password and the values of its query (and fragment) parameters that `redactor` names or that are
  * `key` (how Google's APIs take an API key) — of a path with its query (`/search?token=…`) too — and any private key
- * block; a string that is a known secret whole is
+ * block; in JSON text (a string that opens with `{` or `[`: a serialized object, a tool call's arguments), the values
+ * under credential keys, as in an object (secrets-json.ts); a string that is a known secret whole is
  * masked whole ({@link isKnownSecret}) unless key redaction is off (`redactKeys: []`: the user asked for what they
  * put, as it is). Other strings are returned unchanged (`!==` says whether anything was
  * masked). Cheap enough for every payload string: text that does not open with `scheme://` costs a few character
  * reads before the private key check.
  */
 export function scrubString(text: string, redactor: KeyRedactor): string {
-  if (redactor.active && isKnownSecret(text)) return REDACTED;
+  if (redactor.active) {
+    if (isKnownSecret(text)) return REDACTED;
+    if (opensLikeJson(text)) return scrubPrivateKeys(maskJsonText(text, redactor, scrubberOf(redactor), REDACTED));
+  }
   let out = text;
   if (startsLikeUrl(text)) {
     if (STARTS_WITH_URL_PASSWORD.test(out)) out = out.replace(URL_PASSWORD, `$1:${REDACTED}@`);
@@ -187,6 +199,18 @@ export function scrubString(text: string, redactor: KeyRedactor): string {
     out = scrubUrlParams(out, redactor);
   }
   return scrubPrivateKeys(out);
+}
+
+// One scrub function per redactor, for the strings inside JSON text (made once: a redactor lives as long as its settings).
+const scrubbers = new WeakMap<KeyRedactor, (value: string) => string>();
+
+function scrubberOf(redactor: KeyRedactor): (value: string) => string {
+  let scrub = scrubbers.get(redactor);
+  if (scrub === undefined) {
+    scrub = (value) => scrubString(value, redactor);
+    scrubbers.set(redactor, scrub);
+  }
+  return scrub;
 }
 
 /** `url` with the values of its credential parameters masked; names are compared decoded (`api%5Fkey`). */
@@ -250,59 +274,6 @@ function hasSecretParam(url: URL, redactor: KeyRedactor): boolean {
   if (!url.search) return false;
   for (const key of url.searchParams.keys()) if (isSecretParam(key, redactor)) return true;
   return false;
-}
-
-/** Marks tracewire's own objects: the serializer records `obj[SUMMARY]()` and reads nothing else of them. */
-export const SUMMARY: unique symbol = Symbol.for("tracewire.summary.v1") as never;
-
-const INSPECT = Symbol.for("nodejs.util.inspect.custom");
-
-/** The short, secret-free description of one of tracewire's own objects. */
-export type Summary = { _type: string } & Record<string, string | number | boolean | undefined>;
-
-/**
- * Makes instances of `cls` describe themselves as `{_type: name, ...fields(instance)}` wherever they could be read
- * whole: the serializer (traced inputs and outputs), `JSON.stringify` and `util.inspect` / `console.log`. Nothing
- * reachable from them — options, API keys, queues, encoding buffers — is ever walked. `fields` must not throw and must
- * return nothing secret; a base URL is fine, an API key is not.
- */
-export function describeAs<T extends object>(
-  cls: { prototype: T },
-  name: string,
-  fields: (self: T) => Record<string, string | number | boolean | undefined> = () => ({}),
-): void {
-  describeObjectAs(cls.prototype as object, name, fields as (self: object) => Record<string, never>);
-}
-
-/** {@link describeAs} for one object (a handle built as a literal) or a prototype. */
-export function describeObjectAs<T extends object>(
-  target: T,
-  name: string,
-  fields: (self: T) => Record<string, string | number | boolean | undefined> = () => ({}),
-): void {
-  function summary(this: T): Summary {
-    try {
-      return { _type: name, ...fields(this) };
-    } catch {
-      return { _type: name };
-    }
-  }
-  const hidden = { configurable: true, writable: true, enumerable: false } as const;
-  Object.defineProperties(target, {
-    [SUMMARY]: { ...hidden, value: summary },
-    toJSON: { ...hidden, value: summary },
-    [INSPECT]: { ...hidden, value: summary },
-  });
-}
-
-/** The summary of one of tracewire's own objects, or undefined for anything else. Never throws. */
-export function summaryOf(value: object): Summary | undefined {
-  try {
-    const describe = (value as { [SUMMARY]?: unknown })[SUMMARY];
-    return typeof describe === "function" ? (describe.call(value) as Summary) : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**

@@ -6,8 +6,8 @@ import { makeApiError, statusFromErrorObject } from "../http/error-body.js";
 import { readAll } from "../http/request-parts.js";
 import { readChatStream } from "../http/sse.js";
 import type { HttpTransport, OpenResponse, RequestOptions } from "../http/transport.js";
+import { describeAs } from "../own-objects.js";
 import { bytesToText } from "../runtime.js";
-import { describeAs } from "../secrets.js";
 
 /** Status and headers of the response a {@link ChatStream} reads. */
 export interface StreamResponseInfo {

@@ -16,7 +16,7 @@ import { context, SpanKind } from "@opentelemetry/api";
 import type { JsonObject } from "../api/types/common.js";
 import { describeError } from "../otel/diagnostics.js";
 import { reportInternalError } from "../otel/state.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { ATTR_GEN_AI_OPERATION_NAME } from "../semconv.js";
 import {
   embeddingsOutput,

@@ -3,7 +3,7 @@
  * `content_block_start` / `_delta` / `_stop`, `message_delta`, `message_stop`) → the Message a non-streamed request
  * would have returned, which is what a streamed call records as its output and maps to response attributes.
  */
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import type { StreamAccumulator } from "./call-format.js";
 import { isNum, isObj, type Obj } from "./guards.js";
 

@@ -24,7 +24,7 @@ import { type Context, context, type Span, trace } from "@opentelemetry/api";
 import { AbortError } from "../errors.js";
 import { setCallCloser } from "../otel/span-data.js";
 import { globalState } from "../otel/state.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { callOfSpan } from "../tracing/op.js";
 import { type CallFormat, OPENAI_CHAT_FORMAT } from "./call-format.js";
 import { ChatStream, internalError, type StreamOwner } from "./chat-stream.js";

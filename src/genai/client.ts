@@ -6,7 +6,7 @@
 import { context } from "@opentelemetry/api";
 import type { Env } from "../config.js";
 import { ConfigError } from "../errors.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { ChatCall } from "./chat-call.js";
 import { isObj, type Obj } from "./guards.js";
 import { type ChatEndpoint, chatEndpoint } from "./openai-chat.js";

@@ -14,7 +14,7 @@
  *   `automaticFunctionCallingHistory` (after the request's contents, as the non-streamed response has it), the
  *   round's usage is added to the call's total, and the answer starts afresh.
  */
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import type { StreamAccumulator } from "./call-format.js";
 import { normalizeContents } from "./google-content.js";
 import { addUsage, setTotalUsage } from "./google-usage.js";

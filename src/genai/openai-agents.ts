@@ -27,7 +27,7 @@ import { type Context, context } from "@opentelemetry/api";
 import { refuseUnknownSettings } from "../config.js";
 import { ConfigError } from "../errors.js";
 import { globalState } from "../otel/state.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { threadContext } from "../tracing/context.js";
 import {
   activeContextExcept,

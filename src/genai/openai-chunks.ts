@@ -3,7 +3,7 @@
  * would have returned, which is what a streamed call records as its output and maps to response attributes.
  */
 
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { isNum, isObj, type Obj } from "./guards.js";
 
 interface ToolCallState {

@@ -7,7 +7,7 @@
  * end the call as failed ({@link ResponseFailure}). Content attributes: openai-responses-content.ts.
  */
 import type { Attributes } from "@opentelemetry/api";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import {
   ATTR_GEN_AI_CONVERSATION_ID,
   ATTR_GEN_AI_OUTPUT_TYPE,

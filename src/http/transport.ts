@@ -7,8 +7,9 @@ import {
   TimeoutError,
   TracewireError,
 } from "../errors.js";
+import { describeAs } from "../own-objects.js";
 import { anySignal, bytesToText, runtimeTag, utf8Length } from "../runtime.js";
-import { DEFAULT_REDACTOR, describeAs, maskKnownSecrets, REDACTED } from "../secrets.js";
+import { DEFAULT_REDACTOR, maskKnownSecrets, REDACTED } from "../secrets.js";
 import { VERSION } from "../version.js";
 import { makeApiError } from "./error-body.js";
 import { gzipBody } from "./gzip.js";

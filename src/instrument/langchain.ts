@@ -32,7 +32,7 @@ import { frameworkError } from "../genai/framework-runs.js";
 import { LangChainHandler, runScopeContext, stopStream, withRunScope } from "../genai/langchain.js";
 import { rememberModelSecrets } from "../genai/langchain-secrets.js";
 import { type StreamScope, streamScopeContext } from "../genai/langchain-streams.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 
 const PATCHED = Symbol.for("tracewire.langchain.patched");
 

@@ -15,8 +15,8 @@
  */
 import type { ApiError } from "../errors.js";
 import type { HttpTransport } from "../http/transport.js";
+import { describeAs } from "../own-objects.js";
 import { bytesToText } from "../runtime.js";
-import { describeAs } from "../secrets.js";
 import type { CallRecordItem } from "../wire/call-encode.js";
 import { type CallsExportEvents, classify, type Verdict } from "./calls-route.js";
 import { type ExportOutcome, retryOutcome } from "./export-queue.js";

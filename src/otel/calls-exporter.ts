@@ -15,7 +15,7 @@
 
 import type { ApiError } from "../errors.js";
 import type { HttpTransport } from "../http/transport.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { releaseSlices } from "../wire/arena.js";
 import type { CallRecordItem } from "../wire/call-encode.js";
 import { JsonWriter, literal } from "../wire/json-writer.js";

@@ -2,7 +2,9 @@
  * tracewire's own voice: internal failures are counted and reported through one logger, each kind at most once
  * per interval, so an outage produces a handful of lines instead of one per span.
  */
-import { DEFAULT_REDACTOR, describeAs, knownSecretValue, REDACTED, scrubText } from "../secrets.js";
+
+import { describeAs } from "../own-objects.js";
+import { DEFAULT_REDACTOR, knownSecretValue, REDACTED, scrubText } from "../secrets.js";
 
 /** Where tracewire writes its warnings. Defaults to `console`. */
 export interface Logger {

@@ -20,8 +20,8 @@
 import { ApiError } from "../errors.js";
 import { parseRetryAfter } from "../http/retry.js";
 import { isUnreachable } from "../http/transport.js";
+import { describeAs } from "../own-objects.js";
 import { anySignal, unref } from "../runtime.js";
-import { describeAs } from "../secrets.js";
 
 /** What one export did with the batch it was given. */
 export interface ExportOutcome {

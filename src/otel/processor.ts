@@ -14,7 +14,7 @@ import type { Context } from "@opentelemetry/api";
 import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { envOf, MAX_TIMER_MS } from "../config.js";
 import type { HttpTransport } from "../http/transport.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";

@@ -27,7 +27,7 @@ import { refuseUnknownOptions } from "../config.js";
 import { NotSentError, ValidationError } from "../errors.js";
 import { spanRoute } from "../otel/span-data.js";
 import { type ActiveProcessor, globalState } from "../otel/state.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { serialize } from "./serialize.js";
 
 /** Optional fields of a feedback record. */

@@ -14,7 +14,7 @@ import type { KNOWN_OPTIONS } from "../otel/known-options.js";
 import { readLogger, resolveProcessorOptions, type TracewireProcessorOptions } from "../otel/options.js";
 import { TracewireSpanProcessor, type TracewireStats } from "../otel/processor.js";
 import { globalState } from "../otel/state.js";
-import { describeObjectAs } from "../secrets.js";
+import { describeObjectAs } from "../own-objects.js";
 import { TRACER_NAME, VERSION } from "../version.js";
 import { createProvider, spanLimitsFrom } from "./provider.js";
 

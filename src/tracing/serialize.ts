@@ -7,8 +7,9 @@
  * and per-instance overrides are not called. Every failure becomes a visible marker string instead of an exception.
  */
 import type { JsonValue } from "../api/types/common.js";
+import { summaryOf } from "../own-objects.js";
 import { brandChecks, nodeBuffer, toBase64 } from "../runtime.js";
-import { REDACTED, redactUrl, scrubString, scrubText, summaryOf } from "../secrets.js";
+import { REDACTED, redactUrl, scrubString, scrubText } from "../secrets.js";
 import { resolveSerializeOptions, type SerializeOptions } from "./serialize-options.js";
 import { className, describe, take, truncate, unbox, unserializable } from "./serialize-values.js";
 import { wellKnownSummary } from "./well-known.js";

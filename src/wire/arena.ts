@@ -5,7 +5,7 @@
  * then its slices still point into it.
  */
 
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import type { ByteWriter } from "./byte-writer.js";
 
 /** Items share buffers of this size; a new one starts when less than `ARENA_SLACK` bytes are left. */

@@ -12,7 +12,9 @@
  * `scrubString`: a URL's password, a private key block) only when it differs from the key's last value — a cached
  * pair is the encoding of the value as it may leave the process.
  */
-import { describeAs, type KeyRedactor, knownSecrets, REDACTED, scrubString } from "../secrets.js";
+
+import { describeAs } from "../own-objects.js";
+import { type KeyRedactor, knownSecrets, REDACTED, scrubString } from "../secrets.js";
 
 /** What is cached for one attribute key. */
 export interface KeyEntry {

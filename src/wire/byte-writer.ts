@@ -1,6 +1,7 @@
 /** The byte buffer under tracewire's own encoders (protobuf-writer.ts, json-writer.ts). No dependencies. */
+
+import { describeAs } from "../own-objects.js";
 import { utf8Length } from "../runtime.js";
-import { describeAs } from "../secrets.js";
 
 /**
  * A growable, reusable byte buffer: what the protobuf and JSON writers share. `reset()` it between messages;

@@ -8,7 +8,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { CallEnd, CallStart, CallSummary } from "../api/types/calls.js";
 import type { LlmUsage } from "../api/types/common.js";
-import { describeAs } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import { JsonWriter, literal } from "./json-writer.js";
 import {

@@ -12,7 +12,8 @@
 import type { InstrumentationScope } from "@opentelemetry/core";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { describeAs, type KeyRedactor } from "../secrets.js";
+import { describeAs } from "../own-objects.js";
+import type { KeyRedactor } from "../secrets.js";
 import { ArenaPool, type Slice } from "./arena.js";
 import type { ByteWriter } from "./byte-writer.js";
 import { JsonWriter } from "./json-writer.js";

@@ -10,7 +10,7 @@ import { ChatTracing } from "../../genai/client.js";
 import { GEN_AI_PROVIDER } from "../../genai/openai-chat.js";
 import type { ChatTraceOptions } from "../../genai/options.js";
 import { HttpTransport } from "../../http/transport.js";
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import { type CallOptions, checkClientOptions, withCall } from "../base.js";
 import type { ModelList } from "../types/chat.js";
 import { InferenceChatCompletions } from "./chat.js";

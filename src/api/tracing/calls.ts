@@ -1,4 +1,4 @@
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import {
   type CallOptions,
   ndjsonRequest,

@@ -1,6 +1,6 @@
 import { type ClientOptions, ENV, envOf, readProject, resolveTransport } from "../../config.js";
 import { HttpTransport } from "../../http/transport.js";
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import { checkClientOptions, type ServiceContext } from "../base.js";
 import { AnnotationQueuesApi } from "./annotation-queues.js";
 import { CallsApi } from "./calls.js";

@@ -3,7 +3,7 @@
  * fill the default project. Families extend {@link EndpointFamily} so each method is one line of intent.
  */
 import type { RequestOptions } from "../../http/transport.js";
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import { type CallOptions, ndjsonRequest, type ServiceContext, withCall, withProject } from "../base.js";
 
 export abstract class EndpointFamily {

@@ -1,6 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath } from "../../http/transport.js";
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import type { ServiceContext } from "../base.js";
 import {
   CallsV2Resource,

@@ -1,6 +1,6 @@
 import type { ChatTracing } from "../../genai/client.js";
 import type { HttpTransport } from "../../http/transport.js";
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import type { CallOptions } from "../base.js";
 import { sendChatCompletion } from "../chat-request.js";
 import type { ChatStream } from "../stream.js";

@@ -1,8 +1,8 @@
 import { kindOf, MAX_TIMER_MS } from "../../config.js";
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
+import { describeAs } from "../../own-objects.js";
 import { anySignal } from "../../runtime.js";
-import { describeAs } from "../../secrets.js";
 import { type CallOptions, checkKnownKeys, describeValue, requireString, withCall } from "../base.js";
 import type {
   CreateSftTrainingJobParams,

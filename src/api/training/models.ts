@@ -1,6 +1,6 @@
 import { ValidationError } from "../../errors.js";
 import { encodePath, type HttpTransport } from "../../http/transport.js";
-import { describeAs } from "../../secrets.js";
+import { describeAs } from "../../own-objects.js";
 import { type CallOptions, checkKnownKeys, requireString, withCall } from "../base.js";
 import type { JsonObject } from "../types/common.js";
 import type {

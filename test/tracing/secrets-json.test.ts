@@ -1,0 +1,140 @@
+/**
+ * Credentials inside JSON text carried as a string (secrets-json.ts): another instrumentation's `input.value`, a tool
+ * call's arguments, a request body recorded as text. The values under credential keys are masked as in an object, at
+ * the service (over OTLP and on the calls route) and in the serializer's rules; JSON without them is sent untouched.
+ */
+import { context, trace } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { afterEach, describe, expect, it } from "vitest";
+import { op, REDACTED } from "../../src/index.js";
+import { TracewireSpanProcessor } from "../../src/otel/index.js";
+import { KeyRedactor, scrubString } from "../../src/secrets.js";
+import { serialize } from "../../src/tracing/serialize.js";
+import { TracingDouble } from "../support/tracing-double.js";
+
+const redactor = new KeyRedactor();
+const scrub = (text: string) => scrubString(text, redactor);
+
+describe("JSON text in a string", () => {
+  it("the values under credential keys are masked at any depth, the rest kept", () => {
+    const text = JSON.stringify({
+      model: "gpt-4o-mini",
+      api_key: "sk-top-0123456789",
+      headers: { Authorization: "Bearer sk-deep-0123456789", "x-request-id": "r-1" },
+      messages: [{ role: "user", content: "hi" }],
+      credentials: { user: "u", pass: "p" },
+      max_tokens: 5,
+    });
+    expect(JSON.parse(scrub(text))).toEqual({
+      model: "gpt-4o-mini",
+      api_key: REDACTED,
+      headers: { Authorization: REDACTED, "x-request-id": "r-1" },
+      messages: [{ role: "user", content: "hi" }],
+      credentials: REDACTED,
+      max_tokens: 5,
+    });
+  });
+
+  it("JSON without credentials comes back as the same string, whatever its keys look like", () => {
+    for (const text of [
+      '{"max_tokens":5,"prompt_tokens":3,"tokenizer":"cl100k","messages":[{"role":"user","content":"a: b"}]}',
+      '[{"token":"Hello","logprob":-0.1,"bytes":[72]}]',
+      '{"note": "the key: is \\"password\\" in prose"}',
+      "[INFO] 12:00:01 token count: 42",
+      "{ not json at all: really }",
+    ]) {
+      expect(scrub(text)).toBe(text);
+    }
+  });
+
+  it("pretty-printed JSON is written back in its own indentation", () => {
+    const text = JSON.stringify({ user: "ada", password: "hunter2-0123", nested: { ok: true } }, null, 4);
+    expect(scrub(text)).toBe(JSON.stringify({ user: "ada", password: REDACTED, nested: { ok: true } }, null, 4));
+  });
+
+  it("JSON inside a string inside JSON (a tool call's arguments in a recorded request)", () => {
+    const args = JSON.stringify({ username: "ada", password: "pw-inner-0123" });
+    const text = JSON.stringify({ tool_calls: [{ function: { name: "login", arguments: args } }] });
+    const out = scrub(text);
+    expect(out).not.toContain("pw-inner");
+    const inner = JSON.parse(JSON.parse(out).tool_calls[0].function.arguments);
+    expect(inner).toEqual({ username: "ada", password: REDACTED });
+  });
+
+  it("text cut short (an attribute limit) has its credential values masked where they stand", () => {
+    const whole = JSON.stringify({ api_key: "sk-cut-0123456789", token: 12345, escaped: "a\\\"b", secret: "s-" });
+    const cut = `${whole.slice(0, -3)}`; // ends inside the last value: `"secret":"s`
+    const out = scrub(cut);
+    expect(out).toBe(`{"api_key":"${REDACTED}","token":"${REDACTED}","escaped":"a\\\\\\"b","secret":"${REDACTED}`);
+    // Nested JSON that no longer parses: `\"password\":\"…\"` inside a string, cut short.
+    const nested = JSON.stringify({ body: JSON.stringify({ password: "pw-nested-0123", n: 1 }) }).slice(0, -2);
+    expect(scrub(nested)).not.toContain("pw-nested");
+  });
+
+  it("a URL with a password inside JSON is masked too", () => {
+    expect(JSON.parse(scrub('{"dsn":"postgres://app:pw-1@db:5432/x","retries":3}'))).toEqual({
+      dsn: `postgres://app:${REDACTED}@db:5432/x`,
+      retries: 3,
+    });
+  });
+
+  it("redactKeys: [] records the text as it is; a list of one's own decides the keys", () => {
+    const text = '{"password":"pw-1","ssn":"078-05-1120"}';
+    expect(scrubString(text, new KeyRedactor([]))).toBe(text);
+    expect(scrubString(text, new KeyRedactor(["ssn"]))).toBe(`{"password":"pw-1","ssn":"${REDACTED}"}`);
+  });
+
+  it("a payload holding such text is recorded masked (the serializer's string rule)", () => {
+    expect(serialize({ body: '{"client_secret":"cs-0123456789","grant_type":"client_credentials"}' })).toEqual({
+      body: `{"client_secret":"${REDACTED}","grant_type":"client_credentials"}`,
+    });
+  });
+});
+
+describe("at the service", () => {
+  let cleanup: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await cleanup?.();
+    cleanup = undefined;
+  });
+
+  async function setup() {
+    const double = await TracingDouble.start();
+    const processor = new TracewireSpanProcessor({ baseUrl: double.url, project: "acme/demo", env: {} });
+    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
+    trace.setGlobalTracerProvider(provider);
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    cleanup = async () => {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      await double.close();
+    };
+    return { double, processor };
+  }
+
+  it("another instrumentation's input.value over OTLP, and an op's JSON argument on the calls route", async () => {
+    const { double, processor } = await setup();
+    const request = { model: "m", apiKey: "sk-oi-0123456789", messages: [{ role: "user", content: "hi" }] };
+    const span = trace.getTracer("openinference-like").startSpan("ChatCompletion");
+    span.setAttribute("input.value", JSON.stringify(request));
+    span.setAttribute("input.mime_type", "application/json");
+    span.end();
+    const post = op(
+      function post(body: string) {
+        return body.length;
+      },
+      { parameterNames: ["body"] },
+    );
+    post('{"url":"/login","form":{"user":"ada","password":"pw-op-0123"}}');
+    await processor.forceFlush();
+
+    const [exported] = double.spans.filter((s) => s.name === "ChatCompletion");
+    expect(JSON.parse(exported!.attributes["input.value"] as string)).toEqual({ ...request, apiKey: REDACTED });
+    expect(exported!.attributes["input.mime_type"]).toBe("application/json");
+    const [call] = double.callsNamed("post");
+    expect(call!.start?.inputs).toEqual({ body: `{"url":"/login","form":{"user":"ada","password":"${REDACTED}"}}` });
+    expect(double.wireText()).not.toMatch(/sk-oi|pw-op/);
+  });
+});
