@@ -3,7 +3,8 @@
  * google-generate.ts: the request's `contents` as the list of turns the SDK sends (`normalizeContents`, what its
  * `tContents` makes of a string, a part list or one Content), and the opt-in GenAI content attributes (semantic
  * conventions v1.41.1 §3.3): system instruction, input messages, tool definitions and one output message per
- * candidate, with Gemini's parts mapped to the semconv part types and its finish reasons to the semconv enum.
+ * candidate (for a blocked prompt, which has none, one that says so), with Gemini's parts mapped to the semconv part
+ * types and its finish reasons to the semconv enum.
  */
 import type { Attributes } from "@opentelemetry/api";
 import {
@@ -167,9 +168,31 @@ function finishReasonOf(reason: unknown, parts: Obj[], unfinished: string): stri
   return reason.toLowerCase();
 }
 
-/** The opt-in output attribute of a (serialized, redacted) response: one assistant message per candidate. */
+/**
+ * Why Gemini refused the prompt itself (`promptFeedback.blockReason`: `SAFETY`, `OTHER`, `BLOCKLIST`, …), when it did:
+ * then the response has no candidates, and this is the one account of why the answer is empty. Undefined when the
+ * response has candidates (a block reason only comes without them) or no block reason.
+ */
+export function blockReasonOf(response: Obj): string | undefined {
+  if (Array.isArray(response.candidates) && response.candidates.length > 0) return undefined;
+  const feedback = response.promptFeedback;
+  const reason = isObj(feedback) ? feedback.blockReason : undefined;
+  return typeof reason === "string" && reason !== "" ? reason : undefined;
+}
+
+/**
+ * The opt-in output attribute of a (serialized, redacted) response: one assistant message per candidate. A blocked
+ * prompt has none; it is one message without parts whose finish reason is `content_filter` (whatever the block
+ * reason: every one of them is a filter refusing the prompt), so the output says why nothing came, as an answer
+ * refused by a filter says it (the conventions' output message requires a finish reason).
+ */
 export function geminiOutputContent(response: unknown, unfinished: string): Attributes {
-  if (!isObj(response) || !Array.isArray(response.candidates)) return {};
+  if (!isObj(response)) return {};
+  if (blockReasonOf(response) !== undefined) {
+    const blocked = [{ role: "assistant", parts: [], finish_reason: "content_filter" }];
+    return { [ATTR_GEN_AI_OUTPUT_MESSAGES]: JSON.stringify(blocked) };
+  }
+  if (!Array.isArray(response.candidates)) return {};
   const messages = response.candidates.filter(isObj).map((candidate) => {
     const content = isObj(candidate.content) ? candidate.content : {};
     const parts = partsOf(content.parts);

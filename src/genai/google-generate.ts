@@ -10,6 +10,11 @@
  * `output_tokens` and cached tokens in `input_tokens`, so `input_tokens` = prompt + tool-use prompt tokens (the
  * cached ones are already part of the prompt count) and `output_tokens` = candidates + thoughts tokens: together
  * Gemini's `totalTokenCount`.
+ *
+ * A blocked prompt (`promptFeedback.blockReason`, no candidates) is an answer, not a failure: the SDK returns it, and
+ * its block reason stands in for the finish reason no candidate carries (`SAFETY`, `OTHER`, …). OpenTelemetry's
+ * Python instrumentation puts it in `error.type` (`BLOCKED_SAFETY`) instead; that would mark as failed a call whose
+ * request succeeded, and a backend filtering on finish reasons (as on OpenAI's `content_filter`) would miss it.
  */
 import type { Attributes } from "@opentelemetry/api";
 import {
@@ -34,7 +39,7 @@ import {
   GEN_AI_OPERATION,
 } from "../semconv.js";
 import type { CallFormat } from "./call-format.js";
-import { geminiInputContent, geminiOutputContent } from "./google-content.js";
+import { blockReasonOf, geminiInputContent, geminiOutputContent } from "./google-content.js";
 import { GeminiStreamAccumulator } from "./google-stream.js";
 import { usageOf } from "./google-usage.js";
 import { isNum, isObj, type Obj } from "./guards.js";
@@ -108,6 +113,10 @@ function geminiResponseAttributes(response: unknown, attributes: Attributes): vo
       if (isObj(candidate) && typeof candidate.finishReason === "string") reasons.push(candidate.finishReason);
     if (reasons.length > 0) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = reasons;
   }
+  // A blocked prompt has no candidate to carry a finish reason: its block reason is the one reason there is, kept as
+  // Gemini names it, like the candidates' own (the opt-in output messages map it to `content_filter`).
+  const blocked = blockReasonOf(response);
+  if (blocked !== undefined) attributes[ATTR_GEN_AI_RESPONSE_FINISH_REASONS] = [blocked];
   const usage = usageOf(response);
   if (!isObj(usage)) return;
   const count = (key: string): number | undefined => (isNum(usage[key]) ? usage[key] : undefined);

@@ -19,7 +19,7 @@ import { describeAs } from "../own-objects.js";
 import { bytesToText } from "../runtime.js";
 import type { CallRecordItem } from "../wire/call-encode.js";
 import { type CallsExportEvents, classify, type Verdict } from "./calls-route.js";
-import { type ExportOutcome, retryOutcome } from "./export-queue.js";
+import { type ExportOutcome, retryOutcome } from "./export-outcome.js";
 
 /** A call's start and end, both in the batch. */
 type Pair = readonly [start: CallRecordItem, end: CallRecordItem];

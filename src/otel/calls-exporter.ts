@@ -21,7 +21,7 @@ import type { CallRecordItem } from "../wire/call-encode.js";
 import { JsonWriter, literal } from "../wire/json-writer.js";
 import { CompleteSender } from "./calls-complete.js";
 import { type CallItem, type CallRequest, type CallsExportEvents, classify, type Verdict } from "./calls-route.js";
-import { type ExportOutcome, retryOutcome } from "./export-queue.js";
+import { type ExportOutcome, retryOutcome } from "./export-outcome.js";
 
 const BATCH_PREFIX = literal('{"batch":[');
 const BATCH_SUFFIX = literal("]}");

@@ -16,45 +16,19 @@
  *   an OTLP span goes to the calls queue once that span's export is done, and never when the span was dropped).
  * - When the queue is full, new items are dropped and counted — except `force`d ones (the end of a call whose start
  *   was accepted), so no call is left open by our own bookkeeping.
+ *
+ * What an export reports, and the backoff, `Retry-After` and deadline rules applied when one ends, are the exporters'
+ * contract with the queue: export-outcome.ts.
  */
-import { ApiError } from "../errors.js";
-import { parseRetryAfter } from "../http/retry.js";
-import { isUnreachable } from "../http/transport.js";
 import { describeAs } from "../own-objects.js";
 import { anySignal, unref } from "../runtime.js";
-
-/** What one export did with the batch it was given. */
-export interface ExportOutcome {
-  /** Items from the front of the batch that are finished (sent, or dropped as rejected). */
-  done: number;
-  /** The rest failed in a way worth retrying later (service down, 429/5xx after the transport's own retries). */
-  retry: boolean;
-  /** With `retry`: the service's `Retry-After`, in ms; the next attempt waits at least this long. */
-  retryAfterMs?: number;
-  /**
-   * With `retry`: the service refused the connection (or its name did not resolve), so nothing can be sent now. A
-   * flush waiting for this export settles at once instead of retrying until its deadline; the items stay queued.
-   */
-  unreachable?: boolean;
-  /**
-   * Without `retry`: the items are finished (refused for good), but the service refused the whole request for a
-   * reason every next request shares (401/403: the API key). The next export waits a backoff, as after a retry.
-   */
-  backoff?: boolean;
-}
-
-/** A retry outcome after `done` items, carrying the service's `Retry-After` when the failure had one. */
-export function retryOutcome(done: number, err: unknown): ExportOutcome {
-  const header = err instanceof ApiError ? err.headers["retry-after"] : undefined;
-  const retryAfterMs = parseRetryAfter(header);
-  const outcome: ExportOutcome = { done, retry: true };
-  if (retryAfterMs !== undefined) outcome.retryAfterMs = retryAfterMs;
-  if (isUnreachable(err)) outcome.unreachable = true;
-  return outcome;
-}
-
-/** Sends one batch. Must not throw; `signal` fires at the export timeout or on a forced shutdown. */
-export type BatchExporter<T> = (batch: T[], signal: AbortSignal) => Promise<ExportOutcome>;
+import {
+  type BatchExporter,
+  type ExportOutcome,
+  exportDeadline,
+  nextRetryDelay,
+  retryNotBefore,
+} from "./export-outcome.js";
 
 /** Queue limits (DESIGN §3; defaults follow `OTEL_BSP_*`). */
 export interface QueueOptions {
@@ -83,8 +57,6 @@ export interface QueueStats {
 
 /** How long shutdown waits for an aborted export still in flight to return. */
 const IN_FLIGHT_WAIT_MS = 1000;
-/** Longest `Retry-After` the queue honours (a longer one is taken as this): an hour. */
-const MAX_RETRY_AFTER_MS = 3_600_000;
 
 export class ExportQueue<T> {
   private items: T[] = [];
@@ -336,25 +308,15 @@ export class ExportQueue<T> {
     const retry = outcome.retry && done < batch.length;
     if (!retry && outcome.backoff) {
       // Refused for a reason every next request shares (the API key): the next batch waits, whenever it comes.
-      this.retryDelay = Math.min(
-        this.options.retryMaxDelayMs,
-        this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
-      );
+      this.retryDelay = nextRetryDelay(this.retryDelay, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
       this.pausedUntil = Date.now() + this.retryDelay;
       if (this.items.length > 0) this.kick(this.waiters.length > 0 ? 0 : this.retryDelay);
       return;
     }
     if (retry) {
       this.stats.retries++;
-      this.retryDelay = Math.min(
-        this.options.retryMaxDelayMs,
-        this.retryDelay === 0 ? this.options.retryBaseDelayMs : this.retryDelay * 2,
-      );
-      const retryAfter = outcome.retryAfterMs;
-      this.notBefore =
-        retryAfter !== undefined && Number.isFinite(retryAfter) && retryAfter > 0
-          ? Date.now() + Math.min(retryAfter, MAX_RETRY_AFTER_MS)
-          : 0;
+      this.retryDelay = nextRetryDelay(this.retryDelay, this.options.retryBaseDelayMs, this.options.retryMaxDelayMs);
+      this.notBefore = retryNotBefore(outcome.retryAfterMs);
       // A flush does not wait for what cannot happen before its deadline: an unreachable service, a Retry-After
       // past the deadline. It settles now; the items stay queued and the retries go on in the background.
       for (const waiter of [...this.waiters])
@@ -400,11 +362,3 @@ export class ExportQueue<T> {
 
 // Recorded, logged or inspected as a short summary: nothing inside it (keys, queues, buffers) is ever read.
 describeAs(ExportQueue, "ExportQueue");
-
-/** A signal that aborts after `ms`, its reason naming the setting, so a log line of the aborted request says why. */
-function exportDeadline(ms: number): AbortSignal {
-  const deadline = new AbortController();
-  const why = `the export took longer than exportTimeoutMillis (env OTEL_BSP_EXPORT_TIMEOUT), ${ms} ms`;
-  setTimeout(() => deadline.abort(new Error(why)), ms).unref?.(); // like AbortSignal.timeout: not cleared, unref'd
-  return deadline.signal;
-}

@@ -15,7 +15,7 @@ import { DEFAULT_REDACTOR, type KeyRedactor } from "../secrets.js";
 import { releaseSlices } from "../wire/arena.js";
 import { type EncodedSpan, JsonBatchEncoder, ProtoBatchEncoder, type SpanBatchEncoder } from "../wire/otlp-batch.js";
 import { decodeExportResponse, type ExportPartialSuccess } from "../wire/otlp-encode.js";
-import { type ExportOutcome, retryOutcome } from "./export-queue.js";
+import { type ExportOutcome, retryOutcome } from "./export-outcome.js";
 import { DEFAULT_ATTRIBUTE_VALUE_LENGTH_LIMIT, type OtlpExporterConfig } from "./options.js";
 import { redactedSpanButAttributes } from "./span-redact.js";
 

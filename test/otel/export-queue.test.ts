@@ -4,7 +4,8 @@
  * answer was already on its way would. Every item must end up counted exactly once, as sent or as dropped.
  */
 import { expect, it } from "vitest";
-import { type ExportOutcome, ExportQueue } from "../../src/otel/export-queue.js";
+import type { ExportOutcome } from "../../src/otel/export-outcome.js";
+import { ExportQueue } from "../../src/otel/export-queue.js";
 
 const OPTIONS = {
   maxQueueSize: 100,

@@ -15,7 +15,8 @@
  *   (an `{"error": …}` event inside the 200 stream after the first text piece), `m-drop` (the connection is cut
  *   after the first text piece), `m-slow` (a text piece every 50 ms until the client goes away), `m-continue` (the
  *   answer in two requests: the first ends with a `continuationToken` and no finish reason, the SDK's automatic
- *   continuation asks again with it).
+ *   continuation asks again with it), `m-blocked-<REASON>` (the prompt is blocked: `promptFeedback` with that
+ *   `blockReason` and the prompt's safety ratings, prompt-only usage and no `candidates`; streamed, one chunk of it).
  */
 import type { ServerResponse } from "node:http";
 import { type RecordedRequest, TestServer } from "./server.js";
@@ -43,6 +44,25 @@ export const CONTINUE = [
 ];
 export const CONTINUATION_TOKEN = "continue-1";
 export const RESPONSE_ID = "resp-standin";
+/** The usage of a blocked prompt: its own tokens only, nothing generated. */
+export const BLOCKED_USAGE = { promptTokenCount: 9, totalTokenCount: 9 };
+/** The prompt's safety ratings that come with a `SAFETY` block. */
+export const BLOCKED_RATINGS = [
+  { category: "HARM_CATEGORY_DANGEROUS_CONTENT", probability: "HIGH", blocked: true },
+  { category: "HARM_CATEGORY_HARASSMENT", probability: "NEGLIGIBLE" },
+];
+
+/** What Gemini answers a blocked prompt (`model` `m-blocked-<reason>`): prompt feedback, no candidates. */
+export function blockedResponse(model: string, reason: string): Body {
+  const promptFeedback: Body = { blockReason: reason };
+  if (reason === "SAFETY") promptFeedback.safetyRatings = BLOCKED_RATINGS;
+  return {
+    promptFeedback,
+    usageMetadata: BLOCKED_USAGE,
+    modelVersion: `${model}${MODEL_SUFFIX}`,
+    responseId: RESPONSE_ID,
+  };
+}
 
 type Body = Record<string, unknown>;
 
@@ -119,6 +139,13 @@ export class GeminiServer {
       const code = Number(status[1]);
       res.writeHead(code, { "content-type": "application/json" });
       res.end(JSON.stringify({ error: { code, message: `Stand-in error ${code}`, status: "INVALID_ARGUMENT" } }));
+      return;
+    }
+    const blocked = /^m-blocked-([A-Z_]+)$/.exec(model);
+    if (blocked) {
+      const response = blockedResponse(model, blocked[1]!);
+      res.writeHead(200, { "content-type": streaming ? "text/event-stream" : "application/json" });
+      res.end(streaming ? `data: ${JSON.stringify(response)}\r\n\r\n` : JSON.stringify(response));
       return;
     }
     const meta = { modelVersion: `${model}${MODEL_SUFFIX}`, responseId: RESPONSE_ID };
