@@ -124,7 +124,9 @@ interface ItemState {
  * `response.completed` (or `response.incomplete` / `response.failed`) carries when it arrives; until then, the
  * `response.created` snapshot with its output items built from `output_item`, `content_part`, `output_text`,
  * `refusal`, `function_call_arguments` and `reasoning_summary` events, per `output_index` (so parallel function
- * calls stay apart), `content_index` and `summary_index`. Nothing the consumer receives is modified.
+ * calls stay apart), `content_index` and `summary_index`. Nothing the consumer receives is modified. It also tells
+ * when the output may be complete before `response.completed` ({@link closing}), so that a consumer that stops there
+ * still has that event, and its usage, recorded (chat-stream.ts reads on for it).
  */
 export class ResponseEventAccumulator implements StreamAccumulator {
   chunks = 0;
