@@ -30,6 +30,19 @@ export interface StreamAccumulator {
   completion(): Obj;
   /** What the stream itself reported as a failure (an `error` event, a failed response), if anything. */
   readonly failure?: unknown;
+  /**
+   * For a format whose stream ends with a terminal item that carries the usage, after items that close each part of
+   * the answer (the Responses API: `.done` events, then `response.completed`): whether the latest item closed a part
+   * and the terminal one has not come — the answer may be complete, and a consumer that stops now has the stream read
+   * on for that terminal item (chat-stream.ts). Chat completions leave it out: their usage chunk is awaited when
+   * tracewire asked for it and every choice finished.
+   */
+  readonly closing?: boolean;
+  /**
+   * With {@link closing}: whether `item`, read after the consumer stopped, still belongs to the close of the answer (a
+   * closing or terminal item). One that does not (another item begins) shows the consumer stopped before the end.
+   */
+  closes?(item: unknown): boolean;
 }
 
 /** How one kind of model call is named, described and recorded (see the module comment). */

@@ -5,8 +5,10 @@
  * call through its {@link StreamOwner}. The iterator is patched in place (stream-tap.ts), so the consumer keeps the
  * very same objects.
  *
- * A consumer that stops right after every choice finished (`break` on `finish_reason`) still gets the injected usage
- * recorded: the chunk that follows is read, within {@link USAGE_AFTER_FINISH_MS}, before the stream is closed.
+ * A consumer that stops right after the answer is complete but before what carries its usage still gets that usage
+ * recorded (see {@link ChatStream.tailDue}): the injected usage chunk after the last `finish_reason` of a chat
+ * completion, the `response.completed` after the closing `.done` events of a Responses stream. What follows is read,
+ * within {@link USAGE_AFTER_FINISH_MS}, before the stream is closed.
  */
 import type { Span } from "@opentelemetry/api";
 import { describeError } from "../otel/diagnostics.js";
@@ -18,7 +20,11 @@ import type { ChatEnd } from "./span-record.js";
 import { hideUsageInChunk } from "./sse-usage.js";
 import { type Method, readOn, tapIterator } from "./stream-tap.js";
 
-/** How long a `break` right after the last `finish_reason` waits for the usage chunk that follows it. */
+/**
+ * How long a `break` right after the end of the answer has the stream read on for what carries the usage (the usage
+ * chunk after the last `finish_reason`, a Responses stream's `response.completed`); the consumer's `return()` waits
+ * at most `RETURN_GRACE_MS` of it (stream-tap.ts).
+ */
 export const USAGE_AFTER_FINISH_MS = 500;
 
 /** Reports a failure of tracewire's own (rate-limited); the model call itself goes on. */
@@ -64,6 +70,11 @@ export class ChatStream {
    */
   private stopRequested = false;
   private stopSettled: (() => void) | undefined;
+  /**
+   * An item read after the consumer stopped did not belong to the close of the answer (another Responses output item
+   * began): the consumer stopped before the end, and that item is left out of the record (the consumer never saw it).
+   */
+  private cutShort = false;
   private signal: AbortSignal | undefined;
   private detach: (() => void) | undefined;
 
@@ -106,17 +117,30 @@ export class ChatStream {
   }
 
   /**
+   * Whether a consumer that stops now stops after the answer but before what carries its usage, which is worth
+   * reading on for: for a chat completion, every choice finished and the usage chunk tracewire asked for has not
+   * come; for a format whose stream ends with a terminal item (the Responses API), the latest item closed a part of
+   * the answer ({@link StreamAccumulator.closing}) and no item read since began another. One concept for every
+   * format: the stop, the reading on and its limits are the same (awaitTail, stopReading).
+   */
+  private get tailDue(): boolean {
+    const { accumulator, call } = this;
+    if (call.done || this.cutShort) return false;
+    if (accumulator.closing === true) return true;
+    return call.injectsUsage && accumulator.finished && !accumulator.hasUsage;
+  }
+
+  /**
    * The consumer stopped reading a helper built on this stream (a `break` out of openai's `chat.completions.stream()`
-   * runner, which then aborts its request while its own reading may still hold the next chunk): ended as the
-   * stream's `return()` would end it. When every choice finished but the injected usage has not arrived, the call
-   * stays open until the usage comes, the stream ends or the abort stops it (at most
+   * or `responses.stream()` runner, which then aborts its request while its own reading may still hold the next
+   * item): ended as the stream's `return()` would end it. When the tail that carries the usage is due
+   * ({@link tailDue}), the call stays open until it comes, the stream ends or the abort stops it (at most
    * {@link USAGE_AFTER_FINISH_MS}), and none of those is a failure or a cancellation. Returns a promise that
    * settles when the call ended, or undefined when it ended at once.
    */
   stopReading(): Promise<void> | undefined {
-    const { accumulator, call } = this;
-    if (call.done) return undefined;
-    if (!call.injectsUsage || !accumulator.finished || accumulator.hasUsage) {
+    if (this.call.done) return undefined;
+    if (!this.tailDue) {
       this.stopped();
       return undefined;
     }
@@ -166,7 +190,7 @@ export class ChatStream {
       end: () => this.ended(),
       returning: () => {
         this.returning = true;
-        return this.awaitUsage(iterator);
+        return this.awaitTail(iterator);
       },
       returned: () => this.stopped(),
       failed: (err) => {
@@ -178,15 +202,17 @@ export class ChatStream {
 
   /** Records one chunk; returns true when it must be hidden from the consumer (the injected usage chunk). */
   private chunk(value: unknown): boolean {
-    const call = this.call;
+    const { accumulator, call } = this;
     if (!call.done) {
       try {
         if (!this.firstChunk) {
           this.firstChunk = true;
           call.span.setAttribute(ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK, (performance.now() - call.startedAt) / 1000);
         }
-        this.accumulator.add(value);
-        if (this.stopRequested && this.accumulator.hasUsage) this.stopped();
+        const pastConsumer = this.returning || this.stopRequested;
+        if (pastConsumer && accumulator.closing === true && accumulator.closes?.(value) === false) this.cutShort = true;
+        else accumulator.add(value);
+        if (this.stopRequested && !this.tailDue) this.stopped();
       } catch (err) {
         internalError("chunk", err);
       }
@@ -201,17 +227,18 @@ export class ChatStream {
   }
 
   /**
-   * Before a `return()` (the consumer stopped): when every choice finished but the injected usage has not arrived,
-   * reads on for at most {@link USAGE_AFTER_FINISH_MS} (those chunks are past the consumer's `break`), then ends the
-   * call as the `break` would have (complete, without usage) and aborts a read still pending so the stream closes as
-   * it would have — that abort is tracewire's, not the caller's, so it does not make the call cancelled.
+   * Before a `return()` (the consumer stopped): when the tail that carries the usage is due ({@link tailDue}), reads
+   * on for at most {@link USAGE_AFTER_FINISH_MS} (those items are past the consumer's `break`) until it comes or shows
+   * the answer was not over, then ends the call as the `break` would have after them (complete with the usage, or as
+   * the `break` alone: a finished chat completion without usage, a Responses stream cancelled). A read still pending
+   * then is aborted so the stream closes as it would have — that abort is tracewire's, not the caller's, so it does
+   * not make the call cancelled. The iterator's own `return()` runs after (stream-tap.ts): it closes the stream.
    */
-  private awaitUsage(iterator: Obj): Promise<void> | undefined {
-    const { accumulator, call } = this;
-    if (call.done || !call.injectsUsage || !accumulator.finished || accumulator.hasUsage) return undefined;
+  private awaitTail(iterator: Obj): Promise<void> | undefined {
+    if (!this.tailDue) return undefined;
     const reading = readOn(
       iterator,
-      () => accumulator.hasUsage || call.done,
+      () => !this.tailDue,
       USAGE_AFTER_FINISH_MS,
       () => {
         this.stopped();
@@ -234,7 +261,8 @@ export class ChatStream {
   private ended(): void {
     const call = this.call;
     if (call.done) return;
-    if (this.stopRequested) {
+    // Read on past a consumer that stopped, the stream ended before its tail came: the stop decides (stopped()).
+    if (this.stopRequested || this.returning) {
       this.stopped();
       return;
     }

@@ -96,6 +96,19 @@ function slot(value: unknown): number | undefined {
   return isNum(value) && Number.isInteger(value) && value >= 0 && value < MAX_INDEX ? value : undefined;
 }
 
+/** The events that end a streamed response (`response.completed` and `response.incomplete` carry the usage). */
+const TERMINAL_EVENTS = new Set(["response.completed", "response.incomplete", "response.failed"]);
+
+/**
+ * Whether an event closes a part of the output (`response.output_text.done`, `response.content_part.done`,
+ * `response.output_item.done`, `response.function_call_arguments.done`, …). Every part ends with such an event, and
+ * after the last one only further `.done` events and the terminal event follow: a consumer that stops right after one
+ * may have the whole output, which the events that come next tell.
+ */
+function closesPart(type: unknown): boolean {
+  return typeof type === "string" && type.endsWith(".done");
+}
+
 /** One output item being streamed: our own copies, never the SDK's objects (its helpers mutate those). */
 interface ItemState {
   item: Obj;
@@ -111,7 +124,9 @@ interface ItemState {
  * `response.completed` (or `response.incomplete` / `response.failed`) carries when it arrives; until then, the
  * `response.created` snapshot with its output items built from `output_item`, `content_part`, `output_text`,
  * `refusal`, `function_call_arguments` and `reasoning_summary` events, per `output_index` (so parallel function
- * calls stay apart), `content_index` and `summary_index`. Nothing the consumer receives is modified.
+ * calls stay apart), `content_index` and `summary_index`. Nothing the consumer receives is modified. It also tells
+ * when the output may be complete before `response.completed` ({@link closing}), so that a consumer that stops there
+ * still has that event, and its usage, recorded (chat-stream.ts reads on for it).
  */
 export class ResponseEventAccumulator implements StreamAccumulator {
   chunks = 0;
@@ -119,10 +134,13 @@ export class ResponseEventAccumulator implements StreamAccumulator {
   private base: Obj | undefined;
   private final: Obj | undefined;
   private readonly items: (ItemState | undefined)[] = [];
+  /** The latest event closed a part of the output (see {@link closesPart}). */
+  private closed = false;
 
   add(event: unknown): void {
     if (!isObj(event)) return;
     this.chunks++;
+    this.closed = closesPart(event.type);
     const type = event.type;
     if (typeof type !== "string") return;
     switch (type) {
@@ -202,6 +220,17 @@ export class ResponseEventAccumulator implements StreamAccumulator {
   /** Whether the response reached its terminal event (completed, incomplete or failed). */
   get finished(): boolean {
     return this.final !== undefined;
+  }
+
+  /** The latest event closed a part of the output and the terminal event has not come: the output may be complete. */
+  get closing(): boolean {
+    return this.closed && this.final === undefined && this.failure === undefined;
+  }
+
+  /** Whether an event read after the consumer stopped still belongs to the close: a `.done` or terminal event. */
+  closes(event: unknown): boolean {
+    const type = isObj(event) ? event.type : undefined;
+    return closesPart(type) || (typeof type === "string" && TERMINAL_EVENTS.has(type));
   }
 
   /** The response: the terminal event's, else the snapshot so far (status as last reported). */

@@ -95,6 +95,31 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(span!.attributes["gen_ai.request.stream"]).toBe(true);
   });
 
+  it("a stream broken out of right after response.output_text.done: a finished span with the usage", async () => {
+    const stream = await client.responses.create({ model: MODEL, input: "Say hello.", stream: true });
+    for await (const event of stream) if (event.type === "response.output_text.done") break;
+    const [span, ...others] = await spans();
+    expect(others).toHaveLength(0);
+    expect(span!.status.code).toBe(STATUS_UNSET);
+    expect(span!.attributes).not.toHaveProperty("tracewire.cancelled");
+    expect(span!.attributes).not.toHaveProperty("tracewire.cancel.reason");
+    expect(span!.attributes).not.toHaveProperty("error.type");
+    expect(span!.attributes).toMatchObject({
+      "gen_ai.operation.name": "chat",
+      "openai.api.type": "responses",
+      "gen_ai.request.stream": true,
+      "gen_ai.response.id": RESPONSE_ID,
+      "gen_ai.response.model": `${MODEL}${MODEL_SUFFIX}`,
+      "gen_ai.response.finish_reasons": ["stop"],
+      "openai.response.service_tier": "default",
+      "gen_ai.usage.input_tokens": RESPONSE_USAGE.input_tokens,
+      "gen_ai.usage.output_tokens": RESPONSE_USAGE.output_tokens,
+      "gen_ai.usage.cache_read.input_tokens": RESPONSE_USAGE.input_tokens_details.cached_tokens,
+      "gen_ai.usage.reasoning.output_tokens": RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
+    });
+    expect(typeof span!.attributes["gen_ai.response.time_to_first_chunk"]).toBe("number");
+  });
+
   it("content attributes: instructions, input items, tools, and output items with the reasoning summary", async () => {
     const traced = wrapOpenAI(makeClient(version, ctx.server), { contentAttributes: true });
     const input = [
