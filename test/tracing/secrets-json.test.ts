@@ -63,7 +63,7 @@ describe("JSON text in a string", () => {
   });
 
   it("text cut short (an attribute limit) has its credential values masked where they stand", () => {
-    const whole = JSON.stringify({ api_key: "sk-cut-0123456789", token: 12345, escaped: "a\\\"b", secret: "s-" });
+    const whole = JSON.stringify({ api_key: "sk-cut-0123456789", token: 12345, escaped: 'a\\"b', secret: "s-" });
     const cut = `${whole.slice(0, -3)}`; // ends inside the last value: `"secret":"s`
     const out = scrub(cut);
     expect(out).toBe(`{"api_key":"${REDACTED}","token":"${REDACTED}","escaped":"a\\\\\\"b","secret":"${REDACTED}`);
