@@ -13,7 +13,7 @@
 
 export { type ClientOptions, ENV, type Env, type EnvOption, maskSecret } from "./config.js";
 export * from "./errors.js";
-export type { TracewireStats } from "./otel/processor.js";
+export type { TracewireStats } from "./otel/export-queue.js";
 export { DEFAULT_REDACT_KEYS, REDACTED } from "./secrets.js";
 export { Call, callById, type FeedbackOptions } from "./tracing/call.js";
 export { withAttributes, withThread } from "./tracing/context.js";

@@ -55,6 +55,22 @@ export interface QueueStats {
   retries: number;
 }
 
+/**
+ * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
+ * dropped + queued` is the number of items offered so far (an item in flight still counts as queued).
+ */
+export interface TracewireStats {
+  /**
+   * The native-calls route: one item per call start, per call end and per call-scoped request (feedback, rename) —
+   * a call is two items. A call whose start was dropped or rejected has its end counted the same way.
+   */
+  calls: QueueStats;
+  /** The OTLP route: one item per span. `rejected` includes spans the service refused in a `partial_success`. */
+  otlp: QueueStats;
+  /** Internal failures caught inside tracewire (each also logged, rate-limited). */
+  internalErrors: number;
+}
+
 /** How long shutdown waits for an aborted export still in flight to return. */
 const IN_FLIGHT_WAIT_MS = 1000;
 

@@ -5,9 +5,9 @@
 
 export * from "../semconv.js";
 export type { Logger } from "./diagnostics.js";
-export type { QueueStats } from "./export-queue.js";
+export type { QueueStats, TracewireStats } from "./export-queue.js";
 export type { SpanRoute, TracewireProcessorOptions } from "./options.js";
 export { type OtlpExporterConfig, OtlpTraceExporter } from "./otlp-exporter.js";
 export { createOtlpExporter, type OtlpExporterOptions } from "./otlp-exporter-factory.js";
 export type { PayloadOptions, RedactHook } from "./payload-options.js";
-export { TracewireSpanProcessor, type TracewireStats } from "./processor.js";
+export { TracewireSpanProcessor } from "./processor.js";

@@ -3,7 +3,8 @@
  * instrumentation's — is routed to one of two bounded queues:
  *
  * - `calls`: a start item at `onStart` (the service shows long runs live) and an end item at `onEnd`, sent
- *   natively through `/call/upsert_batch` with real JSON inputs and outputs;
+ *   natively through `/call/upsert_batch` with real JSON inputs and outputs (another instrumentation's span sent this
+ *   way has both written at its end: its attributes are only complete then);
  * - `otlp`: the ended span, sent as standard OTLP to `/otel/v1/traces`.
  *
  * The caller's path pays for encoding the one item (a call record as JSON text, an ended span as OTLP bytes in a
@@ -15,6 +16,7 @@ import type { ReadableSpan, Span, SpanProcessor } from "@opentelemetry/sdk-trace
 import { envOf, MAX_TIMER_MS } from "../config.js";
 import type { HttpTransport } from "../http/transport.js";
 import { describeAs } from "../own-objects.js";
+import { TRACER_NAME } from "../version.js";
 import { releaseSlices } from "../wire/arena.js";
 import { CallRecordEncoder, type CallRecordItem } from "../wire/call-encode.js";
 import type { EncodedSpan } from "../wire/otlp-batch.js";
@@ -25,7 +27,7 @@ import type { CallItem } from "./calls-route.js";
 import { createDelivery } from "./delivery.js";
 import { Diagnostics, describeError } from "./diagnostics.js";
 import { installExitHooks, removeExitHooks } from "./exit-hooks.js";
-import type { ExportQueue, QueueStats } from "./export-queue.js";
+import type { ExportQueue, TracewireStats } from "./export-queue.js";
 import { rememberEnvSecrets, rememberSecret } from "./known-secrets.js";
 import { OpenCalls } from "./open-calls.js";
 import {
@@ -43,22 +45,6 @@ import { redactedSpan, redactedSpanButAttributes } from "./span-redact.js";
 import { keeps, routeOf } from "./span-routing.js";
 import { type ActiveProcessor, type AfterExport, callsSettled, globalState, type ServiceOptions } from "./state.js";
 import { UsageRollup } from "./usage-rollup.js";
-
-/**
- * Counters reported by `stats()`. On each route, every item offered is counted exactly once: `sent + rejected +
- * dropped + queued` is the number of items offered so far (an item in flight still counts as queued).
- */
-export interface TracewireStats {
-  /**
-   * The native-calls route: one item per call start, per call end and per call-scoped request (feedback, rename) —
-   * a call is two items. A call whose start was dropped or rejected has its end counted the same way.
-   */
-  calls: QueueStats;
-  /** The OTLP route: one item per span. `rejected` includes spans the service refused in a `partial_success`. */
-  otlp: QueueStats;
-  /** Internal failures caught inside tracewire (each also logged, rate-limited). */
-  internalErrors: number;
-}
 
 export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
   /** `entity/project` the data goes to. */
@@ -136,7 +122,11 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         adapted = data !== undefined;
       }
       const route = data?.route ?? this.routeOf(span, adapted);
-      if (route === "calls") {
+      if (route === "calls" && !data && span.instrumentationScope.name !== TRACER_NAME) {
+        // Another instrumentation's span sets attributes until it ends (a status code, an answer's facts), and an end
+        // record carries none: its start is written at its end, with all of them (it is not shown while it runs).
+        setSpanRoute(span, "calls-at-end");
+      } else if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
         const mark = this.calls.admit()
           ? this.offerCall(this.callRecords.start(data ? span : this.redacted(span), data))
@@ -171,6 +161,10 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
         if (route === "calls") route = this.offerCall(this.callRecords.start(this.redacted(span), undefined));
+      } else if (route === "calls-at-end") {
+        route = this.calls.admit()
+          ? this.offerCall(this.callRecords.start(this.redacted(span), undefined))
+          : "calls-dropped";
       }
       this.sendEnd(span, span, route);
     } catch (err) {

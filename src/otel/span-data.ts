@@ -34,9 +34,10 @@ export function callEndData(span: object): CallEndData | undefined {
  * Where the processor sent a span: `"none"` when it was filtered or not sampled; `"calls-dropped"` /
  * `"calls-rejected"` when its call's start was dropped (queue full, shut down) or refused (could not be encoded),
  * so that the end is counted the same way instead of vanishing; `"closed"` when the processor shut down while the
- * span ran and sent its end as cancelled itself, so that the span's own end, whenever it comes, sends nothing more.
+ * span ran and sent its end as cancelled itself, so that the span's own end, whenever it comes, sends nothing more;
+ * `"calls-at-end"` for another instrumentation's span on the calls route, whose start record is written at its end.
  */
-export type SpanRouteMark = "calls" | "otlp" | "none" | "calls-dropped" | "calls-rejected" | "closed";
+export type SpanRouteMark = "calls" | "calls-at-end" | "otlp" | "none" | "calls-dropped" | "calls-rejected" | "closed";
 const ROUTE = Symbol.for("tracewire.route");
 
 /** The route the processor chose for a span at its start (undefined if no tracewire processor saw it start). */

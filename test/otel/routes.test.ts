@@ -123,6 +123,43 @@ describe("routes", () => {
     expect(tracing.stats()).toMatchObject({ calls: { sent: 4 }, otlp: { sent: 0 } });
   });
 
+  it('export: "calls": a foreign span\'s attributes set after its start reach the service, with its usage', async () => {
+    const tracing = ctx.start({ export: "calls" });
+    const tracer = trace.getTracer("foreign-lib", "1.0.0");
+    const ids: Record<string, string> = {};
+    await tracer.startActiveSpan("chat m-1", async (span) => {
+      ids.chat = span.spanContext().spanId;
+      span.setAttributes({ "gen_ai.operation.name": "chat", "gen_ai.request.model": "m-1" });
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      // What an instrumentation learns from the answer, after the start.
+      span.setAttributes({
+        "http.response.status_code": 200,
+        "gen_ai.response.model": "m-1-2026",
+        "gen_ai.usage.input_tokens": 7,
+        "gen_ai.usage.output_tokens": 3,
+        "app.api_key": "sk-late-0123456789",
+      });
+      span.end();
+    });
+    await tracing.flush();
+
+    expectDeliveredOnce(ctx.double, ids.chat!);
+    const call = ctx.double.call(ids.chat!);
+    expect(call.start?.attributes).toEqual({
+      "gen_ai.operation.name": "chat",
+      "gen_ai.request.model": "m-1",
+      "http.response.status_code": 200,
+      "gen_ai.response.model": "m-1-2026",
+      "gen_ai.usage.input_tokens": 7,
+      "gen_ai.usage.output_tokens": 3,
+      "app.api_key": "REDACTED",
+    });
+    expect(call.end?.summary).toMatchObject({
+      usage: { "m-1-2026": { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, requests: 1 } },
+    });
+    expect(tracing.stats()).toMatchObject({ calls: { sent: 2, dropped: 0 }, otlp: { sent: 0 } });
+  });
+
   it("route() overrides the default per span; undefined keeps it", async () => {
     const seen: string[] = [];
     const tracing = ctx.start({
