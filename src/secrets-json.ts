@@ -12,8 +12,8 @@
 
 /** What decides which keys hold credentials (secrets.ts `KeyRedactor`). */
 export interface KeyJudge {
-  /** Whether a key ending in this character code may match (a cheap first check; true when unsure). */
-  readonly mayEndWith: (lastChar: number) => boolean;
+  /** Whether a key ending in these two character codes may match (a cheap first check; true when unsure). */
+  readonly mayEndWith: (prev: number, last: number) => boolean;
   matches(key: string): boolean;
   matchesIn(key: string, sibling: (key: string) => unknown): boolean;
 }
@@ -39,7 +39,7 @@ export function opensLikeJson(text: string): boolean {
  * of its credential keys masked where they stand.
  */
 export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: string) => string, masked: string): string {
-  if (!hasSecretKey(text, judge) && !text.includes("://")) return text;
+  if (!worthParsing(text, judge)) return text;
   let tree: unknown;
   try {
     tree = JSON.parse(text);
@@ -54,32 +54,49 @@ export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: strin
  * Visits every `"key":` of `text` (and `\"key\":` of JSON nested in its strings) from its colon; `visit` returns true
  * to stop. A key is found from the `":` that ends it (how JSON.stringify and Python's json.dumps write a key), and is
  * read only when `wanted` says its last character can end a credential key: most keys end in a letter none does.
+ * Colons are found with a one-character search, V8's fastest.
  */
 function forEachKey(
   text: string,
-  wanted: (lastChar: number) => boolean,
+  wanted: (prev: number, last: number) => boolean,
   visit: (key: string, colon: number, quote: string) => boolean | undefined,
 ): void {
-  for (let end = text.indexOf('":'); end !== -1; end = text.indexOf('":', end + 2)) {
-    if (end < 1) continue;
+  for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
+    const end = colon - 1;
+    if (text.charCodeAt(end) !== 0x22) continue;
     const escaped = text.charCodeAt(end - 1) === 0x5c;
     const closing = escaped ? end - 1 : end;
-    if (closing < 1 || !wanted(text.charCodeAt(closing - 1))) continue;
+    if (closing < 2 || !wanted(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
     const quote = escaped ? '\\"' : '"';
     const open = text.lastIndexOf(quote, closing - 1);
     // Keys are short: a quote far back is the end of a value, not the start of this key.
     if (open === -1 || closing - open > 130) continue;
-    if (visit(text.slice(open + quote.length, closing), end + 1, quote) === true) return;
+    if (visit(text.slice(open + quote.length, closing), colon, quote) === true) return;
   }
 }
 
-function hasSecretKey(text: string, judge: KeyJudge): boolean {
-  let found = false;
-  forEachKey(text, judge.mayEndWith, (key) => {
-    found = judge.matches(key);
-    return found;
-  });
-  return found;
+/**
+ * Whether `text` has a key `judge` masks, or a URL (`://`) in it: what makes it worth parsing. {@link forEachKey}'s
+ * scan written out, without its callbacks: it runs on every JSON-like string, most of which have nothing to mask.
+ */
+function worthParsing(text: string, judge: KeyJudge): boolean {
+  for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
+    const end = colon - 1;
+    if (text.charCodeAt(end) !== 0x22) {
+      if (text.charCodeAt(colon + 1) === 0x2f && text.charCodeAt(colon + 2) === 0x2f) return true;
+      continue;
+    }
+    const escaped = text.charCodeAt(end - 1) === 0x5c;
+    const closing = escaped ? end - 1 : end;
+    if (closing < 2 || !judge.mayEndWith(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
+    // The key's opening quote, a short way back (a loop: `lastIndexOf` costs more than the few reads).
+    let open = closing - 1;
+    const limit = Math.max(0, closing - 130);
+    while (open >= limit && text.charCodeAt(open) !== 0x22) open--;
+    // The key starts after that quote (of `\"` too, in JSON nested in a string).
+    if (open >= limit && judge.matches(text.slice(open + 1, closing))) return true;
+  }
+  return false;
 }
 
 /** Masks `node` in place; whether anything changed. */

@@ -66,14 +66,35 @@ export class KeyRedactor {
       const last = entry.at(-1)!;
       for (const c of [last, last.toUpperCase(), "-", "_"])
         if (c.charCodeAt(0) < 128) this.lastChars[c.charCodeAt(0)] = 1;
+      const prev = entry.at(-2);
+      if (prev === undefined) continue;
+      for (const p of [prev, prev.toUpperCase()])
+        for (const c of [last, last.toUpperCase()])
+          if (p.charCodeAt(0) < 128 && c.charCodeAt(0) < 128)
+            this.lastPairs[(p.charCodeAt(0) << 7) | c.charCodeAt(0)] = 1;
     }
+    this.shortEntry = this.entries.some((entry) => entry.length < 2);
   }
 
+  /** ASCII pairs a matching key can end with (`[prev << 7 | last]`): each entry's last two letters, in any case. */
+  private readonly lastPairs = new Uint8Array(128 * 128);
+  /** Whether an entry is one character long (then any pair can end a match). */
+  private readonly shortEntry: boolean;
+
   /**
-   * Whether a key ending in the character with this code may match: the first check of {@link matches}, for text
-   * scanned for keys (secrets-json.ts). A property, bound: it is handed on as a function.
+   * Whether a key whose last two characters have these codes may match: a first check for text scanned for keys
+   * (secrets-json.ts), which reads a key only when it passes. True when unsure (a separator, non-ASCII). A property,
+   * bound: it is handed on as a function.
    */
-  readonly mayEndWith = (lastChar: number): boolean => lastChar >= 128 || this.lastChars[lastChar] === 1;
+  readonly mayEndWith = (prev: number, last: number): boolean =>
+    this.shortEntry ||
+    last >= 128 ||
+    prev >= 128 ||
+    last === 0x2d ||
+    last === 0x5f ||
+    prev === 0x2d ||
+    prev === 0x5f ||
+    this.lastPairs[(prev << 7) | last] === 1;
 
   /** Whether key redaction is on at all. */
   get active(): boolean {
