@@ -10,6 +10,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { HttpError, parseJson, type Request, readBody, sendJson, sendReply } from "./http.js";
 import { InvalidQueryError } from "./query-dsl.js";
 import { Router, type Service } from "./router.js";
+import { callStatsRoutes } from "./routes/call-stats.js";
 import { callRoutes } from "./routes/calls.js";
 import { evalResultsRoutes } from "./routes/eval-results.js";
 import { evaluationRoutes } from "./routes/evaluations.js";
@@ -30,6 +31,7 @@ export function buildRouter(): Router {
   serviceRoutes(router);
   otelRoutes(router);
   callRoutes(router);
+  callStatsRoutes(router);
   usageRoutes(router);
   feedbackRoutes(router);
   threadRoutes(router);
