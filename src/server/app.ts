@@ -7,7 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, parseJson, type Request, readBody, sendJson, sendReply } from "./http.js";
+import { checkJsonContentType, HttpError, parseJson, type Request, readBody, sendJson, sendReply } from "./http.js";
 import { InvalidQueryError } from "./query-dsl.js";
 import { Router, type Service } from "./router.js";
 import { callStatsRoutes } from "./routes/call-stats.js";
@@ -82,7 +82,10 @@ function toRequest(req: IncomingMessage, url: URL, params: Record<string, string
     headers: req.headers,
     params,
     body: read,
-    json: async () => parseJson(await read()),
+    json: async () => {
+      checkJsonContentType(req.headers, url.pathname);
+      return parseJson(await read());
+    },
   };
 }
 

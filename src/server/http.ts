@@ -38,7 +38,7 @@ export interface Request {
   params: Record<string, string>;
   /** The body after gunzip; read once, on first use. */
   body(): Promise<Buffer>;
-  /** The body as JSON, or a 422 in FastAPI's shape when it is not. */
+  /** The body as JSON: a 415 when declared as another type, a 422 in FastAPI's shape when it is not JSON. */
   json(): Promise<unknown>;
 }
 
@@ -72,6 +72,25 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   }
   if (encoding !== "identity") throw new HttpError(415, `Unsupported content-encoding ${encoding}`);
   return raw;
+}
+
+/** `application/json`, `text/json` and the `+json` types (`application/vnd.api+json`), with any parameters. */
+const JSON_CONTENT_TYPE = /^[\w.-]+\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Refuses with 415 a JSON endpoint's body declared as something else (plain text, a form, multipart): it was not
+ * meant for this endpoint, and reading it anyway would answer a confusing 422 about its fields. A body without a
+ * `content-type` is read as JSON, as the hosted service's FastAPI reads it: scripts (`requests.post(data=…)`, a bare
+ * `http.request`, fetch with bytes) often send none, JSON is all these endpoints take, and refusing them would break
+ * clients the hosted service accepts. (Browsers always send one, so this is no way around the `Origin` check.)
+ */
+export function checkJsonContentType(headers: IncomingMessage["headers"], path: string): void {
+  const type = headers["content-type"];
+  if (type === undefined || type.trim() === "" || JSON_CONTENT_TYPE.test(type.trim())) return;
+  throw new HttpError(
+    415,
+    `Unsupported content type ${JSON.stringify(type)}: ${path} takes a JSON body; send Content-Type: application/json.`,
+  );
 }
 
 /**
