@@ -7,6 +7,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { parseExactJson } from "./exact-json.js";
 import { checkJsonContentType, HttpError, parseJson, type Request, readBody, sendJson, sendReply } from "./http.js";
 import { InvalidQueryError } from "./query-dsl.js";
 import { Router, type Service } from "./router.js";
@@ -84,7 +85,7 @@ function toRequest(req: IncomingMessage, url: URL, params: Record<string, string
     body: read,
     json: async () => {
       checkJsonContentType(req.headers, url.pathname);
-      return parseJson(await read());
+      return parseJson(await read(), parseExactJson);
     },
   };
 }

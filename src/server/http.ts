@@ -4,6 +4,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { gunzipSync, inflateSync } from "node:zlib";
+import { stringifyExactJson } from "./exact-json.js";
 import { RequestValidationError } from "./validate.js";
 
 /** The service's request limit (32 MiB). */
@@ -118,7 +119,7 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  const text = stringifyExactJson(body);
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
@@ -132,7 +133,7 @@ export async function sendNdjson(res: ServerResponse, rows: Iterable<unknown>): 
   res.writeHead(200, { "content-type": "application/jsonl" });
   for (const row of rows) {
     if (res.destroyed) return;
-    if (!res.write(`${JSON.stringify(row)}\n`)) {
+    if (!res.write(`${stringifyExactJson(row)}\n`)) {
       await new Promise<void>((resolve) => {
         const done = () => {
           res.off("drain", done);
