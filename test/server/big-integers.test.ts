@@ -1,9 +1,11 @@
 /**
  * Integers past 2^53 in a call's inputs, output and attributes keep every digit in the local service, as the hosted
  * service (Python) keeps them: stored, read back by `/call/read` and `/calls/stream_query`, and compared exactly by
- * the query language — with each store; so do objects and table rows. Long digit strings and long fractions stay
+ * the query language — with each store; so do objects, table rows, feedback and the int64 attributes of OTLP spans. Long digit strings and long fractions stay
  * what they were.
  */
+import { fileURLToPath } from "node:url";
+import protobuf from "protobufjs";
 import { describe, expect, it } from "vitest";
 import { atSecond, callId, ndjson, PROJECT, send, setupSeededService } from "./helpers.js";
 
@@ -107,5 +109,68 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
       digest: (table.json as { digest: string }).digest,
     });
     expect(rows.text).toContain(`"val":{"id":${NEXT}}`);
+  });
+
+  it("keeps int64 span attributes exact, from OTLP protobuf and JSON", async () => {
+    const MAX = "9223372036854775807";
+    const MIN = "-9223372036854775808";
+    const span = (spanId: string, attributes: object[]) => ({
+      traceId: TRACE,
+      spanId,
+      name: "otlp",
+      startTimeUnixNano: "1767607200000000000",
+      endTimeUnixNano: "1767607201000000000",
+      attributes,
+    });
+    const root = protobuf.loadSync(fileURLToPath(new URL("../support/otlp.proto", import.meta.url)));
+    const Request = root.lookupType("tracewire.test.otlp.ExportTraceServiceRequest");
+    const message = {
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  ...span("", []),
+                  traceId: Buffer.from(TRACE, "hex"),
+                  spanId: Buffer.from("0000000000000a01", "hex"),
+                  attributes: [{ key: "max", value: { intValue: MAX } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const pb = await fetch(`${ctx.service.url}/otel/v1/traces`, {
+      method: "POST",
+      headers: { "content-type": "application/x-protobuf", project_id: PROJECT },
+      body: Request.encode(Request.fromObject(message)).finish(),
+    });
+    expect(pb.status).toBe(200);
+    // Proto3 JSON writes an int64 as a string; a JSON number is read exactly too.
+    const body = JSON.stringify({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                span("0000000000000a02", [
+                  { key: "max", value: { intValue: MAX } },
+                  { key: "min", value: { intValue: "MIN AS A NUMBER" } },
+                ]),
+              ],
+            },
+          ],
+        },
+      ],
+    }).replace('"MIN AS A NUMBER"', MIN);
+    const json = await send(ctx.service.url, "/otel/v1/traces", body, { headers: { project_id: PROJECT } });
+    expect(json.status, json.text).toBe(200);
+    const one = await send(ctx.service.url, "/call/read", { project_id: PROJECT, id: "0000000000000a01" });
+    expect(one.text).toContain(`"max":${MAX}`);
+    const two = await send(ctx.service.url, "/call/read", { project_id: PROJECT, id: "0000000000000a02" });
+    expect(two.text).toContain(`"max":${MAX}`);
+    expect(two.text).toContain(`"min":${MIN}`);
   });
 });
