@@ -181,6 +181,17 @@ describe.each(["sqlite", "memory"] as const)("%s store", (storage) => {
     expect(auto.call_buckets).toEqual([
       { timestamp: minute(0), count_true_error_count: 1, count_false_error_count: 1, count: 2 },
     ]);
+    // A granularity that would make more than 10,000 buckets is widened to fit, as the service does.
+    const wide = await ctx.client.calls.stats({
+      start: "1970-01-01T00:00:00Z",
+      end: atSecond(0),
+      granularity: 1,
+      call_metrics: [{ metric: "call_count" }],
+    });
+    expect(wide.granularity).toBe(176_761); // ⌊1,767,607,200 s / 10,000⌋ + 1
+    expect(wide.call_buckets).toHaveLength(10_000);
+    expect(wide.call_buckets.every((b) => b.count === 0)).toBe(true);
+
     // gpt's inputs are 7 and 100: percentiles interpolate between them.
     expect(auto.usage_buckets).toEqual([
       { timestamp: minute(0), model: "claude", p25_input_tokens: 0, "p99.5_input_tokens": 0, count: 1 },

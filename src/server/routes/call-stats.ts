@@ -76,10 +76,11 @@ function aggregate(values: Value[], aggregation: string): Value {
       return present.length ? sum : 0;
     case "avg":
       return present.length ? sum / present.length : 0;
+    // reduce, not Math.min(...present): a bucket can hold more calls than a call can take arguments.
     case "min":
-      return present.length ? Math.min(...present) : null;
+      return present.length ? present.reduce((a, b) => (b < a ? b : a)) : null;
     case "max":
-      return present.length ? Math.max(...present) : null;
+      return present.length ? present.reduce((a, b) => (b > a ? b : a)) : null;
     case "count":
       return present.length;
     case "count_true":
@@ -214,6 +215,7 @@ function callStats(body: CallStatsReq, select: (from: string, to: string) => Cal
   };
 }
 
+/** Adds `POST /calls/stats`. */
 export function callStatsRoutes(router: Router): void {
   router.on("POST", "/calls/stats", async (req, { store }) => {
     const body = validateBody<CallStatsReq>(await req.json(), CALL_STATS_REQ);
