@@ -1,6 +1,6 @@
 /**
- * HTTP plumbing of the local service: reading request bodies (gzip, size limit, content type, JSON), the error the handlers
- * throw to answer a status, and writing JSON, NDJSON and raw answers.
+ * HTTP plumbing of the local service: reading request bodies (gzip, size limit, content type, JSON), the error the
+ * handlers throw to answer a status, and writing JSON, NDJSON and raw answers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { gunzipSync, inflateSync } from "node:zlib";
