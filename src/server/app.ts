@@ -7,9 +7,11 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { HttpError, parseJson, type Request, readBody, sendJson, sendReply } from "./http.js";
+import { parseExactJson } from "./exact-json.js";
+import { checkJsonContentType, HttpError, parseJson, type Request, readBody, sendJson, sendReply } from "./http.js";
 import { InvalidQueryError } from "./query-dsl.js";
 import { Router, type Service } from "./router.js";
+import { callStatsRoutes } from "./routes/call-stats.js";
 import { callRoutes } from "./routes/calls.js";
 import { evalResultsRoutes } from "./routes/eval-results.js";
 import { evaluationRoutes } from "./routes/evaluations.js";
@@ -30,6 +32,7 @@ export function buildRouter(): Router {
   serviceRoutes(router);
   otelRoutes(router);
   callRoutes(router);
+  callStatsRoutes(router);
   usageRoutes(router);
   feedbackRoutes(router);
   threadRoutes(router);
@@ -80,7 +83,10 @@ function toRequest(req: IncomingMessage, url: URL, params: Record<string, string
     headers: req.headers,
     params,
     body: read,
-    json: async () => parseJson(await read()),
+    json: async () => {
+      checkJsonContentType(req.headers, url.pathname);
+      return parseJson(await read(), parseExactJson);
+    },
   };
 }
 

@@ -1,9 +1,10 @@
 /**
- * HTTP plumbing of the local service: reading request bodies (gzip, size limit, JSON), the error the handlers
- * throw to answer a status, and writing JSON, NDJSON and raw answers.
+ * HTTP plumbing of the local service: reading request bodies (gzip, size limit, content type, JSON), the error the
+ * handlers throw to answer a status, and writing JSON, NDJSON and raw answers.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { gunzipSync, inflateSync } from "node:zlib";
+import { stringifyExactJson } from "./exact-json.js";
 import { RequestValidationError } from "./validate.js";
 
 /** The service's request limit (32 MiB). */
@@ -38,7 +39,7 @@ export interface Request {
   params: Record<string, string>;
   /** The body after gunzip; read once, on first use. */
   body(): Promise<Buffer>;
-  /** The body as JSON, or a 422 in FastAPI's shape when it is not. */
+  /** The body as JSON: a 415 when declared as another type, a 422 in FastAPI's shape when it is not JSON. */
   json(): Promise<unknown>;
 }
 
@@ -74,6 +75,25 @@ export async function readBody(req: IncomingMessage): Promise<Buffer> {
   return raw;
 }
 
+/** `application/json`, `text/json` and the `+json` types (`application/vnd.api+json`), with any parameters. */
+const JSON_CONTENT_TYPE = /^[\w.-]+\/(?:[\w.-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * Refuses with 415 a JSON endpoint's body declared as something else (plain text, a form, multipart): it was not
+ * meant for this endpoint, and reading it anyway would answer a confusing 422 about its fields. A body without a
+ * `content-type` is read as JSON, as the hosted service's FastAPI reads it: scripts (`requests.post(data=…)`, a bare
+ * `http.request`, fetch with bytes) often send none, JSON is all these endpoints take, and refusing them would break
+ * clients the hosted service accepts. (Browsers always send one, so this is no way around the `Origin` check.)
+ */
+export function checkJsonContentType(headers: IncomingMessage["headers"], path: string): void {
+  const type = headers["content-type"];
+  if (type === undefined || type.trim() === "" || JSON_CONTENT_TYPE.test(type.trim())) return;
+  throw new HttpError(
+    415,
+    `Unsupported content type ${JSON.stringify(type)}: ${path} takes a JSON body; send Content-Type: application/json.`,
+  );
+}
+
 /**
  * Parses a JSON body (with `parse`: JSON.parse, or the Python-faithful parser of python-json.ts); a missing or
  * malformed one is a 422 as FastAPI reports it.
@@ -99,7 +119,7 @@ export function sendJson(
   body: unknown,
   headers: Record<string, string> = {},
 ): void {
-  const text = JSON.stringify(body);
+  const text = stringifyExactJson(body);
   res.writeHead(status, {
     "content-type": "application/json",
     "content-length": Buffer.byteLength(text),
@@ -113,7 +133,7 @@ export async function sendNdjson(res: ServerResponse, rows: Iterable<unknown>): 
   res.writeHead(200, { "content-type": "application/jsonl" });
   for (const row of rows) {
     if (res.destroyed) return;
-    if (!res.write(`${JSON.stringify(row)}\n`)) {
+    if (!res.write(`${stringifyExactJson(row)}\n`)) {
       await new Promise<void>((resolve) => {
         const done = () => {
           res.off("drain", done);

@@ -6,6 +6,7 @@
  */
 import type { CallEnd, CallStart } from "../api/types/calls.js";
 import type { JsonObject, LlmUsage } from "../api/types/common.js";
+import { parseExactJson } from "./exact-json.js";
 import type { AttributeMap, OtlpSpan } from "./otlp-decode.js";
 import { displayNameOf, opNameOf } from "./short-names.js";
 
@@ -113,7 +114,7 @@ function parsed(value: unknown): unknown {
   const text = value.trim();
   if (!/^[[{"]/.test(text)) return value;
   try {
-    return JSON.parse(text);
+    return parseExactJson(text);
   } catch {
     return value;
   }

@@ -4,7 +4,9 @@
  * `trace/v1/trace.proto`, `common/v1/common.proto`, `resource/v1/resource.proto`). Only what the span → call
  * mapping reads is kept; links and dropped counts are skipped.
  */
+
 import { ProtobufReader, WIRE_FIXED32, WIRE_FIXED64, WIRE_LEN, WIRE_VARINT } from "../wire/protobuf-writer.js";
+import { parseExactJson } from "./exact-json.js";
 
 export type AttributeMap = Record<string, unknown>;
 
@@ -52,12 +54,18 @@ function message(r: ProtobufReader, on: Fields): void {
 
 const hex = (bytes: Uint8Array): string => Buffer.from(bytes).toString("hex");
 
+/**
+ * An int64 attribute as the service's Python keeps it: a number, or past 2^53 a bigint, which the local service
+ * stores and returns with every digit (exact-json.ts).
+ */
+const exactInt = (n: bigint): number | bigint => (Number.isSafeInteger(Number(n)) ? Number(n) : n);
+
 function anyValue(r: ProtobufReader): unknown {
   let value: unknown = null;
   message(r, (field, wire, m) => {
     if (field === 1 && wire === WIRE_LEN) value = m.string();
     else if (field === 2 && wire === WIRE_VARINT) value = m.varint() !== 0;
-    else if (field === 3 && wire === WIRE_VARINT) value = m.int64();
+    else if (field === 3 && wire === WIRE_VARINT) value = exactInt(BigInt.asIntN(64, m.varintBig()));
     else if (field === 4 && wire === WIRE_FIXED64) value = m.double();
     else if (field === 5 && wire === WIRE_LEN) {
       const values: unknown[] = [];
@@ -180,6 +188,7 @@ const pick = (o: Obj, camel: string, snake: string): unknown => (camel in o ? o[
 const str = (v: unknown): string => (typeof v === "string" ? v : "");
 
 function jsonNanos(v: unknown): bigint {
+  if (typeof v === "bigint") return v; // a JSON number past 2^53 (exact-json.ts): a nanosecond time, exact
   if (typeof v === "number" && Number.isFinite(v)) return BigInt(Math.trunc(v));
   if (typeof v === "string" && /^\d+$/.test(v)) return BigInt(v);
   return 0n;
@@ -196,10 +205,17 @@ function jsonId(v: unknown, bytes: number): string {
   return text.toLowerCase();
 }
 
+/** An int64 as proto3 JSON writes it (a decimal string, or a number), kept exact like a protobuf one. */
+function jsonInt(v: unknown): unknown {
+  if (typeof v === "bigint") return v;
+  if (typeof v === "string" && /^\s*-?\d+\s*$/.test(v)) return exactInt(BigInt.asIntN(64, BigInt(v.trim())));
+  return Number(v);
+}
+
 function jsonAnyValue(v: Obj): unknown {
   if ("stringValue" in v || "string_value" in v) return str(pick(v, "stringValue", "string_value"));
   if ("boolValue" in v || "bool_value" in v) return pick(v, "boolValue", "bool_value") === true;
-  if ("intValue" in v || "int_value" in v) return Number(pick(v, "intValue", "int_value"));
+  if ("intValue" in v || "int_value" in v) return jsonInt(pick(v, "intValue", "int_value"));
   if ("doubleValue" in v || "double_value" in v) return Number(pick(v, "doubleValue", "double_value"));
   if ("arrayValue" in v || "array_value" in v)
     return list(obj(pick(v, "arrayValue", "array_value")).values).map(jsonAnyValue);
@@ -218,7 +234,7 @@ function jsonAttributes(kvs: unknown): AttributeMap {
 function decodeJson(text: string): OtlpSpan[] {
   let root: unknown;
   try {
-    root = JSON.parse(text);
+    root = parseExactJson(text);
   } catch (err) {
     throw new OtlpDecodeError(`the body is not valid JSON: ${(err as Error).message}`);
   }

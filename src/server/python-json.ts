@@ -29,13 +29,20 @@ function fail(at: number, what: string): never {
  * {@link PyNumber}s with `keepNumbers`. Throws a `SyntaxError` naming the position of the first error.
  */
 export function parsePythonJson(text: string, keepNumbers = false): unknown {
+  return scanJson(text, keepNumbers ? (raw) => new PyNumber(raw) : Number, true);
+}
+
+/**
+ * The JSON reader behind {@link parsePythonJson} and exact-json.ts: each number's text becomes `number(text)`, and
+ * `NaN`, `Infinity` and `-Infinity` are read only with `nonFinite` (JSON.parse refuses them).
+ */
+export function scanJson(text: string, number: (raw: string) => unknown, nonFinite: boolean): unknown {
   let pos = 0;
   const skip = () => {
     WHITESPACE.lastIndex = pos;
     WHITESPACE.exec(text);
     pos = WHITESPACE.lastIndex;
   };
-  const number = (raw: string): unknown => (keepNumbers ? new PyNumber(raw) : Number(raw));
   const literal = (word: string, value: unknown): unknown => {
     if (!text.startsWith(word, pos)) fail(pos, "Unexpected token");
     pos += word.length;
@@ -106,9 +113,9 @@ export function parsePythonJson(text: string, keepNumbers = false): unknown {
     if (c === "t") return literal("true", true);
     if (c === "f") return literal("false", false);
     if (c === "n") return literal("null", null);
-    if (c === "N") return literal("NaN", number("NaN"));
-    if (c === "I") return literal("Infinity", number("Infinity"));
-    if (c === "-" && text.startsWith("-Infinity", pos)) return literal("-Infinity", number("-Infinity"));
+    if (nonFinite && c === "N") return literal("NaN", number("NaN"));
+    if (nonFinite && c === "I") return literal("Infinity", number("Infinity"));
+    if (nonFinite && c === "-" && text.startsWith("-Infinity", pos)) return literal("-Infinity", number("-Infinity"));
     NUMBER.lastIndex = pos;
     const match = NUMBER.exec(text);
     if (!match) fail(pos, c === undefined ? "Unexpected end" : "Unexpected token");
@@ -183,6 +190,7 @@ export function pythonDumps(value: unknown): string {
   if (typeof value === "number") return Number.isFinite(value) ? pythonNumber(String(value)) : pythonFloat(value);
   if (typeof value === "boolean") return value ? "true" : "false";
   if (value instanceof PyNumber) return pythonNumber(value.text);
+  if (typeof value === "bigint") return value.toString(); // an integer past 2^53, as exact-json.ts reads one
   if (Array.isArray(value)) return `[${value.map(pythonDumps).join(", ")}]`;
   const entries = Object.entries(value as Record<string, unknown>)
     .filter(([, v]) => v !== undefined)

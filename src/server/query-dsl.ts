@@ -4,6 +4,7 @@
  * `$getField`, `$literal`, `$convert` (`double`, `int`, `string`, `bool`, `exists`) and `$size`.
  */
 import type { Query, SortBy } from "../api/types/common.js";
+import { stringifyExactJson } from "./exact-json.js";
 
 /** A query the service cannot run; answered with 400 and this message as `reason`. */
 export class InvalidQueryError extends Error {}
@@ -33,15 +34,20 @@ function operands(args: unknown, op: string, count?: number): unknown[] {
 function convert(value: unknown, to: unknown): unknown {
   switch (to) {
     case "double": {
-      const n = typeof value === "string" ? Number(value) : value;
+      const n = typeof value === "string" || typeof value === "bigint" ? Number(value) : value;
       return typeof n === "number" && !Number.isNaN(n) ? n : null;
     }
     case "int": {
+      if (typeof value === "bigint") return value; // an integer past 2^53 (exact-json.ts) already is one
       const n = typeof value === "string" ? Number(value) : value;
       return typeof n === "number" && Number.isFinite(n) ? Math.trunc(n) : null;
     }
     case "string":
-      return value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value);
+      return value === undefined || value === null
+        ? null
+        : typeof value === "string"
+          ? value
+          : stringifyExactJson(value);
     case "bool":
       return value === "true" ? true : value === "false" ? false : Boolean(value);
     case "exists":
@@ -103,7 +109,7 @@ function evaluate(expr: unknown, doc: Doc): unknown {
       const input = evaluate(spec?.input, doc);
       const substr = evaluate(spec?.substr, doc);
       if (typeof substr !== "string") throw new InvalidQueryError("$contains: substr must be a string");
-      const haystack = typeof input === "string" ? input : input === undefined ? "" : JSON.stringify(input);
+      const haystack = typeof input === "string" ? input : input === undefined ? "" : stringifyExactJson(input);
       return spec.case_insensitive ? haystack.toLowerCase().includes(substr.toLowerCase()) : haystack.includes(substr);
     }
     default:
@@ -114,13 +120,18 @@ function evaluate(expr: unknown, doc: Doc): unknown {
 function equal(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if ((a === undefined || a === null) && (b === undefined || b === null)) return true;
-  if (typeof a === "object" && typeof b === "object") return JSON.stringify(a) === JSON.stringify(b);
+  if (typeof a === "object" && typeof b === "object") return stringifyExactJson(a) === stringifyExactJson(b);
   return false;
 }
 
-/** Orders two values of the same kind (numbers, strings, booleans); undefined when they do not compare. */
+const isNumeric = (v: unknown): v is number | bigint => typeof v === "number" || typeof v === "bigint";
+
+/**
+ * Orders two values of the same kind (numbers, strings, booleans); undefined when they do not compare. Integers past
+ * 2^53 are `bigint`s (exact-json.ts), compared exactly with each other and with numbers.
+ */
 function order(a: unknown, b: unknown): number | undefined {
-  if (typeof a === "number" && typeof b === "number") return a - b;
+  if (isNumeric(a) && isNumeric(b)) return a < b ? -1 : a > b ? 1 : a <= b ? 0 : Number.NaN; // NaN: unordered, as `a - b` was
   if (typeof a === "string" && typeof b === "string") return a < b ? -1 : a > b ? 1 : 0;
   if (typeof a === "boolean" && typeof b === "boolean") return Number(a) - Number(b);
   return undefined;
@@ -199,7 +210,7 @@ export function matches(query: Query | undefined, doc: Doc): boolean {
   return Boolean(evaluate(query.$expr, doc));
 }
 
-const rank = (v: unknown): number => (v === undefined || v === null ? 0 : typeof v === "number" ? 1 : 2);
+const rank = (v: unknown): number => (v === undefined || v === null ? 0 : isNumeric(v) ? 1 : 2);
 
 /** A comparator over dotted fields; missing values sort first, as SQL NULLs do. */
 export function compareBy(sortBy: SortBy[]): (a: object, b: object) => number {
@@ -210,7 +221,8 @@ export function compareBy(sortBy: SortBy[]): (a: object, b: object) => number {
       let c = rank(x) - rank(y);
       if (c === 0 && rank(x) !== 0) {
         c =
-          order(x, y) ?? (JSON.stringify(x) ?? "").localeCompare(JSON.stringify(y) ?? "", undefined, { numeric: true });
+          order(x, y) ??
+          (stringifyExactJson(x) ?? "").localeCompare(stringifyExactJson(y) ?? "", undefined, { numeric: true });
       }
       if (c !== 0) return direction === "desc" ? -c : c;
     }

@@ -158,6 +158,42 @@ export const TRACE_USAGE_REQ = strict({
   limit: nonNegative,
 });
 
+/** The aggregations of a `/calls/stats` metric (the service's `AggregationType`). */
+export const STATS_AGGREGATIONS = ["sum", "avg", "min", "max", "count", "count_true", "count_false"] as const;
+/** `UsageMetricSpec.metric`: token counts per model, and their costs. */
+export const USAGE_METRICS = [
+  "input_tokens",
+  "output_tokens",
+  "total_tokens",
+  "cache_read_input_tokens",
+  "cache_creation_input_tokens",
+  "input_cost",
+  "output_cost",
+  "total_cost",
+] as const;
+/** `CallMetricSpec.metric`: per call, whatever the model. */
+export const CALL_METRICS = ["latency_ms", "call_count", "error_count"] as const;
+const metricSpec = (metrics: readonly string[]): Model => ({
+  strict: false,
+  fields: {
+    metric: req({ literal: [...metrics] }),
+    aggregations: { list: { literal: [...STATS_AGGREGATIONS] } },
+    percentiles: { list: "float" },
+  },
+});
+
+/** `CallStatsReq` (`POST /calls/stats`); ranges the types cannot say (granularity > 0, …) are the route's to check. */
+export const CALL_STATS_REQ = strict({
+  project_id: req("str"),
+  start: req("datetime"),
+  end: "datetime",
+  granularity: "int",
+  usage_metrics: { list: metricSpec(USAGE_METRICS) },
+  call_metrics: { list: metricSpec(CALL_METRICS) },
+  filter: callsFilter,
+  timezone: "str",
+});
+
 /** `CallsUsageReq` (`POST /calls/usage`). */
 export const CALLS_USAGE_REQ = strict({
   project_id: req("str"),

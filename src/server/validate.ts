@@ -89,12 +89,14 @@ function checkValue(value: unknown, type: FieldType, loc: (string | number)[], o
         return typeof value === "string" ? value : fail("string_type", "Input should be a valid string");
       case "int":
       case "uint": {
-        let n = value;
+        // An integer past 2^53 (a bigint, exact-json.ts) is rounded here: these fields (counts, steps, limits) are
+        // computed with, and mixing a bigint into number arithmetic throws. Only free-form values keep it exact.
+        let n = typeof value === "bigint" ? Number(value) : value;
         if (typeof value === "string") {
           if (!INTEGER.test(value))
             return fail("int_parsing", "Input should be a valid integer, unable to parse string as an integer");
           n = Number(value);
-        } else if (typeof value !== "number") return fail("int_type", "Input should be a valid integer");
+        } else if (typeof n !== "number") return fail("int_type", "Input should be a valid integer");
         if (!Number.isInteger(n))
           return fail("int_from_float", "Input should be a valid integer, got a number with a fractional part");
         if (type === "uint" && (n as number) < 0)
@@ -106,6 +108,7 @@ function checkValue(value: unknown, type: FieldType, loc: (string | number)[], o
         if (typeof value === "string" && NUMBER.test(value)) return Number(value);
         if (typeof value === "string")
           return fail("float_parsing", "Input should be a valid number, unable to parse string as a number");
+        if (typeof value === "bigint") return Number(value);
         return typeof value === "number" ? value : fail("float_type", "Input should be a valid number");
       case "bool":
         if (typeof value === "boolean") return value;

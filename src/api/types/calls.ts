@@ -180,19 +180,58 @@ export interface CallsQueryStatsRes {
   total_storage_size_bytes?: number | null;
 }
 
+/**
+ * A metric of `/calls/stats`: `metric` is a usage metric (`input_tokens`, `output_tokens`, `total_tokens`,
+ * `cache_read_input_tokens`, `cache_creation_input_tokens`, `input_cost`, `output_cost`, `total_cost`) or a call
+ * metric (`latency_ms`, `call_count`, `error_count`); `aggregations` are `sum` (the default), `avg`, `min`, `max`,
+ * `count`, `count_true`, `count_false`; `percentiles` are 0–100.
+ */
+export interface CallStatsMetric {
+  metric: string;
+  aggregations?: string[];
+  percentiles?: number[];
+}
+
 /** `/calls/stats`: time-bucketed usage and call metrics. */
 export interface CallStatsReq {
   project_id: string;
+  /** Inclusive. */
   start: Timestamp;
+  /** Exclusive; now when left out. */
   end?: Timestamp;
+  /** Bucket size in seconds; chosen from the range when left out (5 minutes up to 2 hours, … 1 day). */
   granularity?: number;
-  usage_metrics?: { metric: string; aggregations?: string[]; percentiles?: number[] }[];
-  call_metrics?: { metric: string; aggregations?: string[]; percentiles?: number[] }[];
+  /** Per bucket and model (the key of `summary.usage`). */
+  usage_metrics?: CallStatsMetric[];
+  /** Per bucket, over all calls. */
+  call_metrics?: CallStatsMetric[];
   filter?: CallsFilter;
+  /** IANA time zone the buckets are aligned in (`UTC` by default). */
   timezone?: string;
 }
-/** Answer of `POST /calls/stats`: the metric buckets, as the service sends them. */
-export type CallStatsRes = JsonObject;
+
+/**
+ * One bucket of `/calls/stats`: its start `timestamp` (ISO, with the time zone's offset), `model` for usage buckets,
+ * one column per aggregation (`sum_input_tokens`, `avg_latency_ms`, `p95_latency_ms`, …: 0 for sums, averages and
+ * counts of an empty bucket, null for its minimum, maximum and percentiles) and `count`, the rows that fell in it.
+ */
+export interface CallStatsBucket {
+  timestamp: Timestamp;
+  model?: string;
+  count: number;
+  [column: string]: number | string | null | undefined;
+}
+/** Answer of `POST /calls/stats`: the resolved range and granularity, and every bucket of the range. */
+export interface CallStatsRes {
+  start: Timestamp;
+  end: Timestamp;
+  /** Bucket size used, in seconds. */
+  granularity: number;
+  timezone: string;
+  usage_buckets: CallStatsBucket[];
+  call_buckets: CallStatsBucket[];
+  [key: string]: unknown;
+}
 
 /** Body of `POST /calls/usage`: the calls whose usage to read. */
 export interface CallsUsageReq {

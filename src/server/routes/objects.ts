@@ -13,7 +13,8 @@ import type {
   TableUpdateReq,
 } from "../../api/types/tables.js";
 import { bytesDigest, tableDigest, valueDigest } from "../digest.js";
-import { HttpError, parseJson, type Request } from "../http.js";
+import { parsePythonJsonExact } from "../exact-json.js";
+import { checkJsonContentType, HttpError, parseJson, type Request } from "../http.js";
 import { parsePythonJson, pythonDumps } from "../python-json.js";
 import { compareBy } from "../query-dsl.js";
 import type { Router } from "../router.js";
@@ -98,8 +99,9 @@ function tableRows(store: Store, project: string, digest: string): StoredRow[] {
  * stored), `exact` with each number's text kept (python-json.ts), from which the digests are computed.
  */
 async function readDigestBody(req: Request): Promise<{ body: unknown; exact: unknown }> {
+  checkJsonContentType(req.headers, req.path);
   const raw = await req.body();
-  return { body: parseJson(raw, parsePythonJson), exact: parseJson(raw, (text) => parsePythonJson(text, true)) };
+  return { body: parseJson(raw, parsePythonJsonExact), exact: parseJson(raw, (text) => parsePythonJson(text, true)) };
 }
 
 /** `exact[key]`: the same part of the exact reading of a body as the handler reads from the plain one. */

@@ -4,6 +4,7 @@
  * returns. `SqliteStore` (sqlite-store.ts) adds the calls.
  */
 import type { Query } from "../../api/types/common.js";
+import { parseExactJson, stringifyExactJson } from "../exact-json.js";
 import { compileQuery, type Field } from "./query-sql.js";
 import type { SqlDatabase, SqlStatement, SqlValue } from "./sqlite-driver.js";
 import {
@@ -15,7 +16,7 @@ import {
   type StoredRow,
 } from "./types.js";
 
-export const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (JSON.parse(v) as T) : null);
+export const parse = <T>(v: unknown): T | null => (typeof v === "string" ? (parseExactJson(v) as T) : null);
 export const text = (v: unknown): string | null => (typeof v === "string" ? v : null);
 export const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
 
@@ -100,7 +101,7 @@ export class SqliteBase {
   insertFeedback(rows: StoredFeedback[]): void {
     const insert = this.stmt("INSERT INTO feedback (id, project_id, weave_ref, doc) VALUES (?, ?, ?, ?)");
     this.transaction(() => {
-      for (const row of rows) insert.run(row.id, row.project_id, row.weave_ref, JSON.stringify(row));
+      for (const row of rows) insert.run(row.id, row.project_id, row.weave_ref, stringifyExactJson(row));
     });
   }
 
@@ -110,7 +111,7 @@ export class SqliteBase {
           "SELECT doc FROM feedback WHERE project_id = ? AND weave_ref IN (SELECT value FROM json_each(?)) ORDER BY seq",
         ).all(project, JSON.stringify(weaveRefs))
       : this.stmt("SELECT doc FROM feedback WHERE project_id = ? ORDER BY seq").all(project);
-    return rows.map((r) => JSON.parse(String(r.doc)) as StoredFeedback);
+    return rows.map((r) => parseExactJson(String(r.doc)) as StoredFeedback);
   }
 
   findFeedback(search: FeedbackSearch): Found<StoredFeedback> {
@@ -126,7 +127,7 @@ export class SqliteBase {
     }
     const rows = this.cached(sql)
       .all(...params)
-      .map((r) => JSON.parse(String(r.doc)) as StoredFeedback);
+      .map((r) => parseExactJson(String(r.doc)) as StoredFeedback);
     return { exact: where.exact, rows };
   }
 
@@ -187,7 +188,7 @@ export class SqliteBase {
         stored.kind,
         stored.base_object_class,
         stored.leaf_object_class,
-        JSON.stringify(stored.val),
+        stringifyExactJson(stored.val),
         stored.created_at,
         stored.version_index,
       );
@@ -208,7 +209,7 @@ export class SqliteBase {
     const row = this.stmt("INSERT OR IGNORE INTO table_rows (project_id, digest, val) VALUES (?, ?, ?)");
     const table = this.stmt("INSERT OR IGNORE INTO tables (project_id, digest, row_digests) VALUES (?, ?, ?)");
     this.transaction(() => {
-      for (const r of rows) row.run(project, r.digest, JSON.stringify(r.val));
+      for (const r of rows) row.run(project, r.digest, stringifyExactJson(r.val));
       table.run(project, digest, JSON.stringify(rows.map((r) => r.digest)));
     });
   }

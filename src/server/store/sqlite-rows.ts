@@ -1,10 +1,11 @@
 /** How calls are laid out in SQLite: a row as a stored call, and the fields the query compiler may use. */
 import type { JsonObject } from "../../api/types/common.js";
+import { stringifyExactJson } from "../exact-json.js";
 import type { Field } from "./query-sql.js";
 import { parse, text } from "./sqlite-base.js";
 import type { StoredCall } from "./types.js";
 
-export const json = (v: unknown): string | null => (v === undefined ? null : JSON.stringify(v));
+export const json = (v: unknown): string | null => (v === undefined ? null : stringifyExactJson(v));
 export const int = (v: unknown): number | null => (typeof v === "number" || typeof v === "bigint" ? Number(v) : null);
 
 /** What the query language can ask of a call that SQLite answers (see query-sql.ts), by field path. */

@@ -9,10 +9,11 @@
  * candidates: `fold` maps each character on its own (lower case, and every sigma to σ, since JavaScript lowers a
  * final Σ to ς by context).
  */
+import { stringifyExactJson } from "../exact-json.js";
 
 /** The text `$contains` searches in a value: a string itself, anything else as JSON, a missing value as "". */
 export function haystack(value: unknown): string {
-  return typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
+  return typeof value === "string" ? value : value === undefined ? "" : stringifyExactJson(value);
 }
 
 /** Lower case, one character at a time (see the file comment). */
