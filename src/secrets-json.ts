@@ -6,8 +6,8 @@
  *
  * Cheap on the strings every call carries: only a string that opens with `{` or `[` is looked at, and then only its
  * colons are visited (each key of JSON text ends `"key":`), each key judged by the redactor's cached verdict. Text is
- * parsed only when a key must be masked (or it holds a URL, whose password the string scrub masks): then the parsed
- * tree is masked and written back, in the text's own indentation.
+ * parsed only when a key must be masked (or it holds a URL with a user part or a query, which the string scrub
+ * checks): then the parsed tree is masked and written back, in the text's own indentation.
  */
 
 /** What decides which keys hold credentials (secrets.ts `KeyRedactor`). */
@@ -83,7 +83,8 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
   for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
     const end = colon - 1;
     if (text.charCodeAt(end) !== 0x22) {
-      if (text.charCodeAt(colon + 1) === 0x2f && text.charCodeAt(colon + 2) === 0x2f) return true;
+      if (text.charCodeAt(colon + 1) === 0x2f && text.charCodeAt(colon + 2) === 0x2f && urlMayHoldSecret(text, colon))
+        return true;
       continue;
     }
     const escaped = text.charCodeAt(end - 1) === 0x5c;
@@ -95,6 +96,20 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
     while (open >= limit && text.charCodeAt(open) !== 0x22) open--;
     // The key starts after that quote (of `\"` too, in JSON nested in a string).
     if (open >= limit && judge.matches(text.slice(open + 1, closing))) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the URL whose `://` is at `colon` has a user part, a query or a fragment (where the string scrub finds a
+ * password or a credential parameter): a URL without them (an image link, an endpoint) does not make text worth parsing.
+ */
+function urlMayHoldSecret(text: string, colon: number): boolean {
+  const end = Math.min(text.length, colon + 2048);
+  for (let i = colon + 3; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x40 || c === 0x3f || c === 0x23) return true; // @ ? #
+    if (c === 0x22 || c === 0x5c || c <= 32) return false; // the end of the value
   }
   return false;
 }

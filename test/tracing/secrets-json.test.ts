@@ -72,11 +72,16 @@ describe("JSON text in a string", () => {
     expect(scrub(nested)).not.toContain("pw-nested");
   });
 
-  it("a URL with a password inside JSON is masked too", () => {
+  it("a URL with a password or a credential parameter inside JSON is masked too; other URLs are left as they are", () => {
     expect(JSON.parse(scrub('{"dsn":"postgres://app:pw-1@db:5432/x","retries":3}'))).toEqual({
       dsn: `postgres://app:${REDACTED}@db:5432/x`,
       retries: 3,
     });
+    expect(scrub('[{"hook":"https://h.example.com/x?token=t-1&a=2"}]')).toBe(
+      `[{"hook":"https://h.example.com/x?token=${REDACTED}&a=2"}]`,
+    );
+    const links = '{\n  "image_url": "https://img.example.com/a.png",\n  "docs": "https://x.example.com/?q=1"\n}';
+    expect(scrub(links)).toBe(links);
   });
 
   it("redactKeys: [] records the text as it is; a list of one's own decides the keys", () => {
