@@ -126,7 +126,7 @@ export function endCallSpan(call: CallSpan, end: CallSpanEnd): void {
       const payload = end.output ? preparePayload(end.output.value, "output", opName) : undefined;
       setCallEndData(span, payload === undefined ? {} : { output: payload });
       if (payload !== undefined && spanRoute(span) === "otlp")
-        Object.assign(attributes, portableEndAttributes(payload));
+        Object.assign(attributes, portableEndAttributes(payload, span));
     }
     span.setAttributes(attributes);
   } finally {

@@ -143,7 +143,8 @@ export function recordChatEnd(
   }
   if (state.active) {
     setCallEndData(span, payload === undefined ? {} : { output: payload });
-    if (payload !== undefined && spanRoute(span) === "otlp") Object.assign(attributes, portableEndAttributes(payload));
+    if (payload !== undefined && spanRoute(span) === "otlp")
+      Object.assign(attributes, portableEndAttributes(payload, span));
   }
   if (contentAttributes && payload !== undefined)
     Object.assign(attributes, format.outputContent(payload, kind === "cancel" ? "cancelled" : "error"));

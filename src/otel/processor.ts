@@ -136,7 +136,7 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       } else {
         // Portable mode: what the calls route sends as fields travels as attributes the service maps to them.
         if (data) {
-          span.setAttributes(portableStartAttributes(data));
+          span.setAttributes(portableStartAttributes(data, span));
           // The service names the call after the span: the op name, as on the calls route.
           if (data.opName !== span.name) setExportedSpanName(span, data.opName);
         }

@@ -333,7 +333,7 @@ function endWithOutput(span: Span, output: unknown, opName: string): void {
   try {
     const payload = preparePayload(output, "output", opName);
     setCallEndData(span, payload === undefined ? {} : { output: payload });
-    if (payload !== undefined && spanRoute(span) === "otlp") span.setAttributes(portableEndAttributes(payload));
+    if (payload !== undefined && spanRoute(span) === "otlp") span.setAttributes(portableEndAttributes(payload, span));
     if (output !== null && (typeof output === "object" || typeof output === "function")) {
       const call = callOfSpan(span);
       if (call) globalState().results.set(output, call);

@@ -27,7 +27,7 @@ import {
   WIRE_LEN,
   WIRE_VARINT,
 } from "./protobuf-writer.js";
-import { exportedSpanName } from "./span-to-call.js";
+import { exportedSpanName, type VouchedValues, vouchedValues } from "./span-to-call.js";
 
 const HAS_IS_REMOTE = 0x100;
 const IS_REMOTE = 0x200;
@@ -122,11 +122,14 @@ export function writeAttributes(
   w: ProtobufWriter,
   field: number,
   attributes: Attributes | undefined,
-  redactor?: KeyRedactor,
+  checkWith?: KeyRedactor,
+  vouched?: VouchedValues,
 ): void {
   if (!attributes) return;
   for (const key in attributes) {
     const v = attributes[key];
+    // A value tracewire wrote from a scrubbed payload, still as written, is not checked again (span-to-call.ts).
+    const redactor = vouched !== undefined && vouched[key] === v ? undefined : checkWith;
     const entry = attributeCache.entry(key);
     if (entry === undefined) {
       const kv = w.startMessage(field);
@@ -197,7 +200,7 @@ function writeSpanMessage(w: ProtobufWriter, span: ReadableSpan, redactor: KeyRe
   w.uint32Field(6, span.kind + 1); // kind
   writeTime(w, 7, span.startTime); // start_time_unix_nano
   writeTime(w, 8, span.endTime); // end_time_unix_nano
-  writeAttributes(w, 9, span.attributes, redactor); // attributes (checked for credentials with a redactor)
+  writeAttributes(w, 9, span.attributes, redactor, vouchedValues(span)); // attributes (checked with a redactor)
   w.uint32Field(10, span.droppedAttributesCount); // dropped_attributes_count
   for (const event of span.events) {
     const e = w.startMessage(11); // events → Event

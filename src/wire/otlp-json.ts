@@ -11,7 +11,7 @@ import type { KeyRedactor } from "../secrets.js";
 import { AttributeCache, maskedUncached, maskedValue } from "./attribute-cache.js";
 import { JsonWriter, literal } from "./json-writer.js";
 import { capString, isInt64, spanFlags } from "./otlp-encode.js";
-import { exportedSpanName } from "./span-to-call.js";
+import { exportedSpanName, type VouchedValues, vouchedValues } from "./span-to-call.js";
 
 /** Fixed JSON text, encoded once. */
 const L = {
@@ -138,7 +138,12 @@ const attributeCache = new AttributeCache(
  * `repeated KeyValue` as a JSON array: `[{"key":…,"value":{…}},…]`. With a `redactor`, values are written as they
  * may leave the process (credential keys and URL passwords masked; see attribute-cache.ts).
  */
-export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | undefined, redactor?: KeyRedactor): void {
+export function writeJsonAttributes(
+  w: JsonWriter,
+  attributes: Attributes | undefined,
+  checkWith?: KeyRedactor,
+  vouched?: VouchedValues,
+): void {
   w.literal(L.open);
   let first = true;
   if (attributes) {
@@ -146,6 +151,8 @@ export function writeJsonAttributes(w: JsonWriter, attributes: Attributes | unde
       if (!first) w.literal(L.comma);
       first = false;
       const v = attributes[key];
+      // A value tracewire wrote from a scrubbed payload, still as written, is not checked again (span-to-call.ts).
+      const redactor = vouched !== undefined && vouched[key] === v ? undefined : checkWith;
       const entry = attributeCache.entry(key);
       if (entry === undefined) {
         w.literal(L.key);
@@ -216,7 +223,7 @@ function writeJsonSpanObject(w: JsonWriter, span: ReadableSpan, redactor: KeyRed
   w.literal(L.end_);
   writeJsonNanos(w, span.endTime);
   w.literal(L.attributes);
-  writeJsonAttributes(w, span.attributes, redactor); // checked for credentials with a redactor
+  writeJsonAttributes(w, span.attributes, redactor, vouchedValues(span)); // checked with a redactor
   w.literal(L.droppedAttributes);
   w.number(span.droppedAttributesCount);
   w.literal(L.events);

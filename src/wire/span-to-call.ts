@@ -242,8 +242,10 @@ const jsonText = (value: unknown): string => wellFormedJson(JSON.stringify(value
  * could conflict (`release` and `release.channel`: a value and an object at one path, and the span is refused).
  * Such a set travels whole, as one JSON string under `wandb.attributes`, which the service parses back.
  */
-export function portableStartAttributes(data: CallStartData): Attributes {
-  const attributes: Attributes = { "input.value": jsonText(data.inputs), "input.mime_type": "application/json" };
+export function portableStartAttributes(data: CallStartData, span: object): Attributes {
+  const input = jsonText(data.inputs);
+  vouch(span, "input.value", input);
+  const attributes: Attributes = { "input.value": input, "input.mime_type": "application/json" };
   if (data.displayName) attributes["wandb.display_name"] = data.displayName;
   if (data.threadId) {
     attributes["wandb.thread_id"] = data.threadId;
@@ -262,6 +264,28 @@ export function portableStartAttributes(data: CallStartData): Attributes {
 }
 
 /** The output attributes of a tracewire call sent over OTLP (see {@link portableStartAttributes}). */
-export function portableEndAttributes(output: unknown): Attributes {
-  return { "output.value": jsonText(output), "output.mime_type": "application/json" };
+export function portableEndAttributes(output: unknown, span: object): Attributes {
+  const text = jsonText(output);
+  vouch(span, "output.value", text);
+  return { "output.value": text, "output.mime_type": "application/json" };
+}
+
+const VOUCHED = Symbol.for("tracewire.vouched_attributes");
+
+/**
+ * Attribute values tracewire wrote on a span from a payload the serializer already scrubbed (the JSON text of a
+ * call's inputs and output over OTLP), by key. The encoders write such a value without checking it again for
+ * credentials — a scan of every key of the JSON text — as long as the span still holds exactly that value: one the
+ * app set over it is checked like any other.
+ */
+export type VouchedValues = Readonly<Record<string, string>>;
+
+function vouch(span: object, key: string, text: string): void {
+  const holder = span as { [VOUCHED]?: Record<string, string> };
+  (holder[VOUCHED] ??= {})[key] = text;
+}
+
+/** The {@link VouchedValues} of a span (or of a view of it), if any. */
+export function vouchedValues(span: object): VouchedValues | undefined {
+  return (span as { [VOUCHED]?: VouchedValues })[VOUCHED];
 }

@@ -104,9 +104,9 @@ describe("at the service", () => {
     cleanup = undefined;
   });
 
-  async function setup() {
+  async function setup(options: { export?: "otlp" } = {}) {
     const double = await TracingDouble.start();
-    const processor = new TracewireSpanProcessor({ baseUrl: double.url, project: "acme/demo", env: {} });
+    const processor = new TracewireSpanProcessor({ baseUrl: double.url, project: "acme/demo", env: {}, ...options });
     const provider = new BasicTracerProvider({ spanProcessors: [processor] });
     trace.setGlobalTracerProvider(provider);
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -141,5 +141,36 @@ describe("at the service", () => {
     const [call] = double.callsNamed("post");
     expect(call!.start?.inputs).toEqual({ body: `{"url":"/login","form":{"user":"ada","password":"${REDACTED}"}}` });
     expect(double.wireText()).not.toMatch(/sk-oi|pw-op/);
+  });
+
+  it("over OTLP, an op's own input.value is sent as written; one the app sets over it is checked like any other", async () => {
+    const { double, processor } = await setup({ export: "otlp" });
+    const login = op(
+      function login(form: Record<string, string>) {
+        trace.getActiveSpan()?.setAttribute("output.note", '{"session_token":"st-over-0123"}');
+        return { ok: form.user === "ada" };
+      },
+      { parameterNames: ["form"] },
+    );
+    login({ user: "ada", password: "pw-form-0123" });
+    const replaced = op(
+      function replaced(n: number) {
+        trace.getActiveSpan()?.setAttribute("input.value", '{"n":1,"api_key":"sk-over-0123456789"}');
+        return n;
+      },
+      { parameterNames: ["n"] },
+    );
+    replaced(1);
+    await processor.forceFlush();
+
+    const [first] = double.spans.filter((s) => s.name === "login");
+    expect(JSON.parse(first!.attributes["input.value"] as string)).toEqual({
+      form: { user: "ada", password: REDACTED },
+    });
+    expect(first!.attributes["output.value"]).toBe('{"ok":true}');
+    expect(first!.attributes["output.note"]).toBe(`{"session_token":"${REDACTED}"}`);
+    const [second] = double.spans.filter((s) => s.name === "replaced");
+    expect(second!.attributes["input.value"]).toBe(`{"n":1,"api_key":"${REDACTED}"}`);
+    expect(double.wireText()).not.toMatch(/sk-over|st-over|pw-form/);
   });
 });
