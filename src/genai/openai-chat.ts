@@ -59,6 +59,7 @@ export const ATTR_OPENAI_RESPONSE_SYSTEM_FINGERPRINT = "openai.response.system_f
 export const GEN_AI_PROVIDER = {
   openai: "openai",
   azureOpenai: "azure.ai.openai",
+  azureInference: "azure.ai.inference",
   inference: "tracewire.inference",
   training: "tracewire.training",
 } as const;
@@ -76,6 +77,11 @@ export interface ChatEndpoint {
 const KNOWN_HOSTS: [suffix: string, provider: string][] = [
   ["openai.azure.com", GEN_AI_PROVIDER.azureOpenai],
   ["cognitiveservices.azure.com", GEN_AI_PROVIDER.azureOpenai],
+  // Azure AI Foundry: a resource's `/openai/…` path is Azure OpenAI (see foundryProvider), the rest its model
+  // inference API, as are serverless deployments' hosts.
+  ["services.ai.azure.com", GEN_AI_PROVIDER.azureInference],
+  ["models.ai.azure.com", GEN_AI_PROVIDER.azureInference],
+  ["inference.ai.azure.com", GEN_AI_PROVIDER.azureInference],
   ["api.openai.com", GEN_AI_PROVIDER.openai],
   ["api.groq.com", "groq"],
   ["api.deepseek.com", "deepseek"],
@@ -102,7 +108,8 @@ export function originOf(url: string | undefined): string | undefined {
 /**
  * The endpoint of a client whose base URL is `baseUrl`. The provider is, in order: `providerName` when given; our
  * inference / training service when the base URL has the same origin as `known.inference` / `known.training`; a
- * well-known host (`api.openai.com` → `openai`, `*.openai.azure.com` → `azure.ai.openai`, …); otherwise `openai`,
+ * well-known host (`api.openai.com` → `openai`, `*.openai.azure.com` → `azure.ai.openai`, an Azure AI Foundry resource
+ * → `azure.ai.openai` under `/openai`, else `azure.ai.inference`, …); otherwise `openai`,
  * the API every OpenAI-compatible server speaks.
  */
 export function chatEndpoint(
@@ -122,7 +129,10 @@ export function chatEndpoint(
     const host = url.hostname.toLowerCase();
     for (const [suffix, provider] of KNOWN_HOSTS) {
       if (host === suffix || host.endsWith(`.${suffix}`)) {
-        endpoint.provider = provider;
+        endpoint.provider =
+          suffix === "services.ai.azure.com" && /^\/openai(?:\/|$)/.test(url.pathname)
+            ? GEN_AI_PROVIDER.azureOpenai
+            : provider;
         break;
       }
     }

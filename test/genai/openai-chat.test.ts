@@ -15,6 +15,12 @@ describe("chatEndpoint", () => {
     ["https://api.openai.com/v1", "openai", "api.openai.com", 443],
     ["https://acme.openai.azure.com/openai", "azure.ai.openai", "acme.openai.azure.com", 443],
     ["https://acme.cognitiveservices.azure.com/openai", "azure.ai.openai", "acme.cognitiveservices.azure.com", 443],
+    // Azure AI Foundry: Azure OpenAI under a resource's /openai path, the model inference API elsewhere.
+    ["https://acme.services.ai.azure.com/openai/v1/", "azure.ai.openai", "acme.services.ai.azure.com", 443],
+    ["https://acme.services.ai.azure.com/models", "azure.ai.inference", "acme.services.ai.azure.com", 443],
+    ["https://acme.services.ai.azure.com/openaix", "azure.ai.inference", "acme.services.ai.azure.com", 443],
+    ["https://llama.eastus2.models.ai.azure.com/v1", "azure.ai.inference", "llama.eastus2.models.ai.azure.com", 443],
+    ["https://phi.eastus.inference.ai.azure.com", "azure.ai.inference", "phi.eastus.inference.ai.azure.com", 443],
     ["https://api.groq.com/openai/v1", "groq", "api.groq.com", 443],
     ["https://inference.example.com/v1", "tracewire.inference", "inference.example.com", 443],
     ["http://127.0.0.1:8000", "tracewire.training", "127.0.0.1", 8000],
