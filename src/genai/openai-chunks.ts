@@ -29,6 +29,11 @@ interface ChoiceState {
   /** A spoken answer (`modalities: ["audio"]`): `transcript` and `data` concatenate, `id` and `expires_at` replace. */
   audio: Obj | undefined;
   tokenIds: number[] | undefined;
+  /**
+   * Azure OpenAI's content filter verdict: each content chunk's choice carries the one on its text, the finishing
+   * chunk an empty object; the last non-empty one is kept, where a non-streamed completion's choice has it.
+   */
+  contentFilterResults: Obj | undefined;
 }
 
 /** Appends the entries of `list` (when it is one) to `target[key]`, starting that list if needed. */
@@ -115,11 +120,14 @@ export class ChatChunkAccumulator {
         logprobs: undefined,
         audio: undefined,
         tokenIds: undefined,
+        contentFilterResults: undefined,
       };
       this.choices[index] = state;
     }
     if (typeof choice.finish_reason === "string") state.finishReason = choice.finish_reason;
     if (choice.stop_reason !== undefined) state.stopReason = choice.stop_reason;
+    const filter = choice.content_filter_results;
+    if (filter !== undefined && isObj(filter) && Object.keys(filter).length > 0) state.contentFilterResults = filter;
     const logprobs = choice.logprobs;
     if (isObj(logprobs)) {
       // Like the openai package's accumulator: the first object's fields, then every chunk's lists appended (copies:
@@ -238,6 +246,7 @@ export class ChatChunkAccumulator {
       };
       if (state.stopReason !== undefined) choice.stop_reason = state.stopReason;
       if (state.tokenIds) choice.token_ids = state.tokenIds;
+      if (state.contentFilterResults) choice.content_filter_results = state.contentFilterResults;
       choices.push(choice);
     }
     if (this.usage) completion.usage = this.usage;

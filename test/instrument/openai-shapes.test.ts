@@ -86,7 +86,7 @@ describe.each(VERSIONS)("$name", (version) => {
     expect(calls.some((c) => (c.end?.summary as { usage?: unknown } | undefined)?.usage !== undefined)).toBe(true);
   });
 
-  it("Azure's prompt filter chunk (empty id, created 0) does not stand for the answer's id and creation time", async () => {
+  it("Azure's prompt filter chunk (empty id, created 0) does not stand for the answer's id; filter results are kept", async () => {
     const { wrapped } = clients();
     await collect(await wrapped.chat.completions.create(streamParams("m-azure-filters")));
     const call = await session.only(CREATE);
@@ -96,6 +96,10 @@ describe.each(VERSIONS)("$name", (version) => {
       object: "chat.completion",
       // Kept, as Azure's non-streamed completion keeps it.
       prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false } } }],
+    });
+    // A choice keeps the verdict on its text, as in a non-streamed completion (the finishing chunk's `{}` says nothing).
+    expect((call.end!.output as { choices: Record<string, unknown>[] }).choices[0]!.content_filter_results).toEqual({
+      hate: { filtered: false, severity: "safe" },
     });
     expect((call.end!.summary as { gen_ai?: unknown }).gen_ai).toMatchObject({ response_id: "chatcmpl-standin-2" });
   });

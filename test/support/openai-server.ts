@@ -319,6 +319,14 @@ export class OpenAIServer {
         object: "",
         prompt_filter_results: [{ prompt_index: 0, content_filter_results: { hate: { filtered: false } } }],
       });
+      // Each content chunk's choice carries the filter's verdict on its text; the finishing chunk an empty one.
+      for (const event of events) {
+        for (const c of (event as { choices?: Record<string, unknown>[] }).choices ?? []) {
+          const text = (c.delta as { content?: string } | undefined)?.content;
+          if (text) c.content_filter_results = { hate: { filtered: false, severity: "safe" } };
+          else if (c.finish_reason) c.content_filter_results = {};
+        }
+      }
     }
     if (model === "m-error-stream") {
       send(events[0]!);
