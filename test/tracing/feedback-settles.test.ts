@@ -6,12 +6,9 @@
  * when that means dropping the feedback with the call. `callById()` never throws.
  */
 import { context, SpanKind, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { callById, getCurrentCall, NotSentError, op, ValidationError } from "../../src/index.js";
-import { TracewireSpanProcessor } from "../../src/otel/index.js";
-import { TracingDouble } from "../support/tracing-double.js";
+import { startOwnProvider } from "../support/own-provider.js";
 import { recordingLogger, type Session, startSession } from "../support/tracing-session.js";
 
 /** `promise`, or a failure naming the hang after `ms`. */
@@ -49,25 +46,13 @@ async function session(options: Parameters<typeof startSession>[0]): Promise<Ses
 
 describe("default mode: the app's own server span", () => {
   it("feedback awaited inside it returns at once, then follows the span's export", async () => {
-    const double = await TracingDouble.start();
     const { logger } = recordingLogger();
-    const processor = new TracewireSpanProcessor({
-      baseUrl: double.url,
-      project: "acme/demo",
-      env: {},
+    const { double, processor, close } = await startOwnProvider({
       exitHooks: false,
       scheduledDelayMillis: 60_000,
       logger,
     });
-    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-    expect(trace.setGlobalTracerProvider(provider)).toBe(true);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    cleanup = async () => {
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      await double.close();
-    };
+    cleanup = close;
 
     let receipt: unknown;
     let spanId = "";

@@ -1,15 +1,7 @@
-/**
- * op() under the app's own tracer provider (no init()): the app adds a TracewireSpanProcessor to it. When the app's
- * sampler drops a trace, no call exists, so op() hands out no Call for it (feedback would target a call the service
- * never saw), and the op still returns its own result.
- */
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { AlwaysOffSampler, AlwaysOnSampler, BasicTracerProvider, type Sampler } from "@opentelemetry/sdk-trace-base";
+import { AlwaysOffSampler, AlwaysOnSampler, type Sampler } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { callOf, getCurrentCall, op } from "../../src/index.js";
-import { TracewireSpanProcessor } from "../../src/otel/index.js";
-import { TracingDouble } from "../support/tracing-double.js";
+import { startOwnProvider } from "../support/own-provider.js";
 
 let cleanup: (() => Promise<void>) | undefined;
 afterEach(async () => {
@@ -18,23 +10,8 @@ afterEach(async () => {
 });
 
 async function appProvider(sampler: Sampler) {
-  const double = await TracingDouble.start();
-  const processor = new TracewireSpanProcessor({
-    baseUrl: double.url,
-    project: "acme/demo",
-    env: {},
-    scheduledDelayMillis: 10,
-    exitHooks: false,
-  });
-  const provider = new BasicTracerProvider({ sampler, spanProcessors: [processor] });
-  expect(trace.setGlobalTracerProvider(provider)).toBe(true);
-  expect(context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable())).toBe(true);
-  cleanup = async () => {
-    await provider.shutdown();
-    trace.disable();
-    context.disable();
-    await double.close();
-  };
+  const { double, processor, close } = await startOwnProvider({ scheduledDelayMillis: 10, exitHooks: false }, sampler);
+  cleanup = close;
   return { double, processor };
 }
 

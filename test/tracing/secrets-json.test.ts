@@ -3,15 +3,12 @@
  * call's arguments, a request body recorded as text. The values under credential keys are masked as in an object, at
  * the service (over OTLP and on the calls route) and in the serializer's rules; JSON without them is sent untouched.
  */
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
+import { trace } from "@opentelemetry/api";
 import { afterEach, describe, expect, it } from "vitest";
 import { op, REDACTED } from "../../src/index.js";
-import { TracewireSpanProcessor } from "../../src/otel/index.js";
 import { KeyRedactor, scrubString } from "../../src/secrets.js";
 import { serialize } from "../../src/tracing/serialize.js";
-import { TracingDouble } from "../support/tracing-double.js";
+import { startOwnProvider } from "../support/own-provider.js";
 
 const redactor = new KeyRedactor();
 const scrub = (text: string) => scrubString(text, redactor);
@@ -105,18 +102,9 @@ describe("at the service", () => {
   });
 
   async function setup(options: { export?: "otlp" } = {}) {
-    const double = await TracingDouble.start();
-    const processor = new TracewireSpanProcessor({ baseUrl: double.url, project: "acme/demo", env: {}, ...options });
-    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    cleanup = async () => {
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      await double.close();
-    };
-    return { double, processor };
+    const own = await startOwnProvider(options);
+    cleanup = own.close;
+    return own;
   }
 
   it("another instrumentation's input.value over OTLP, and an op's JSON argument on the calls route", async () => {

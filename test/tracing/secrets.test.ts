@@ -6,17 +6,14 @@
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { inspect } from "node:util";
-import { context, trace } from "@opentelemetry/api";
-import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
-import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { TracingClient } from "../../src/api/index.js";
 import { ApiError, DEFAULT_REDACT_KEYS, op, REDACTED } from "../../src/index.js";
-import { type TracewireProcessorOptions, TracewireSpanProcessor } from "../../src/otel/index.js";
+import type { TracewireProcessorOptions } from "../../src/otel/index.js";
 import { KeyRedactor, scrubText } from "../../src/secrets.js";
 import { serialize } from "../../src/tracing/serialize.js";
+import { startOwnProvider } from "../support/own-provider.js";
 import { TestServer } from "../support/server.js";
-import { TracingDouble } from "../support/tracing-double.js";
 import { recordingLogger } from "../support/tracing-session.js";
 
 describe("which keys hold credentials", () => {
@@ -259,24 +256,9 @@ describe("a TracewireSpanProcessor in the app's own provider honours the payload
   });
 
   async function ownProvider(options: TracewireProcessorOptions) {
-    const double = await TracingDouble.start();
     const { logger, lines } = recordingLogger();
-    const processor = new TracewireSpanProcessor({
-      baseUrl: double.url,
-      project: "acme/demo",
-      scheduledDelayMillis: 10,
-      logger,
-      ...options,
-    });
-    const provider = new BasicTracerProvider({ spanProcessors: [processor] });
-    trace.setGlobalTracerProvider(provider);
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    cleanup = async () => {
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      await double.close();
-    };
+    const { double, processor, close } = await startOwnProvider({ scheduledDelayMillis: 10, logger, ...options });
+    cleanup = close;
     const greet = op(
       function greet(form: Record<string, string>) {
         return { reply: `hi ${form.name}`, form };
