@@ -9,7 +9,6 @@
 import { describe, expect, it } from "vitest";
 import { wrapGoogleGenAI } from "../../src/instrument/google.js";
 import { BLOCKED_USAGE, blockedResponse, MODEL_SUFFIX, RESPONSE_ID } from "../support/google-server.js";
-import type { DecodedSpan } from "../support/otlp.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { collect, genai, HAS_GOOGLE, makeGoogle, plain, recorded, setupGeminiServer } from "./google-support.js";
 import { summaryOf } from "./support.js";
@@ -72,12 +71,7 @@ describe.skipIf(!HAS_GOOGLE)("@google/genai 3: a blocked prompt, calls route", (
 describe.skipIf(!HAS_GOOGLE)("@google/genai 3: a blocked prompt, OTLP route", () => {
   const session = setupSessionPerTest({ export: "otlp" });
 
-  async function onlySpan(): Promise<DecodedSpan> {
-    await session.tracing.flush();
-    const all = session.double.spans;
-    expect(all.map((s) => s.name)).toHaveLength(1);
-    return all[0]!;
-  }
+  const onlySpan = () => session.onlySpan();
 
   for (const streaming of [false, true]) {
     it(`${streaming ? "a stream" : "a response"}: finish reasons, output and output messages say the prompt was blocked`, async () => {

@@ -17,7 +17,6 @@ import {
   TOOL_ANSWER,
   USAGE,
 } from "../support/google-server.js";
-import type { DecodedSpan } from "../support/otlp.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import {
   callableTool,
@@ -43,12 +42,7 @@ const ctx = setupGeminiServer();
 describe.skipIf(!HAS_GOOGLE)("@google/genai 3", () => {
   const session = setupSessionPerTest({ export: "otlp" });
 
-  async function onlySpan(): Promise<DecodedSpan> {
-    await session.tracing.flush();
-    const all = session.double.spans;
-    expect(all.map((s) => s.name)).toHaveLength(1);
-    return all[0]!;
-  }
+  const onlySpan = () => session.onlySpan();
 
   it("a response is one GenAI CLIENT span with the request, response and usage attributes", async () => {
     await wrapGoogleGenAI(makeGoogle(ctx.server)).models.generateContent({

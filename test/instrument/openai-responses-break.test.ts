@@ -11,7 +11,12 @@ import { afterEach, describe, expect, it } from "vitest";
 import { RETURN_GRACE_MS } from "../../src/genai/stream-tap.js";
 import { op } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
-import { REASONING_PIECES, RESPONSE_ID, RESPONSE_TEXT, RESPONSE_USAGE } from "../support/openai-responses-server.js";
+import {
+  REASONING_PIECES,
+  RESPONSE_ID,
+  RESPONSE_TEXT,
+  responseUsageSummary,
+} from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import { Pacer } from "../support/pacer.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
@@ -21,16 +26,7 @@ const CREATE = "openai.responses.create";
 const MODEL = "gpt-5-mini";
 const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 const PARAMS = { model: MODEL, input: [{ role: "user" as const, content: "Say hello." }], stream: true as const };
-const USAGE_SUMMARY = {
-  [RESPONSE_MODEL]: {
-    prompt_tokens: RESPONSE_USAGE.input_tokens,
-    completion_tokens: RESPONSE_USAGE.output_tokens,
-    total_tokens: RESPONSE_USAGE.total_tokens,
-    requests: 1,
-    cache_read_input_tokens: RESPONSE_USAGE.input_tokens_details.cached_tokens,
-    reasoning_tokens: RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
-  },
-};
+const USAGE_SUMMARY = responseUsageSummary(RESPONSE_MODEL);
 /** The reasoning item as `response.output_item.done` closes it (the first of the stand-in's two items). */
 const REASONING_DONE = {
   id: "rs_standin",

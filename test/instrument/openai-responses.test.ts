@@ -17,7 +17,7 @@ import {
   RESPONSE_ID,
   RESPONSE_JSON,
   RESPONSE_TEXT,
-  RESPONSE_USAGE,
+  responseUsageSummary,
 } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
@@ -44,16 +44,7 @@ const TOOLS = [
     strict: false,
   },
 ];
-const USAGE_SUMMARY = {
-  [RESPONSE_MODEL]: {
-    prompt_tokens: RESPONSE_USAGE.input_tokens,
-    completion_tokens: RESPONSE_USAGE.output_tokens,
-    total_tokens: RESPONSE_USAGE.total_tokens,
-    requests: 1,
-    cache_read_input_tokens: RESPONSE_USAGE.input_tokens_details.cached_tokens,
-    reasoning_tokens: RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
-  },
-};
+const USAGE_SUMMARY = responseUsageSummary(RESPONSE_MODEL);
 
 const ctx = setupOpenAIServer();
 const session = setupSessionPerTest();

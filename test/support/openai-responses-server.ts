@@ -34,6 +34,17 @@ export const RESPONSE_USAGE = {
   output_tokens_details: { reasoning_tokens: 4 },
   total_tokens: 35,
 };
+/** `summary.usage` of a call answered with {@link RESPONSE_USAGE} by `responseModel` (the model the answer names). */
+export const responseUsageSummary = (responseModel: string) => ({
+  [responseModel]: {
+    prompt_tokens: RESPONSE_USAGE.input_tokens,
+    completion_tokens: RESPONSE_USAGE.output_tokens,
+    total_tokens: RESPONSE_USAGE.total_tokens,
+    requests: 1,
+    cache_read_input_tokens: RESPONSE_USAGE.input_tokens_details.cached_tokens,
+    reasoning_tokens: RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
+  },
+});
 export const RESPONSE_CALLS = [
   { id: "fc_weather", call_id: "call_weather", name: "get_weather", arguments: '{"city":"Lyon"}' },
   { id: "fc_time", call_id: "call_time", name: "get_time", arguments: '{"tz":"Europe/Paris"}' },

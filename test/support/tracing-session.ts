@@ -5,6 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, expect } from "vitest";
 import { type InitOptions, init, type TracewireHandle } from "../../src/index.js";
+import type { DecodedSpan } from "./otlp.js";
 import { type StoredCall, TracingDouble } from "./tracing-double.js";
 
 export interface LogLine {
@@ -30,6 +31,8 @@ export interface Session {
   logs: LogLine[];
   /** Flushes, then returns the only call recorded under `opName` (fails when there are none or several). */
   only(opName: string): Promise<StoredCall & { start: Record<string, unknown> }>;
+  /** Flushes, then returns the only OTLP span recorded (fails when there are none or several). */
+  onlySpan(): Promise<DecodedSpan>;
   stop(): Promise<void>;
 }
 
@@ -56,6 +59,11 @@ export async function startSession(options: InitOptions = {}): Promise<Session> 
       const calls = double.callsNamed(opName);
       expect(calls, `calls named ${opName}`).toHaveLength(1);
       return calls[0] as StoredCall & { start: Record<string, unknown> };
+    },
+    async onlySpan() {
+      await tracing.flush();
+      expect(double.spans.map((span) => span.name)).toHaveLength(1);
+      return double.spans[0]!;
     },
     async stop() {
       await tracing.shutdown();
@@ -99,6 +107,7 @@ function hookedSession(start: Hook, stop: Hook, options: InitOptions, name: stri
       return current().logs;
     },
     only: (opName) => current().only(opName),
+    onlySpan: () => current().onlySpan(),
     async restart(next) {
       const stopping = current();
       session = undefined;
