@@ -22,6 +22,17 @@ import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, setupOpenAIServer, VERSIONS } from "./support.js";
 
 const MODEL = "gpt-5-mini";
+/** What a completed stand-in response puts on its span: its id, model, finish reason, tier and usage. */
+const RESPONSE_OUTCOME = {
+  "gen_ai.response.id": RESPONSE_ID,
+  "gen_ai.response.model": `${MODEL}${MODEL_SUFFIX}`,
+  "gen_ai.response.finish_reasons": ["stop"],
+  "openai.response.service_tier": "default",
+  "gen_ai.usage.input_tokens": RESPONSE_USAGE.input_tokens,
+  "gen_ai.usage.output_tokens": RESPONSE_USAGE.output_tokens,
+  "gen_ai.usage.cache_read.input_tokens": RESPONSE_USAGE.input_tokens_details.cached_tokens,
+  "gen_ai.usage.reasoning.output_tokens": RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
+};
 const SPAN_KIND_CLIENT = 3;
 const STATUS_UNSET = 0;
 const STATUS_ERROR = 2;
@@ -73,14 +84,7 @@ describe.each(VERSIONS)("$name", (version) => {
       "gen_ai.request.max_tokens": 64,
       "gen_ai.output.type": "text",
       "openai.request.service_tier": "default",
-      "gen_ai.response.id": RESPONSE_ID,
-      "gen_ai.response.model": `${MODEL}${MODEL_SUFFIX}`,
-      "gen_ai.response.finish_reasons": ["stop"],
-      "openai.response.service_tier": "default",
-      "gen_ai.usage.input_tokens": RESPONSE_USAGE.input_tokens,
-      "gen_ai.usage.output_tokens": RESPONSE_USAGE.output_tokens,
-      "gen_ai.usage.cache_read.input_tokens": RESPONSE_USAGE.input_tokens_details.cached_tokens,
-      "gen_ai.usage.reasoning.output_tokens": RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
+      ...RESPONSE_OUTCOME,
     });
     // Content attributes are opt-in.
     expect(span!.attributes).not.toHaveProperty("gen_ai.input.messages");
@@ -108,14 +112,7 @@ describe.each(VERSIONS)("$name", (version) => {
       "gen_ai.operation.name": "chat",
       "openai.api.type": "responses",
       "gen_ai.request.stream": true,
-      "gen_ai.response.id": RESPONSE_ID,
-      "gen_ai.response.model": `${MODEL}${MODEL_SUFFIX}`,
-      "gen_ai.response.finish_reasons": ["stop"],
-      "openai.response.service_tier": "default",
-      "gen_ai.usage.input_tokens": RESPONSE_USAGE.input_tokens,
-      "gen_ai.usage.output_tokens": RESPONSE_USAGE.output_tokens,
-      "gen_ai.usage.cache_read.input_tokens": RESPONSE_USAGE.input_tokens_details.cached_tokens,
-      "gen_ai.usage.reasoning.output_tokens": RESPONSE_USAGE.output_tokens_details.reasoning_tokens,
+      ...RESPONSE_OUTCOME,
     });
     expect(typeof span!.attributes["gen_ai.response.time_to_first_chunk"]).toBe("number");
   });
