@@ -181,9 +181,9 @@ describe("at the service", () => {
     cleanup = undefined;
   });
 
-  async function setup() {
+  async function setup(route: "auto" | "calls" = "auto") {
     const double = await TracingDouble.start();
-    const processor = new TracewireSpanProcessor({ baseUrl: double.url, project: "acme/demo", env: {} });
+    const processor = new TracewireSpanProcessor({ baseUrl: double.url, project: "acme/demo", env: {}, export: route });
     const provider = new BasicTracerProvider({ spanProcessors: [processor] });
     trace.setGlobalTracerProvider(provider);
     context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
@@ -219,4 +219,34 @@ describe("at the service", () => {
     expect(call!.start?.inputs).toEqual({ body: `{"url":"/login","form":{"user":"ada","password":"${REDACTED}"}}` });
     expect(double.wireText()).not.toMatch(/sk-oi|pw-op/);
   });
+
+  for (const route of ["auto", "calls"] as const) {
+    it(`a string[] attribute has each of its strings checked (${route === "auto" ? "OTLP" : "calls route"})`, async () => {
+      const { double, processor } = await setup(route);
+      const span = trace.getTracer("ai-like").startSpan("generate");
+      const tools = [
+        JSON.stringify({ name: "login", parameters: { type: "object" } }),
+        JSON.stringify({ name: "fetch", headers: { Authorization: "Bearer sk-arr-0123456789" } }),
+      ];
+      span.setAttribute("ai.prompt.tools", tools);
+      span.setAttribute("app.dsns", ["postgres://app:pw-arr-0123@db/x", "plain"]);
+      span.setAttribute("app.counts", [1, 2]);
+      const spanId = span.spanContext().spanId;
+      span.end();
+      await processor.forceFlush();
+
+      expect(double.wireText()).not.toMatch(/sk-arr|pw-arr/);
+      const attributes = (
+        route === "auto"
+          ? double.spans.find((s) => s.spanId === spanId)!.attributes
+          : double.call(spanId).start!.attributes
+      ) as Record<string, unknown>;
+      expect(attributes["ai.prompt.tools"]).toEqual([
+        tools[0],
+        JSON.stringify({ name: "fetch", headers: { Authorization: REDACTED } }),
+      ]);
+      expect(attributes["app.dsns"]).toEqual([`postgres://app:${REDACTED}@db/x`, "plain"]);
+      expect(attributes["app.counts"]).toEqual([1, 2]);
+    });
+  }
 });
