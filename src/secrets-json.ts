@@ -34,6 +34,9 @@ export function escapedEndings(): Uint8Array {
   return pairs;
 }
 
+/** A URL in text that does not parse, to the end of the JSON string it stands in (a quote or a backslash). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"\\]+/gi;
+
 /** How deep a parsed tree is masked: JSON.parse builds deeper trees, which nothing real sends as an attribute. */
 const MAX_DEPTH = 64;
 
@@ -52,7 +55,7 @@ export function opensLikeJson(text: string): boolean {
  * `text` (JSON, or text that opens like it) with the values under credential keys replaced by `masked` and every
  * other string value passed through `scrub` (nested JSON, URLs, private keys); `text` itself when nothing changed.
  * Text that does not parse (cut short by an attribute limit, JSON Lines, or not JSON after all) has the values of its
- * credential keys masked where they stand (an object or array whole); URLs in it are not checked.
+ * credential keys masked where they stand (an object or array whole), and its URLs checked by `scrub`.
  */
 export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: string) => string, masked: string): string {
   if (!worthParsing(text, judge)) return text;
@@ -60,7 +63,8 @@ export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: strin
   try {
     tree = JSON.parse(text);
   } catch {
-    return maskLoosely(text, judge, masked);
+    // Each URL as the string scrub checks a whole-string URL (its password, its credential parameters).
+    return maskLoosely(text, judge, masked).replace(URL_IN_TEXT, scrub);
   }
   if (tree === null || typeof tree !== "object") return text;
   const deep = { reached: false };
@@ -76,7 +80,7 @@ export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: strin
     return JSON.stringify(tree, null, indentOf(text));
   } catch {
     // A tree too deep to write back (JSON.stringify overflows the stack): never a throw into the caller.
-    return maskLoosely(text, judge, masked);
+    return maskLoosely(text, judge, masked).replace(URL_IN_TEXT, scrub);
   }
 }
 

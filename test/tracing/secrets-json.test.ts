@@ -161,6 +161,21 @@ describe("JSON text in a string", () => {
     expect(scrub('\uFEFF{"password":"pw-bom-0123"}')).toBe(`\uFEFF{"password":"${REDACTED}"}`);
   });
 
+  it("text that does not parse (cut short, JSON Lines) has the URLs in it checked too", () => {
+    const whole = JSON.stringify({
+      dsn: "postgres://app:pw-url-0123@db:5432/x",
+      hook: "https://h.example.com/x?token=t-url-1&a=2",
+      note: "n",
+    });
+    expect(scrub(whole.slice(0, -6))).toBe(
+      `{"dsn":"postgres://app:${REDACTED}@db:5432/x","hook":"https://h.example.com/x?token=${REDACTED}&a=2","note`,
+    );
+    const lines = '{"a":1}\n{"dsn":"redis://:pw-url-4567@cache:6379"}\n';
+    expect(scrub(lines)).toBe(`{"a":1}\n{"dsn":"redis://:${REDACTED}@cache:6379"}\n`);
+    const links = '{"a":"https://img.example.com/a.png","b":"https://x.example.com/?q=1"'; // cut short, nothing to mask
+    expect(scrub(links)).toBe(links);
+  });
+
   it("redactKeys: [] records the text as it is; a list of one's own decides the keys", () => {
     const text = '{"password":"pw-1","ssn":"078-05-1120"}';
     expect(scrubString(text, new KeyRedactor([]))).toBe(text);
