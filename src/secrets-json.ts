@@ -7,27 +7,46 @@
  * Cheap on the strings every call carries: only a string that opens with `{` or `[` is looked at, and then only its
  * colons are visited (each key of JSON text ends `"key":`), each key judged by the redactor's cached verdict. Text is
  * parsed only when a key must be masked (or it holds a URL with a user part or a query, which the string scrub
- * checks): then the parsed tree is masked and written back, in the text's own indentation.
+ * checks): then the parsed tree is masked, and the text is masked where its values stand when that gives the same
+ * JSON (every other byte kept), else the tree is written back in the text's own indentation.
  */
 
 /** What decides which keys hold credentials (secrets.ts `KeyRedactor`). */
 export interface KeyJudge {
-  /** Whether a key ending in these two character codes may match (a cheap first check; true when unsure). */
+  /**
+   * Whether a key ending in these two character codes may match (a cheap first check; true when unsure, and for the
+   * last two digits of an escape, `"passwor\u0064"`).
+   */
   readonly mayEndWith: (prev: number, last: number) => boolean;
   matches(key: string): boolean;
   matchesIn(key: string, sibling: (key: string) => unknown): boolean;
 }
 
+/**
+ * A table of key endings (`[prev << 7 | last]`, see `KeyRedactor`) with the endings of a key whose last character is
+ * written as an escape (`"passwor\u0064"`: the last two hex digits of a letter's, `_`'s or `-`'s code) already set, so
+ * such keys are read: a letter's spelling must not hide a credential key.
+ */
+export function escapedEndings(): Uint8Array {
+  const pairs = new Uint8Array(128 * 128);
+  for (const prev of "234567")
+    for (const last of "0123456789abcdefABCDEF") pairs[(prev.charCodeAt(0) << 7) | last.charCodeAt(0)] = 1;
+  return pairs;
+}
+
+/** A URL in text that does not parse, to the end of the JSON string it stands in (a quote or a backslash). */
+const URL_IN_TEXT = /\b[a-z][a-z0-9+.-]*:\/\/[^\s"\\]+/gi;
+
 /** How deep a parsed tree is masked: JSON.parse builds deeper trees, which nothing real sends as an attribute. */
 const MAX_DEPTH = 64;
 
-/** Whether `text` opens (after up to 16 whitespace characters) with `{` or `[`: it may be JSON. */
+/** Whether `text` opens (after up to 16 whitespace characters, or a byte order mark) with `{` or `[`: it may be JSON. */
 export function opensLikeJson(text: string): boolean {
   const end = Math.min(text.length, 16);
   for (let i = 0; i < end; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x7b || c === 0x5b) return true;
-    if (c > 32) return false;
+    if (c > 32 && c !== 0xfeff) return false;
   }
   return false;
 }
@@ -35,8 +54,8 @@ export function opensLikeJson(text: string): boolean {
 /**
  * `text` (JSON, or text that opens like it) with the values under credential keys replaced by `masked` and every
  * other string value passed through `scrub` (nested JSON, URLs, private keys); `text` itself when nothing changed.
- * Text that does not parse (cut short by an attribute limit, or not JSON after all) has the string and number values
- * of its credential keys masked where they stand.
+ * Text that does not parse (cut short by an attribute limit, JSON Lines, or not JSON after all) has the values of its
+ * credential keys masked where they stand (an object or array whole), and its URLs checked by `scrub`.
  */
 export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: string) => string, masked: string): string {
   if (!worthParsing(text, judge)) return text;
@@ -44,10 +63,64 @@ export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: strin
   try {
     tree = JSON.parse(text);
   } catch {
-    return maskLoosely(text, judge, masked);
+    // Each URL as the string scrub checks a whole-string URL (its password, its credential parameters).
+    return maskLoosely(text, judge, masked).replace(URL_IN_TEXT, scrub);
   }
-  if (tree === null || typeof tree !== "object" || !maskTree(tree, judge, scrub, masked, 0)) return text;
-  return JSON.stringify(tree, null, indentOf(text));
+  if (tree === null || typeof tree !== "object") return text;
+  const deep = { reached: false };
+  const changed = maskTree(tree, judge, scrub, masked, 0, deep);
+  if (!changed && !deep.reached) return text;
+  try {
+    // Masked where they stand when that is the same JSON: every other byte kept (integers past 2^53, `1.0`, escapes,
+    // spacing), which a parse and stringify would rewrite. Below the depth the tree is walked, keys are masked so.
+    const loose = maskLoosely(text, judge, masked);
+    if (!changed) return loose;
+    if (deep.reached) return maskLoosely(JSON.stringify(tree, null, indentOf(text)), judge, masked);
+    if (loose !== text && sameJson(JSON.parse(loose), tree, 0)) return loose;
+    return JSON.stringify(tree, null, indentOf(text));
+  } catch {
+    // A tree too deep to write back (JSON.stringify overflows the stack): never a throw into the caller.
+    return maskLoosely(text, judge, masked).replace(URL_IN_TEXT, scrub);
+  }
+}
+
+/** Whether two parsed JSON values are equal (objects key by key, in order); false past {@link MAX_DEPTH}. */
+function sameJson(a: unknown, b: unknown, depth: number): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null || depth >= MAX_DEPTH) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const keys = Object.keys(a);
+  const other = Object.keys(b);
+  if (keys.length !== other.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== other[i]) return false;
+    if (!sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key], depth + 1)) return false;
+  }
+  return true;
+}
+
+/**
+ * Whether `key`, as it stands in the text, is a credential key: its escapes (`api\u005fkey`, a key nested in a
+ * string) read first when it has any. Called only for keys whose ending may match.
+ */
+function keyMatches(judge: KeyJudge, key: string): boolean {
+  if (judge.matches(key)) return true;
+  if (!key.includes("\\")) return false;
+  const plain = key
+    .replace(/\\+u([0-9a-fA-F]{4})/g, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+    .replace(/\\+(.)/g, "$1");
+  return judge.matches(plain);
+}
+
+/**
+ * Where the key whose `"` closes at `end` before a colon may end, or -1: space before the colon (`"key" : value`, how
+ * Jackson pretty-prints) is skipped. The caller has found text[colon - 1] is not a quote.
+ */
+function quoteBeforeSpace(text: string, colon: number): number {
+  let end = colon - 1;
+  while (end > 0 && text.charCodeAt(end) <= 32) end--;
+  return end < colon - 1 && text.charCodeAt(end) === 0x22 ? end : -1;
 }
 
 /**
@@ -62,8 +135,12 @@ function forEachKey(
   visit: (key: string, colon: number, quote: string) => boolean | undefined,
 ): void {
   for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
-    const end = colon - 1;
-    if (text.charCodeAt(end) !== 0x22) continue;
+    let end = colon - 1;
+    if (text.charCodeAt(end) !== 0x22) {
+      if (text.charCodeAt(end) > 32) continue;
+      end = quoteBeforeSpace(text, colon);
+      if (end === -1) continue;
+    }
     const escaped = text.charCodeAt(end - 1) === 0x5c;
     const closing = escaped ? end - 1 : end;
     if (closing < 2 || !wanted(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
@@ -81,11 +158,16 @@ function forEachKey(
  */
 function worthParsing(text: string, judge: KeyJudge): boolean {
   for (let colon = text.indexOf(":"); colon !== -1; colon = text.indexOf(":", colon + 1)) {
-    const end = colon - 1;
-    if (text.charCodeAt(end) !== 0x22) {
-      if (text.charCodeAt(colon + 1) === 0x2f && text.charCodeAt(colon + 2) === 0x2f && urlMayHoldSecret(text, colon))
-        return true;
-      continue;
+    let end = colon - 1;
+    const before = text.charCodeAt(end);
+    if (before !== 0x22) {
+      if (before > 32) {
+        if (text.charCodeAt(colon + 1) === 0x2f && text.charCodeAt(colon + 2) === 0x2f && urlMayHoldSecret(text, colon))
+          return true;
+        continue;
+      }
+      end = quoteBeforeSpace(text, colon);
+      if (end === -1) continue;
     }
     const escaped = text.charCodeAt(end - 1) === 0x5c;
     const closing = escaped ? end - 1 : end;
@@ -95,7 +177,7 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
     const limit = Math.max(0, closing - 130);
     while (open >= limit && text.charCodeAt(open) !== 0x22) open--;
     // The key starts after that quote (of `\"` too, in JSON nested in a string).
-    if (open >= limit && judge.matches(text.slice(open + 1, closing))) return true;
+    if (open >= limit && keyMatches(judge, text.slice(open + 1, closing))) return true;
   }
   return false;
 }
@@ -115,8 +197,18 @@ function urlMayHoldSecret(text: string, colon: number): boolean {
 }
 
 /** Masks `node` in place; whether anything changed. */
-function maskTree(node: object, judge: KeyJudge, scrub: (value: string) => string, masked: string, depth: number) {
-  if (depth >= MAX_DEPTH) return false;
+function maskTree(
+  node: object,
+  judge: KeyJudge,
+  scrub: (value: string) => string,
+  masked: string,
+  depth: number,
+  deep: { reached: boolean },
+) {
+  if (depth >= MAX_DEPTH) {
+    deep.reached = true;
+    return false;
+  }
   let changed = false;
   const record = node as Record<string, unknown>;
   const keys = Array.isArray(node) ? undefined : Object.keys(node);
@@ -136,7 +228,7 @@ function maskTree(node: object, judge: KeyJudge, scrub: (value: string) => strin
         changed = true;
       }
     } else if (typeof value === "object" && value !== null) {
-      if (maskTree(value, judge, scrub, masked, depth + 1)) changed = true;
+      if (maskTree(value, judge, scrub, masked, depth + 1, deep)) changed = true;
     }
   }
   return changed;
@@ -159,13 +251,18 @@ function indentOf(text: string): string | undefined {
 function maskLoosely(text: string, judge: KeyJudge, masked: string): string {
   const cuts: [from: number, to: number, by: string][] = [];
   forEachKey(text, judge.mayEndWith, (key, colon, quote) => {
-    if (!judge.matches(key)) return undefined;
+    if (!keyMatches(judge, key)) return undefined;
     let from = colon + 1;
     while (from < text.length && text.charCodeAt(from) <= 32) from++;
+    const first = text.charCodeAt(from);
     if (text.startsWith(quote, from)) {
       from += quote.length;
       const to = closingQuote(text, from, quote.length === 2);
+      if (to !== -1 && isWordPiece(key, text, to + 1)) return undefined;
       cuts.push([from, to === -1 ? text.length : to - (quote.length - 1), masked]);
+    } else if (first === 0x7b || first === 0x5b) {
+      // An object or array: masked whole, to its closing bracket (or the end of text cut short inside it).
+      cuts.push([from, closingBracket(text, from, quote.length === 2), `${quote}${masked}${quote}`]);
     } else {
       const bare = /^[^\s,}\]\\"]+/.exec(text.slice(from, from + 256));
       if (bare && bare[0] !== "null") cuts.push([from, from + bare[0].length, `${quote}${masked}${quote}`]);
@@ -195,4 +292,33 @@ function closingQuote(text: string, from: number, nested: boolean): number {
     if (nested ? run % 4 === 1 : run % 2 === 0) return at;
   }
   return -1;
+}
+
+/** Whether the string value under `key` that closed before `after` is a logprobs entry's `token` (a word piece). */
+function isWordPiece(key: string, text: string, after: number): boolean {
+  return (
+    key.replace(/[-_]/g, "").toLowerCase() === "token" &&
+    /^\s*,\s*\\?"logprob\\?"\s*:\s*-?\d/.test(text.slice(after, after + 48))
+  );
+}
+
+/**
+ * The index after the bracket that closes the object or array opening at `from`, skipping strings (`\"…\"` in JSON
+ * nested in a string, which a bare `"` ends); the end of text cut short.
+ */
+function closingBracket(text: string, from: number, nested: boolean): number {
+  let depth = 0;
+  for (let at = from; at < text.length; at++) {
+    const c = text.charCodeAt(at);
+    if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) {
+      if (--depth === 0) return at + 1;
+    } else if (c === 0x22) {
+      if (nested && text.charCodeAt(at - 1) !== 0x5c) return at; // the end of the string the nested JSON is in
+      const close = closingQuote(text, at + 1, nested);
+      if (close === -1) return text.length;
+      at = close;
+    }
+  }
+  return text.length;
 }

@@ -6,7 +6,7 @@
  * and tracewire's logger.
  */
 
-import { maskJsonText, opensLikeJson } from "./secrets-json.js";
+import { escapedEndings, maskJsonText, opensLikeJson } from "./secrets-json.js";
 
 /** What replaces a redacted value. */
 export const REDACTED = "REDACTED";
@@ -76,8 +76,8 @@ export class KeyRedactor {
     this.shortEntry = this.entries.some((entry) => entry.length < 2);
   }
 
-  /** ASCII pairs a matching key can end with (`[prev << 7 | last]`): each entry's last two letters, in any case. */
-  private readonly lastPairs = new Uint8Array(128 * 128);
+  /** ASCII pairs a matching key can end with (`[prev << 7 | last]`): entries' last two letters, any case; escapes'. */
+  private readonly lastPairs = escapedEndings();
   /** Whether an entry is one character long (then any pair can end a match). */
   private readonly shortEntry: boolean;
 

@@ -79,7 +79,7 @@ export class OpenCalls {
         callCloser(span)?.cancel(reason);
         if (span.ended) continue; // its owner ended it: the processor's onEnd sent the end
         const route = spanRoute(span);
-        if (route !== "calls" && route !== "otlp") continue;
+        if (route !== "calls" && route !== "otlp" && route !== "calls-at-end") continue;
         setSpanRoute(span, "closed");
         send(span, closingView(span, reason), route);
       } catch (err) {

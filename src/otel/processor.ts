@@ -125,7 +125,9 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       if (route === "calls" && !data && span.instrumentationScope.name !== TRACER_NAME) {
         // Another instrumentation's span sets attributes until it ends (a status code, an answer's facts), and an end
         // record carries none: its start is written at its end, with all of them (it is not shown while it runs).
+        // Tracked as running all the same: at shutdown it is written then, ended as cancelled, as a call of ours is.
         setSpanRoute(span, "calls-at-end");
+        this.open.add(span);
       } else if (route === "calls") {
         // A start the full queue would refuse is counted as dropped without being encoded first.
         const mark = this.calls.admit()
@@ -161,10 +163,6 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
         if (!isSampled(span) || !this.keeps(span)) return;
         route = this.routeOf(span);
         if (route === "calls") route = this.offerCall(this.callRecords.start(this.redacted(span), undefined));
-      } else if (route === "calls-at-end") {
-        route = this.calls.admit()
-          ? this.offerCall(this.callRecords.start(this.redacted(span), undefined))
-          : "calls-dropped";
       }
       this.sendEnd(span, span, route);
     } catch (err) {
@@ -178,6 +176,8 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
    * from `span`.
    */
   private sendEnd(span: ReadableSpan, ended: ReadableSpan, route: SpanRouteMark): void {
+    // Another instrumentation's span on the calls route: its start first, with what it holds now (see onStart).
+    if (route === "calls-at-end") route = this.startAtEnd(span);
     if (route === "calls") {
       const data = callEndData(span) ?? adaptedEnd(ended, this.adaptEndFailed);
       const redacted = this.redacted(ended);
@@ -200,6 +200,13 @@ export class TracewireSpanProcessor implements SpanProcessor, ActiveProcessor {
       // Requests about this call waited for it to end; they go once its export is done (never if it was dropped).
       this.callRequests.spanEnded(span, this.offerSpan(ended));
     }
+  }
+
+  /** Queues the start record of a `calls-at-end` span (with the attributes it has now); the route its end takes. */
+  private startAtEnd(span: ReadableSpan): SpanRouteMark {
+    return this.calls.admit()
+      ? this.offerCall(this.callRecords.start(this.redacted(span), undefined))
+      : "calls-dropped";
   }
 
   /** Encodes an ended span now, so the span itself is not kept until its batch is sent (see otlp-batch.ts). */

@@ -12,7 +12,8 @@
  */
 import type { Attributes, SpanStatus } from "@opentelemetry/api";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
-import { type KeyRedactor, REDACTED, scrubString, scrubText } from "../secrets.js";
+import { type KeyRedactor, REDACTED, scrubText } from "../secrets.js";
+import { scrubAttributeValue } from "../wire/attribute-cache.js";
 
 /** `span`, or a view of it whose credential-bearing attributes, exception texts and status message are masked. */
 export function redactedSpan(span: ReadableSpan, redactor: KeyRedactor): ReadableSpan {
@@ -47,11 +48,12 @@ export function redactAttributes(attributes: Attributes, redactor: KeyRedactor):
     const value = attributes[key];
     let masked: typeof value;
     if (redactor.matches(key)) masked = REDACTED;
-    else if (typeof value === "string") {
-      const scrubbed = scrubString(value, redactor);
+    else {
+      // A string, or each string of a `string[]`.
+      const scrubbed = scrubAttributeValue(value, redactor) as typeof value;
       if (scrubbed === value) continue;
       masked = scrubbed;
-    } else continue;
+    }
     copy ??= { ...attributes };
     copy[key] = masked;
   }

@@ -100,14 +100,33 @@ export class AttributeCache {
 /** `value` as it is written under `entry`'s verdict (after {@link AttributeCache.pair} decided it). */
 export function maskedValue(entry: KeyEntry, value: unknown): unknown {
   if (entry.secret) return REDACTED;
-  return entry.redactor !== undefined && typeof value === "string" ? scrubString(value, entry.redactor) : value;
+  return entry.redactor !== undefined ? scrubAttributeValue(value, entry.redactor) : value;
 }
 
 /** `value` under `key` as it is written, for a key the cache does not hold. */
 export function maskedUncached(key: string, value: unknown, redactor: KeyRedactor | undefined): unknown {
   if (redactor === undefined) return value;
   if (redactor.matches(key)) return REDACTED;
-  return typeof value === "string" ? scrubString(value, redactor) : value;
+  return scrubAttributeValue(value, redactor);
+}
+
+/**
+ * An attribute value with its strings checked (secrets.ts `scrubString`): a string, or each string of an array
+ * (`string[]`: the AI SDK's `ai.prompt.tools` is JSON text per tool); `value` itself when nothing was masked.
+ */
+export function scrubAttributeValue(value: unknown, redactor: KeyRedactor): unknown {
+  if (typeof value === "string") return scrubString(value, redactor);
+  if (!Array.isArray(value)) return value;
+  let copy: unknown[] | undefined;
+  for (let i = 0; i < value.length; i++) {
+    const item: unknown = value[i];
+    if (typeof item !== "string") continue;
+    const scrubbed = scrubString(item, redactor);
+    if (scrubbed === item) continue;
+    copy ??= value.slice();
+    copy[i] = scrubbed;
+  }
+  return copy ?? value;
 }
 
 /**

@@ -3,7 +3,7 @@
  * `export: "otlp"` / `"calls"` send everything one way, `route()` overrides, `filter()` drops. Both routes share
  * ids, so one request is one tree. Hooks that throw never reach user code.
  */
-import { trace } from "@opentelemetry/api";
+import { context, trace } from "@opentelemetry/api";
 import { describe, expect, it } from "vitest";
 import { op } from "../../src/index.js";
 import { expectDeliveredOnce, recordingLogger, scopeOfSpan, setupTracedDouble } from "./helpers.js";
@@ -158,6 +158,32 @@ describe("routes", () => {
       usage: { "m-1-2026": { prompt_tokens: 7, completion_tokens: 3, total_tokens: 10, requests: 1 } },
     });
     expect(tracing.stats()).toMatchObject({ calls: { sent: 2, dropped: 0 }, otlp: { sent: 0 } });
+  });
+
+  it('export: "calls": a foreign span still running at shutdown is sent as cancelled, with its child; once', async () => {
+    const tracing = ctx.start({ export: "calls" });
+    const tracer = trace.getTracer("foreign-lib", "1.0.0");
+    const ids: Record<string, string> = {};
+    const span = tracer.startSpan("http POST /chat");
+    span.setAttribute("http.request.method", "POST");
+    ids.root = span.spanContext().spanId;
+    await context.with(trace.setSpan(context.active(), span), () =>
+      op(function child() {
+        ids.child = trace.getActiveSpan()!.spanContext().spanId;
+      })(),
+    );
+    await tracing.shutdown(); // the request (another library's server span) still runs
+
+    expectDeliveredOnce(ctx.double, ids.child!);
+    expect(ctx.double.call(ids.child!).start).toMatchObject({ parent_id: ids.root });
+    expectDeliveredOnce(ctx.double, ids.root!);
+    const root = ctx.double.call(ids.root!);
+    expect(root.start).toMatchObject({ op_name: "http POST /chat", attributes: { "http.request.method": "POST" } });
+    expect(root.end?.summary).toMatchObject({ tracewire: { status: "cancelled", cancel_reason: "shutdown" } });
+    span.end(); // its owner ends it later: nothing more is sent, nothing counted as dropped
+    expect(ctx.double.call(ids.root!).ends).toBe(1);
+    const { calls } = tracing.stats();
+    expect(calls).toMatchObject({ sent: 4, dropped: 0, rejected: 0, queued: 0 });
   });
 
   it("route() overrides the default per span; undefined keeps it", async () => {

@@ -81,6 +81,98 @@ describe("JSON text in a string", () => {
     expect(scrub(links)).toBe(links);
   });
 
+  it('a key written with space before its colon (Jackson\'s pretty printer: `"password" : …`) is masked', () => {
+    const text = '{\n  "user" : "ada",\n  "password" : "pw-spaced-0123",\n  "n" : 1\n}';
+    expect(scrub(text)).toBe(text.replace("pw-spaced-0123", REDACTED));
+    const cut = '{ "user" : "ada", "api_key"\t:\t"sk-spaced-0123';
+    expect(scrub(cut)).toBe(`{ "user" : "ada", "api_key"\t:\t"${REDACTED}`);
+  });
+
+  it('a key spelled with escapes (`"api\\u005fkey"`, `"passwor\\u0064"`) is judged by what it says', () => {
+    for (const key of ["api\\u005fkey", "passwor\\u0064", "Authorizatio\\u006E"]) {
+      const text = `{"model":"m","${key}":"sk-escaped-0123"}`;
+      expect(scrub(text)).not.toContain("sk-escaped");
+      expect(scrub(text.slice(0, -2))).not.toContain("sk-escaped"); // cut short: masked where it stands
+      const nested = JSON.stringify({ body: text });
+      expect(scrub(nested)).not.toContain("sk-escaped");
+    }
+  });
+
+  it("text cut short: an object or array under a credential key is masked whole, the rest kept", () => {
+    const whole = JSON.stringify({
+      credentials: { user: "ada", pass: "pw-obj-0123", scopes: ["a", "b}"] },
+      api_keys: ["sk-arr-0123", "sk-arr-4567"],
+      model: "m",
+      messages: [{ role: "user", content: "hi" }],
+    });
+    const out = scrub(whole.slice(0, -4));
+    expect(out).toBe(
+      `{"credentials":"${REDACTED}","api_keys":"${REDACTED}","model":"m","messages":[{"role":"user","content":"hi`,
+    );
+    // Cut inside the object itself: masked to the end.
+    expect(scrub(whole.slice(0, 40))).toBe(`{"credentials":"${REDACTED}"`);
+    // In JSON nested in a string.
+    const nested = JSON.stringify({ body: whole }).slice(0, -3);
+    expect(scrub(nested)).not.toMatch(/pw-obj|sk-arr/);
+    expect(scrub(nested)).toContain('\\"model\\":\\"m\\"');
+  });
+
+  it("when something is masked, the rest of the text keeps its bytes: big integers, 1.0, -0, escapes, spacing", () => {
+    const text =
+      '{"seed": 12345678901234567891, "temperature": 1.0, "bias": -0, "top_p": 1e0, "note": "caf\\u00e9 \\/", "password": "pw-num-0123"}';
+    expect(scrub(text)).toBe(text.replace("pw-num-0123", REDACTED));
+    const nested = JSON.stringify({ args: '{"id": 98765432109876543210, "token": "t-0123456789"}' });
+    expect(scrub(nested)).toBe(nested.replace("t-0123456789", REDACTED));
+  });
+
+  it("text cut short: a logprobs entry's `token` (a word piece of the answer) is kept", () => {
+    const whole = JSON.stringify({
+      choices: [
+        {
+          logprobs: {
+            content: [
+              { token: "Hello", logprob: -0.1, bytes: [72] },
+              { token: " world", logprob: -0.2 },
+            ],
+          },
+        },
+      ],
+    });
+    const cut = whole.slice(0, -8);
+    expect(scrub(cut)).toBe(cut);
+  });
+
+  it("nesting deeper than the walk: credentials below it are masked, and a tree too deep to write back never throws", () => {
+    const deep = `{"a":${'{"b":'.repeat(80)}{"password":"pw-deep-0123"}${"}".repeat(80)}}`;
+    expect(scrub(deep)).toBe(deep.replace("pw-deep-0123", REDACTED));
+    const n = 20_000;
+    const huge = `{"password":"pw-huge-0123","a":${"[".repeat(n)}${"]".repeat(n)}}`;
+    let out = "";
+    expect(() => {
+      out = scrub(huge);
+    }).not.toThrow();
+    expect(out).toBe(huge.replace("pw-huge-0123", REDACTED));
+  });
+
+  it("text that opens with a byte order mark is scanned too", () => {
+    expect(scrub('\uFEFF{"password":"pw-bom-0123"}')).toBe(`\uFEFF{"password":"${REDACTED}"}`);
+  });
+
+  it("text that does not parse (cut short, JSON Lines) has the URLs in it checked too", () => {
+    const whole = JSON.stringify({
+      dsn: "postgres://app:pw-url-0123@db:5432/x",
+      hook: "https://h.example.com/x?token=t-url-1&a=2",
+      note: "n",
+    });
+    expect(scrub(whole.slice(0, -6))).toBe(
+      `{"dsn":"postgres://app:${REDACTED}@db:5432/x","hook":"https://h.example.com/x?token=${REDACTED}&a=2","note`,
+    );
+    const lines = '{"a":1}\n{"dsn":"redis://:pw-url-4567@cache:6379"}\n';
+    expect(scrub(lines)).toBe(`{"a":1}\n{"dsn":"redis://:${REDACTED}@cache:6379"}\n`);
+    const links = '{"a":"https://img.example.com/a.png","b":"https://x.example.com/?q=1"'; // cut short, nothing to mask
+    expect(scrub(links)).toBe(links);
+  });
+
   it("redactKeys: [] records the text as it is; a list of one's own decides the keys", () => {
     const text = '{"password":"pw-1","ssn":"078-05-1120"}';
     expect(scrubString(text, new KeyRedactor([]))).toBe(text);
@@ -101,8 +193,8 @@ describe("at the service", () => {
     cleanup = undefined;
   });
 
-  async function setup(options: { export?: "otlp" } = {}) {
-    const own = await startOwnProvider(options);
+  async function setup(route: "auto" | "calls" | "otlp" = "auto") {
+    const own = await startOwnProvider({ export: route });
     cleanup = own.close;
     return own;
   }
@@ -132,7 +224,7 @@ describe("at the service", () => {
   });
 
   it("over OTLP, an op's own input.value is sent as written; one the app sets over it is checked like any other", async () => {
-    const { double, processor } = await setup({ export: "otlp" });
+    const { double, processor } = await setup("otlp");
     const login = op(
       function login(form: Record<string, string>) {
         trace.getActiveSpan()?.setAttribute("output.note", '{"session_token":"st-over-0123"}');
@@ -161,4 +253,34 @@ describe("at the service", () => {
     expect(second!.attributes["input.value"]).toBe(`{"n":1,"api_key":"${REDACTED}"}`);
     expect(double.wireText()).not.toMatch(/sk-over|st-over|pw-form/);
   });
+
+  for (const route of ["auto", "calls"] as const) {
+    it(`a string[] attribute has each of its strings checked (${route === "auto" ? "OTLP" : "calls route"})`, async () => {
+      const { double, processor } = await setup(route);
+      const span = trace.getTracer("ai-like").startSpan("generate");
+      const tools = [
+        JSON.stringify({ name: "login", parameters: { type: "object" } }),
+        JSON.stringify({ name: "fetch", headers: { Authorization: "Bearer sk-arr-0123456789" } }),
+      ];
+      span.setAttribute("ai.prompt.tools", tools);
+      span.setAttribute("app.dsns", ["postgres://app:pw-arr-0123@db/x", "plain"]);
+      span.setAttribute("app.counts", [1, 2]);
+      const spanId = span.spanContext().spanId;
+      span.end();
+      await processor.forceFlush();
+
+      expect(double.wireText()).not.toMatch(/sk-arr|pw-arr/);
+      const attributes = (
+        route === "auto"
+          ? double.spans.find((s) => s.spanId === spanId)!.attributes
+          : double.call(spanId).start!.attributes
+      ) as Record<string, unknown>;
+      expect(attributes["ai.prompt.tools"]).toEqual([
+        tools[0],
+        JSON.stringify({ name: "fetch", headers: { Authorization: REDACTED } }),
+      ]);
+      expect(attributes["app.dsns"]).toEqual([`postgres://app:${REDACTED}@db/x`, "plain"]);
+      expect(attributes["app.counts"]).toEqual([1, 2]);
+    });
+  }
 });
