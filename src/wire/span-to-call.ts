@@ -282,7 +282,8 @@ export type VouchedValues = Readonly<Record<string, string>>;
 
 function vouch(span: object, key: string, text: string): void {
   const holder = span as { [VOUCHED]?: Record<string, string> };
-  (holder[VOUCHED] ??= {})[key] = text;
+  holder[VOUCHED] ??= {};
+  holder[VOUCHED][key] = text;
 }
 
 /** The {@link VouchedValues} of a span (or of a view of it), if any. */
