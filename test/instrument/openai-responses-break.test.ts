@@ -15,6 +15,8 @@ import {
   REASONING_PIECES,
   RESPONSE_ID,
   RESPONSE_TEXT,
+  RESPONSES_CREATE,
+  RESPONSES_MODEL,
   responseUsageSummary,
 } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
@@ -22,8 +24,8 @@ import { Pacer } from "../support/pacer.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, plain, setupOpenAIServer, summaryOf, VERSIONS } from "./support.js";
 
-const CREATE = "openai.responses.create";
-const MODEL = "gpt-5-mini";
+const CREATE = RESPONSES_CREATE;
+const MODEL = RESPONSES_MODEL;
 const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 const PARAMS = { model: MODEL, input: [{ role: "user" as const, content: "Say hello." }], stream: true as const };
 const USAGE_SUMMARY = responseUsageSummary(RESPONSE_MODEL);

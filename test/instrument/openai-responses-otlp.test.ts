@@ -15,13 +15,14 @@ import {
   RESPONSE_ID,
   RESPONSE_TEXT,
   RESPONSE_USAGE,
+  RESPONSES_MODEL,
 } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import type { DecodedSpan } from "../support/otlp.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, setupOpenAIServer, VERSIONS } from "./support.js";
 
-const MODEL = "gpt-5-mini";
+const MODEL = RESPONSES_MODEL;
 /** What a completed stand-in response puts on its span: its id, model, finish reason, tier and usage. */
 const RESPONSE_OUTCOME = {
   "gen_ai.response.id": RESPONSE_ID,

@@ -17,14 +17,16 @@ import {
   RESPONSE_ID,
   RESPONSE_JSON,
   RESPONSE_TEXT,
+  RESPONSES_CREATE,
+  RESPONSES_MODEL,
   responseUsageSummary,
 } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, plain, setupOpenAIServer, summaryOf, VERSIONS } from "./support.js";
 
-const CREATE = "openai.responses.create";
-const MODEL = "gpt-5-mini";
+const CREATE = RESPONSES_CREATE;
+const MODEL = RESPONSES_MODEL;
 const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 const INSTRUCTIONS = "Be brief.";
 const INPUT = [{ role: "user" as const, content: "Say hello." }];

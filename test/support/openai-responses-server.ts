@@ -27,6 +27,10 @@ export const RESPONSE_TEXT_PIECES = ["Hello", " from", " the", " responses", " s
 export const RESPONSE_TEXT = RESPONSE_TEXT_PIECES.join("");
 export const REASONING_PIECES = ["Thinking", " briefly."];
 export const RESPONSE_JSON = { city: "Lyon", celsius: 19 };
+/** The op name of a traced `responses.create` call. */
+export const RESPONSES_CREATE = "openai.responses.create";
+/** The model the Responses tests ask for; the stand-in answers as `RESPONSES_MODEL + MODEL_SUFFIX`. */
+export const RESPONSES_MODEL = "gpt-5-mini";
 export const RESPONSE_USAGE = {
   input_tokens: 23,
   input_tokens_details: { cached_tokens: 7 },
