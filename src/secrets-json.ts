@@ -179,6 +179,38 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
     // The key starts after that quote (of `\"` too, in JSON nested in a string).
     if (open >= limit && keyMatches(judge, text.slice(open + 1, closing))) return true;
   }
+  return forEachCredentialPair(text, judge, STOP);
+}
+
+const STOP = () => true;
+
+/**
+ * Visits every `["name", value` of `text` (`[\"name\", …` in JSON nested in a string) whose name `judge` masks: a
+ * header pair, as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), where no key holds
+ * the credential. `visit` gets the index after the comma and the quote of the name; it returns true to stop, and so
+ * does this function then.
+ */
+function forEachCredentialPair(
+  text: string,
+  judge: KeyJudge,
+  visit: (from: number, quote: string) => boolean | undefined,
+): boolean {
+  for (let open = text.indexOf("["); open !== -1; open = text.indexOf("[", open + 1)) {
+    let at = open + 1;
+    while (text.charCodeAt(at) <= 32) at++; // NaN past the end stops it
+    const nested = text.charCodeAt(at) === 0x5c;
+    const quote = nested ? '\\"' : '"';
+    if (!text.startsWith(quote, at)) continue;
+    const from = at + quote.length;
+    const close = closingQuote(text, from, nested);
+    const end = close - (quote.length - 1); // the name's end: before the `\` of `\"` when nested
+    if (close === -1 || end - from < 2 || end - from > 128) continue;
+    if (!judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1))) continue;
+    let comma = close + 1;
+    while (text.charCodeAt(comma) <= 32) comma++;
+    if (text.charCodeAt(comma) !== 0x2c || !keyMatches(judge, text.slice(from, end))) continue;
+    if (visit(comma + 1, quote) === true) return true;
+  }
   return false;
 }
 
@@ -213,6 +245,12 @@ function maskTree(
   const record = node as Record<string, unknown>;
   const keys = Array.isArray(node) ? undefined : Object.keys(node);
   const count = keys === undefined ? (node as unknown[]).length : keys.length;
+  if (keys === undefined && count === 2 && typeof record[0] === "string" && judge.matches(record[0])) {
+    // A header pair, `["Authorization", "Bearer …"]`: its value is a credential, as under that key in an object.
+    if (record[1] === masked || record[1] === null) return false;
+    record[1] = masked;
+    return true;
+  }
   for (let i = 0; i < count; i++) {
     const key: string | number = keys === undefined ? i : keys[i]!;
     const value = record[key];
@@ -252,23 +290,16 @@ function maskLoosely(text: string, judge: KeyJudge, masked: string): string {
   const cuts: [from: number, to: number, by: string][] = [];
   forEachKey(text, judge.mayEndWith, (key, colon, quote) => {
     if (!keyMatches(judge, key)) return undefined;
-    let from = colon + 1;
-    while (from < text.length && text.charCodeAt(from) <= 32) from++;
-    const first = text.charCodeAt(from);
-    if (text.startsWith(quote, from)) {
-      from += quote.length;
-      const to = closingQuote(text, from, quote.length === 2);
-      if (to !== -1 && isWordPiece(key, text, to + 1)) return undefined;
-      cuts.push([from, to === -1 ? text.length : to - (quote.length - 1), masked]);
-    } else if (first === 0x7b || first === 0x5b) {
-      // An object or array: masked whole, to its closing bracket (or the end of text cut short inside it).
-      cuts.push([from, closingBracket(text, from, quote.length === 2), `${quote}${masked}${quote}`]);
-    } else {
-      const bare = /^[^\s,}\]\\"]+/.exec(text.slice(from, from + 256));
-      if (bare && bare[0] !== "null") cuts.push([from, from + bare[0].length, `${quote}${masked}${quote}`]);
-    }
+    const cut = valueCut(text, colon + 1, quote, masked);
+    if (cut !== undefined && !(cut[3] !== -1 && isWordPiece(key, text, cut[3]))) cuts.push([cut[0], cut[1], cut[2]]);
     return undefined;
   });
+  forEachCredentialPair(text, judge, (from, quote) => {
+    const cut = valueCut(text, from, quote, masked);
+    if (cut !== undefined) cuts.push([cut[0], cut[1], cut[2]]);
+    return undefined;
+  });
+  cuts.sort((a, b) => a[0] - b[0]);
   if (cuts.length === 0) return text;
   let out = "";
   let at = 0;
@@ -278,6 +309,32 @@ function maskLoosely(text: string, judge: KeyJudge, masked: string): string {
     at = to;
   }
   return out + text.slice(at);
+}
+
+/**
+ * How to mask the value that starts at `from` (after whitespace): a string's content (to its closing quote, or the
+ * end of text cut short), an object or array whole, a bare value (a number, `true`); undefined for `null`. The last
+ * field is the index after a string's closing quote (-1 for anything else), for the word-piece check.
+ */
+function valueCut(
+  text: string,
+  from: number,
+  quote: string,
+  masked: string,
+): [from: number, to: number, by: string, after: number] | undefined {
+  while (from < text.length && text.charCodeAt(from) <= 32) from++;
+  const first = text.charCodeAt(from);
+  if (text.startsWith(quote, from)) {
+    from += quote.length;
+    const to = closingQuote(text, from, quote.length === 2);
+    return to === -1 ? [from, text.length, masked, -1] : [from, to - (quote.length - 1), masked, to + 1];
+  }
+  if (first === 0x7b || first === 0x5b) {
+    // An object or array: masked whole, to its closing bracket (or the end of text cut short inside it).
+    return [from, closingBracket(text, from, quote.length === 2), `${quote}${masked}${quote}`, -1];
+  }
+  const bare = /^[^\s,}\]\\"]+/.exec(text.slice(from, from + 256));
+  return bare && bare[0] !== "null" ? [from, from + bare[0].length, `${quote}${masked}${quote}`, -1] : undefined;
 }
 
 /**

@@ -190,6 +190,12 @@ class Walker {
     const n = Math.min(v.length, this.o.maxItems);
     const out: JsonValue[] = [];
     this.bytes += 2;
+    if (total === 2 && n === 2 && this.credentialPair(v)) {
+      // A header pair, `["Authorization", "Bearer …"]` (fetch, undici and `Headers` take headers so): its value is a
+      // credential, as under that key in an object, and is replaced unread.
+      out.push(this.value(v[0], 0, depth, false) as JsonValue, this.mark(REDACTED));
+      return out;
+    }
     for (let i = 0; i < n; i++) {
       if (this.bytes >= this.o.maxBytes) {
         out.push(this.mark(LIMIT));
@@ -242,6 +248,16 @@ class Walker {
       if (r !== OMIT) this.put(out, k, r);
     }
     if (total > n) this.put(out, MORE, this.mark(`[+${total - n} more keys]`));
+  }
+
+  /** Whether `v` is `[name, value]` with a credential key's name first. */
+  private credentialPair(v: ArrayLike<unknown>): boolean {
+    try {
+      const name = v[0];
+      return typeof name === "string" && this.o.redactor.matches(name);
+    } catch {
+      return false; // a throwing element: array() marks it
+    }
   }
 
   /** Whether `v[k]`, under a credential-like key, is a secret (a logprob's `token` is a word piece, not one). */

@@ -186,6 +186,71 @@ describe("JSON text in a string", () => {
   });
 });
 
+describe("header pairs: a credential named by the pair, not by a key", () => {
+  const pairs = [
+    ["Authorization", "Bearer tok-0123456789"],
+    ["Content-Type", "application/json"],
+    ["x-api-key", "k-0123456789"],
+  ];
+
+  it("in a payload (fetch's and undici's `headers: [[name, value]]`), at any depth, unread", () => {
+    let read = false;
+    const lazy = ["Cookie", "c"];
+    Object.defineProperty(lazy, 1, {
+      get() {
+        read = true;
+        return "session=s-0123";
+      },
+    });
+    expect(serialize({ init: { method: "POST", headers: pairs }, more: [lazy] })).toEqual({
+      init: {
+        method: "POST",
+        headers: [
+          ["Authorization", REDACTED],
+          ["Content-Type", "application/json"],
+          ["x-api-key", REDACTED],
+        ],
+      },
+      more: [["Cookie", REDACTED]],
+    });
+    expect(read).toBe(false);
+  });
+
+  it("two strings that are not a credential's name and value are kept: a pair of words, longer lists", () => {
+    const kept = [
+      ["role", "user"],
+      ["token", "a", "b"],
+      ["max_tokens", 5],
+      [1, "token"],
+      ["a", "password"],
+    ];
+    expect(serialize(kept)).toEqual(kept);
+  });
+
+  it("in JSON text, parsed or cut short, nested in a string too; the rest of the text keeps its bytes", () => {
+    const text = JSON.stringify({ url: "/v1", headers: pairs });
+    expect(JSON.parse(scrub(text))).toEqual({
+      url: "/v1",
+      headers: [
+        ["Authorization", REDACTED],
+        ["Content-Type", "application/json"],
+        ["x-api-key", REDACTED],
+      ],
+    });
+    const spaced = '[ [ "Authorization" , "Bearer tok-0123456789" ], ["n", 1.0] ]';
+    expect(scrub(spaced)).toBe(`[ [ "Authorization" , "${REDACTED}" ], ["n", 1.0] ]`);
+    const cut = text.slice(0, text.lastIndexOf("k-0123") + 4);
+    expect(scrub(cut)).not.toMatch(/tok-0123|k-01/);
+    expect(scrub(cut)).toContain('"Content-Type","application/json"');
+    const nested = JSON.stringify({ arguments: JSON.stringify({ headers: pairs }) });
+    expect(scrub(nested)).not.toMatch(/tok-0123|k-0123/);
+    expect(JSON.parse(JSON.parse(scrub(nested)).arguments).headers[1]).toEqual(["Content-Type", "application/json"]);
+    for (const clean of ['[["role","user"],["n",1]]', '{"stop":["token","x","y"],"tags":["a","b"]}']) {
+      expect(scrub(clean)).toBe(clean);
+    }
+  });
+});
+
 describe("at the service", () => {
   let cleanup: (() => Promise<void>) | undefined;
   afterEach(async () => {
@@ -281,6 +346,37 @@ describe("at the service", () => {
       ]);
       expect(attributes["app.dsns"]).toEqual([`postgres://app:${REDACTED}@db/x`, "plain"]);
       expect(attributes["app.counts"]).toEqual([1, 2]);
+    });
+  }
+
+  for (const route of ["otlp", "calls"] as const) {
+    it(`an op's fetch-style header pairs, as an object and as JSON text (${route})`, async () => {
+      const { double, processor } = await setup(route);
+      const send = op(
+        function send(url: string, init: { headers: string[][]; body: string }) {
+          return { url, sent: init.body.length };
+        },
+        { parameterNames: ["url", "init"] },
+      );
+      const headers = [
+        ["Authorization", "Bearer tok-pair-0123456789"],
+        ["Accept", "application/json"],
+      ];
+      send("https://api.example.com/v1", { headers, body: JSON.stringify({ headers }) });
+      await processor.forceFlush();
+
+      expect(double.wireText()).not.toMatch(/tok-pair/);
+      const masked = [
+        ["Authorization", REDACTED],
+        ["Accept", "application/json"],
+      ];
+      const inputs = (
+        route === "otlp"
+          ? JSON.parse(double.spans.find((s) => s.name === "send")!.attributes["input.value"] as string)
+          : double.callsNamed("send")[0]!.start!.inputs
+      ) as { url: string; init: { headers: string[][]; body: string } };
+      expect(inputs.init.headers).toEqual(masked);
+      expect(JSON.parse(inputs.init.body)).toEqual({ headers: masked });
     });
   }
 });
