@@ -86,21 +86,18 @@ export class MessageAccumulator implements StreamAccumulator {
       this.blocks[at] = state;
     }
     const block = state.block;
-    const append = (key: string, piece: unknown) => {
-      if (typeof piece === "string") block[key] = (typeof block[key] === "string" ? block[key] : "") + piece;
-    };
     switch (delta.type) {
       case "text_delta":
-        append("text", delta.text);
+        append(block, "text", delta.text);
         break;
       case "input_json_delta":
         if (typeof delta.partial_json === "string") state.json = (state.json ?? "") + delta.partial_json;
         break;
       case "thinking_delta":
-        append("thinking", delta.thinking);
+        append(block, "thinking", delta.thinking);
         break;
       case "signature_delta":
-        append("signature", delta.signature);
+        append(block, "signature", delta.signature);
         break;
       case "citations_delta":
         if (delta.citation !== undefined) {
@@ -145,6 +142,11 @@ export class MessageAccumulator implements StreamAccumulator {
     if (this.usage) message.usage = this.usage;
     return message;
   }
+}
+
+/** Appends a text piece to `block[key]` (a function, not a closure per event: a stream has hundreds). */
+function append(block: Obj, key: string, piece: unknown): void {
+  if (typeof piece === "string") block[key] = (typeof block[key] === "string" ? block[key] : "") + piece;
 }
 
 /** A tool use's input: the joined JSON parsed, `{}` for none, the raw text when it does not parse. */

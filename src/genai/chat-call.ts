@@ -9,8 +9,8 @@
  *   the processor shuts down while the call still runs (reason `shutdown`);
  * - as failed (status ERROR, `error.type`, the exception recorded) on an API, connection or in-stream error.
  *
- * Streams are observed by chat-stream.ts, which patches the iterator the stream hands out *in place*, so the
- * consumer keeps the very same objects. When tracewire injected `stream_options.include_usage`, what the server
+ * Streams are observed by chat-stream.ts: the consumer keeps the very same stream object, and the iterator it hands
+ * out forwards to the stream's own one, observed. When tracewire injected `stream_options.include_usage`, what the server
  * adds for it is hidden: chunk by chunk when the caller takes only the parsed stream, and in the SSE body itself
  * when the caller may read the HTTP response (`asResponse()`, `withResponse()`, or not yet said when it arrives:
  * sse-usage.ts, so raw bodies are untouched too) — either way the consumer sees exactly what an untraced request
@@ -291,7 +291,7 @@ export class ChatCall implements StreamOwner {
         return;
       }
       const watched = this.beginStream(stream, signal);
-      tapFirstIterator(target, key, factory as Method, (iterator) => watched.observeIterator(iterator));
+      tapFirstIterator(target, key, factory as Method, (iterator) => watched.observeIterator(iterator, true));
     } catch (err) {
       internalError("observe-stream", err);
       this.finish({ kind: "ok", output: undefined });

@@ -2,8 +2,8 @@
  * Watching the stream of one traced model call (chat-call.ts owns the call; this is its streaming half): the chunks
  * are added to the format's accumulator as the consumer reads them, the first one stamps the time to first chunk, the
  * injected usage chunk is hidden, and the stream's end, an early `return()`, an abort or an in-stream failure end the
- * call through its {@link StreamOwner}. The iterator is patched in place (stream-tap.ts), so the consumer keeps the
- * very same objects.
+ * call through its {@link StreamOwner}. The consumer keeps the very same stream object; the iterator it hands out is
+ * an observing one over the stream's own (stream-tap.ts), and a stream that is its own iterator is patched in place.
  *
  * A consumer that stops right after the answer is complete but before what carries its usage still gets that usage
  * recorded (see {@link ChatStream.tailDue}): the injected usage chunk after the last `finish_reason` of a chat
@@ -18,7 +18,7 @@ import type { StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
 import type { ChatEnd } from "./span-record.js";
 import { hideUsageInChunk } from "./sse-usage.js";
-import { type Method, readOn, tapIterator } from "./stream-tap.js";
+import { type IteratorHooks, type Method, observedIterator, readOn, tapIterator } from "./stream-tap.js";
 
 /**
  * How long a `break` right after the end of the answer has the stream read on for what carries the usage (the usage
@@ -174,12 +174,25 @@ export class ChatStream {
     this.detach = () => signal.removeEventListener("abort", onAbort);
   }
 
-  /** Observes the iterator the stream handed out: each chunk, the end, an early `return()` and failures. */
-  observeIterator(iterator: Obj): void {
+  /**
+   * Observes the iterator the stream handed out: each chunk, the end, an early `return()` and failures. `fresh`: an
+   * iterator nobody holds yet, which is left as it is and the observing iterator returned to be handed out instead;
+   * otherwise (a stream that is its own iterator) it is observed in place.
+   */
+  observeIterator(iterator: Obj, fresh = false): Obj | undefined {
     const next = iterator.next;
-    if (typeof next !== "function") return;
-    this.call.track(iterator);
-    tapIterator(iterator, next as Method, {
+    if (typeof next !== "function") return undefined;
+    let observed = iterator;
+    // Reading on past the consumer (awaitTail) pulls through the observed `next`, so the hooks see those steps too.
+    const hooks = this.iteratorHooks(() => observed);
+    if (fresh) observed = observedIterator(iterator, next as Method, hooks);
+    else tapIterator(iterator, next as Method, hooks);
+    this.call.track(observed);
+    return fresh ? observed : undefined;
+  }
+
+  private iteratorHooks(observed: () => Obj): IteratorHooks {
+    return {
       pulling: () => {
         this.pending++;
       },
@@ -190,14 +203,14 @@ export class ChatStream {
       end: () => this.ended(),
       returning: () => {
         this.returning = true;
-        return this.awaitTail(iterator);
+        return this.awaitTail(observed());
       },
       returned: () => this.stopped(),
       failed: (err) => {
         if (this.stopRequested) this.stopped();
         else this.call.fail(err);
       },
-    });
+    };
   }
 
   /** Records one chunk; returns true when it must be hidden from the consumer (the injected usage chunk). */

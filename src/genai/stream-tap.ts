@@ -1,7 +1,9 @@
 /**
- * In-place observation of a stream's iterator. The member that hands out iterators is shadowed on the one stream
- * object, and `next`/`return` on the one iterator it hands out, so the consumer keeps the very same objects. What a
- * step means is up to the caller (see ChatCall); this module only forwards calls and reports what happened.
+ * Observation of a stream's iterator. The member that hands out iterators is shadowed on the one stream object, so
+ * the consumer keeps the very same stream; the first iterator it hands out is replaced by an observing one over it
+ * (nobody held it yet), and an iterator the consumer already holds (a stream that is its own iterator) has `next`,
+ * `return` and `throw` shadowed in place. What a step means is up to the caller (see ChatCall); this module only
+ * forwards calls and reports what happened.
  */
 import { type Method, replaceOwn } from "../tracing/shadow.js";
 import { isObj, type Obj } from "./guards.js";
@@ -60,6 +62,37 @@ export interface IteratorHooks {
  * `throw()` the iterator answers with a final step ends it; one it rethrows (or another error) fails it.
  */
 export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): void {
+  const methods = observedMethods(iterator, next, hooks, undefined);
+  replaceOwn(iterator, "next", methods.next);
+  if (methods.return) replaceOwn(iterator, "return", methods.return);
+  if (methods.throw) replaceOwn(iterator, "throw", methods.throw);
+}
+
+/**
+ * An iterator that forwards to `iterator` (whose `next` is `next`) and reports to `hooks` as {@link tapIterator}
+ * does: handed out instead of an iterator nobody held yet (the one a stream's factory just made, see
+ * `tapFirstIterator`). Shadowing such an iterator in place costs more than the whole object: openai's and Anthropic's
+ * streams make each iterator with a generator function of their own, so every iterator has a map of its own and each
+ * `defineProperty` on it builds new ones (~1 µs each on Node 24; bench/NOTES.md).
+ */
+export function observedIterator(iterator: Obj, next: Method, hooks: IteratorHooks): Obj {
+  const methods = observedMethods(iterator, next, hooks, iterator);
+  // One shape for all (a `return` or `throw` the iterator lacks is undefined, which `for await` takes as absent).
+  return { next: methods.next, return: methods.return, throw: methods.throw, [Symbol.asyncIterator]: itself };
+}
+
+function itself<T>(this: T): T {
+  return this;
+}
+
+interface ObservedMethods {
+  next: Method;
+  return: Method | undefined;
+  throw: Method | undefined;
+}
+
+/** The observed `next`, `return` and `throw`, called on `self` (when given) or on what they are called on. */
+function observedMethods(iterator: Obj, next: Method, hooks: IteratorHooks, self: Obj | undefined): ObservedMethods {
   const onError = (err: unknown): never => {
     hooks.pulled();
     hooks.failed(err);
@@ -81,69 +114,73 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
     }
     return step;
   };
-  replaceOwn(iterator, "next", function (this: unknown, ...args: unknown[]) {
+  const observedNext = function (this: unknown, ...args: unknown[]) {
     hooks.pulling();
     let result: Promise<IteratorResult<unknown>>;
     try {
-      result = Reflect.apply(next, this, args) as Promise<IteratorResult<unknown>>;
+      result = Reflect.apply(next, self ?? this, args) as Promise<IteratorResult<unknown>>;
     } catch (err) {
       return onError(err);
     }
     return Promise.resolve(result).then(onStep, onError);
-  });
+  };
   const ret = iterator.return;
-  if (typeof ret === "function") {
-    replaceOwn(iterator, "return", function (this: unknown, ...args: unknown[]) {
-      let before: Promise<void> | undefined;
-      try {
-        before = hooks.returning();
-      } catch {
-        before = undefined;
-      }
-      const forward = () => {
-        let result: unknown;
-        try {
-          result = Reflect.apply(ret, this, args);
-        } catch (err) {
-          hooks.failed(err);
-          throw err;
-        }
-        return result;
-      };
-      const settled = (result: unknown) =>
-        Promise.resolve(result).then(
-          (step) => {
-            hooks.returned();
-            return step;
-          },
-          (err: unknown) => {
+  const observedReturn =
+    typeof ret !== "function"
+      ? undefined
+      : function (this: unknown, ...args: unknown[]) {
+          const target = self ?? this;
+          let before: Promise<void> | undefined;
+          try {
+            before = hooks.returning();
+          } catch {
+            before = undefined;
+          }
+          const forward = () => {
+            let result: unknown;
+            try {
+              result = Reflect.apply(ret, target, args);
+            } catch (err) {
+              hooks.failed(err);
+              throw err;
+            }
+            return result;
+          };
+          const settled = (result: unknown) =>
+            Promise.resolve(result).then(
+              (step) => {
+                hooks.returned();
+                return step;
+              },
+              (err: unknown) => {
+                hooks.failed(err);
+                throw err;
+              },
+            );
+          if (!before) return settled(forward());
+          // Reported to the hooks (the call ends failed); the consumer, already answered, never sees it.
+          settled(before.then(forward, forward)).catch(() => {});
+          const answer = { value: args[0], done: true };
+          return withinGrace(before).then(() => answer);
+        };
+  const thrower = iterator.throw;
+  const observedThrow =
+    typeof thrower !== "function"
+      ? undefined
+      : function (this: unknown, ...args: unknown[]) {
+          let result: unknown;
+          try {
+            result = Reflect.apply(thrower, self ?? this, args);
+          } catch (err) {
             hooks.failed(err);
             throw err;
-          },
-        );
-      if (!before) return settled(forward());
-      // Reported to the hooks (the call ends failed); the consumer, already answered, never sees it.
-      settled(before.then(forward, forward)).catch(() => {});
-      const answer = { value: args[0], done: true };
-      return withinGrace(before).then(() => answer);
-    });
-  }
-  const thrower = iterator.throw;
-  if (typeof thrower === "function") {
-    replaceOwn(iterator, "throw", function (this: unknown, ...args: unknown[]) {
-      let result: unknown;
-      try {
-        result = Reflect.apply(thrower, this, args);
-      } catch (err) {
-        hooks.failed(err);
-        throw err;
-      }
-      return Promise.resolve(result).then((step) => {
-        if (!isObj(step) || step.done) hooks.end();
-        return step;
-      }, onThrowError);
-    });
-  }
+          }
+          return Promise.resolve(result).then((step) => {
+            if (!isObj(step) || step.done) hooks.end();
+            return step;
+          }, onThrowError);
+        };
+  return { next: observedNext, return: observedReturn, throw: observedThrow };
 }
 
 /**

@@ -29,13 +29,14 @@ export function replaceOwn(target: object, key: PropertyKey, value: unknown): vo
 
 /**
  * Shadows `target[key]`, an iterator factory (`factory` is its current value), so that the first object it hands out
- * is passed to `onFirst` before the caller gets it; later iterators pass through untouched.
+ * is passed to `onFirst` before the caller gets it; later iterators pass through untouched. What `onFirst` returns,
+ * if an object, is handed out in its place (an observing iterator: nobody held the new one yet).
  */
 export function tapFirstIterator(
   target: Record<PropertyKey, unknown>,
   key: PropertyKey,
   factory: Method,
-  onFirst: (iterator: Record<PropertyKey, unknown>) => void,
+  onFirst: (iterator: Record<PropertyKey, unknown>) => object | undefined | void,
 ): void {
   let claimed = false;
   const observed = function (this: unknown, ...args: unknown[]): unknown {
@@ -43,7 +44,8 @@ export function tapFirstIterator(
     if (!claimed && iterator !== null && typeof iterator === "object") {
       claimed = true;
       try {
-        onFirst(iterator as Record<PropertyKey, unknown>);
+        const instead = onFirst(iterator as Record<PropertyKey, unknown>);
+        if (instead !== null && typeof instead === "object") return instead;
       } catch {
         // An iterator we cannot observe (frozen, say) is still the consumer's to use: never throw into it.
       }

@@ -201,6 +201,21 @@ describe.each(VERSIONS)("$name", (version) => {
     await expect.poll(() => ctx.server.closedEarly).toBe(closedBefore + 1);
   });
 
+  it("the iterator the stream hands out works by hand like the SDK's own: next(), return(), its own iterator", async () => {
+    const closedBefore = ctx.server.closedEarly;
+    const stream = await client.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect(iterator[Symbol.asyncIterator]()).toBe(iterator);
+    const first = await iterator.next();
+    expect(first.done).toBe(false);
+    expect(first.value.choices[0]?.delta).toBeDefined();
+    expect(await iterator.return!()).toEqual({ done: true, value: undefined });
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    const span = await onlySpan();
+    expect(span.attributes).toMatchObject({ "tracewire.cancelled": true, "tracewire.cancel.reason": "break" });
+    await expect.poll(() => ctx.server.closedEarly).toBe(closedBefore + 1);
+  });
+
   it("breaking after every choice finished is a complete answer, not a cancellation", async () => {
     const stream = await client.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true });
     for await (const chunk of stream) if (chunk.choices[0]?.finish_reason) break;
