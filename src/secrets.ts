@@ -103,10 +103,13 @@ export class KeyRedactor {
 
   /** Whether the value under `key` must be replaced by {@link REDACTED}. */
   matches(key: string): boolean {
-    // Most keys (`role`, `model`, `content`) are ruled out by their length or last character, before any lookup.
-    if (key.length < this.minLength) return false;
-    const last = key.charCodeAt(key.length - 1);
+    // Most keys (`role`, `model`, `content`, `query`, `title`) are ruled out by their length or last two characters,
+    // before any lookup.
+    const n = key.length;
+    if (n < this.minLength) return false;
+    const last = key.charCodeAt(n - 1);
     if (last < 128 && this.lastChars[last] === 0) return false;
+    if (n >= 2 && !this.mayEndWith(key.charCodeAt(n - 2), last)) return false;
     let verdict = this.cache.get(key);
     if (verdict === undefined) {
       const k = normalize(key);
