@@ -10,7 +10,8 @@
  *   - `otel-bsp-json`  OTel's `BatchSpanProcessor` + `OTLPTraceExporter` (exporter-trace-otlp-http, JSON, its
  *                      default: no compression), same batch and queue sizes.
  *
- * Every variant runs once per round, in an order rotated each round (interleaved A/B blocks); one warm-up round is
+ * Every variant runs once per round, in a balanced order (`blockOrder`: each follows each other equally often over 6
+ * rounds, so carry-over between blocks is spread instead of landing on fixed pairs); one warm-up round is
  * discarded. Each block: `gc()`, then produce N spans in chunks of 500 (yielding to the event loop between chunks,
  * so exports overlap production), `forceFlush()`, and wait until the sink has acknowledged all N spans.
  * `process.cpuUsage()` covers every thread of the process (gzip runs on libuv's pool), so the CPU counted is all
@@ -23,12 +24,24 @@ import { trace } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { BasicTracerProvider, BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { TracewireSpanProcessor } from "tracewire/otel";
-import { arg, countingLogger, cpuMicros, fmt, median, produce, report, startSink, table, waitUntil } from "./lib.mjs";
+import {
+  arg,
+  blockOrder,
+  countingLogger,
+  cpuMicros,
+  fmt,
+  median,
+  produce,
+  report,
+  startSink,
+  table,
+  waitUntil,
+} from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 
 const N = Number(arg("spans", "20000"));
-const ROUNDS = Number(arg("rounds", "21"));
+const ROUNDS = Number(arg("rounds", "24"));
 const WARMUP = 1;
 const CHUNK = 500;
 const BATCH = 512;
@@ -144,7 +157,7 @@ async function block(v) {
 const samples = new Map(variants.map((v) => [v.tag, []]));
 const started = performance.now();
 for (let round = 0; round < WARMUP + ROUNDS; round++) {
-  const order = variants.map((_, i) => variants[(i + round) % variants.length]);
+  const order = blockOrder(variants.length, round).map((i) => variants[i]);
   const line = [];
   for (const v of order) {
     const r = await block(v);
@@ -250,7 +263,7 @@ const checks = [
 const markdown = `### Processor throughput
 
 ${N.toLocaleString("en-US")} spans per block (traces of 1 root + 9 children, 11 GenAI-like attributes each), ${ROUNDS} rounds of
-all variants in rotated order after ${WARMUP} warm-up round; medians over rounds. Batch size ${BATCH} for every
+all variants in a balanced order after ${WARMUP} warm-up round; medians over rounds. Batch size ${BATCH} for every
 processor, queue ${QUEUE.toLocaleString("en-US")} spans (large enough that nothing is dropped: CPU per *delivered*
 span). CPU = \`process.cpuUsage()\` of the producing process (all threads), from the first \`startSpan\` until the
 sink has acknowledged every span; the sink is a separate process. Ratios are medians of per-round paired ratios.
