@@ -90,6 +90,8 @@ export class ChatCall implements StreamOwner {
   /** `performance.now()` when the call started (for the time to first chunk). */
   readonly startedAt = performance.now();
   private ended = false;
+  /** Whether {@link abandoned} holds an entry for this call (most never get one: `await create()` asks at once). */
+  private watched = false;
   /** The stream being watched, once there is one. */
   private stream: ChatStream | undefined;
 
@@ -264,8 +266,9 @@ export class ChatCall implements StreamOwner {
   track(target: object): void {
     if (this.ended) return;
     try {
-      abandoned.unregister(this);
+      if (this.watched) abandoned.unregister(this);
       abandoned.register(target, this, this);
+      this.watched = true;
     } catch (err) {
       internalError("track", err);
     }
@@ -273,6 +276,8 @@ export class ChatCall implements StreamOwner {
 
   /** Stops the abandonment watch (the caller has started consuming the result). */
   untrack(): void {
+    if (!this.watched) return;
+    this.watched = false;
     abandoned.unregister(this);
   }
 
@@ -346,7 +351,7 @@ export class ChatCall implements StreamOwner {
     const span = this.span;
     try {
       this.handle ??= callOfSpan(span);
-      abandoned.unregister(this);
+      this.untrack();
       this.stream?.stopWatching();
       recordChatEnd(span, end, this.options, this.opName, this.format);
     } catch (e) {

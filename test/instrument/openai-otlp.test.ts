@@ -205,7 +205,7 @@ describe.each(VERSIONS)("$name", (version) => {
     const closedBefore = ctx.server.closedEarly;
     const stream = await client.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
     const iterator = stream[Symbol.asyncIterator]();
-    expect(iterator[Symbol.asyncIterator]()).toBe(iterator);
+    expect((iterator as unknown as AsyncIterable<unknown>)[Symbol.asyncIterator]()).toBe(iterator);
     const first = await iterator.next();
     expect(first.done).toBe(false);
     expect(first.value.choices[0]?.delta).toBeDefined();
