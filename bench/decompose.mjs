@@ -37,6 +37,7 @@ import {
   report,
   settle,
   sinkOptions,
+  srcBundleOptions,
   startServer,
   startSink,
   table,
@@ -73,12 +74,7 @@ async function buildWithCuts() {
       resolveDir: ROOT,
       loader: "ts",
     },
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    packages: "external",
-    outfile,
-    logLevel: "warning",
+    ...srcBundleOptions(outfile),
     plugins: [
       {
         name: "cuts",

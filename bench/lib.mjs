@@ -283,3 +283,11 @@ export function report(result) {
   console.log(`\n${result.markdown}\n`);
   for (const c of result.checks) console.log(`${c.pass ? "PASS" : "FAIL"}  ${c.name} — ${c.detail}`);
 }
+
+/**
+ * esbuild options for bundling a piece of src/ as the benches that measure source (not dist/) do: one ESM file for
+ * Node at `outfile`, packages left external (they resolve from node_modules as the built package's would).
+ */
+export function srcBundleOptions(outfile) {
+  return { bundle: true, platform: "node", format: "esm", packages: "external", outfile, logLevel: "warning" };
+}
