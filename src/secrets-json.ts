@@ -204,7 +204,9 @@ function forEachCredentialPair(
     const from = at + quote.length;
     const close = closingQuote(text, from, nested);
     const end = close - (quote.length - 1); // the name's end: before the `\` of `\"` when nested
-    if (close === -1 || end - from < 2 || end - from > 128) continue;
+    // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
+    // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
+    if (close === -1 || end === from || end - from > 128) continue;
     if (!judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1))) continue;
     let comma = close + 1;
     while (text.charCodeAt(comma) <= 32) comma++;
