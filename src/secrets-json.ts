@@ -248,8 +248,14 @@ function maskTree(
   const keys = Array.isArray(node) ? undefined : Object.keys(node);
   const count = keys === undefined ? (node as unknown[]).length : keys.length;
   if (keys === undefined && count === 2 && typeof record[0] === "string" && judge.matches(record[0])) {
-    // A header pair, `["Authorization", "Bearer …"]`: its value is a credential, as under that key in an object.
-    if (record[1] === masked || record[1] === null) return false;
+    // A header pair, `["Authorization", "Bearer …"]`: its value is a credential, as under that key in an object. The
+    // name is a string like any other (a URL ending in `/token` keeps no password), as the serializer checks it.
+    const name = scrub(record[0]);
+    if (name !== record[0]) {
+      record[0] = name;
+      changed = true;
+    }
+    if (record[1] === masked || record[1] === null) return changed;
     record[1] = masked;
     return true;
   }

@@ -260,6 +260,18 @@ describe("header pairs: a credential named by the pair, not by a key", () => {
     expect(scrubString('{"a":"[[\\"x\\",\\"s-0123456789\\"]]"}', own)).not.toMatch(/s-0123/);
   });
 
+  it("the first item of a pair is still checked as a string: a URL's password and credential parameters", () => {
+    for (const first of ["https://u:hunter2@h.example/token", "https://h.example/x?token=tok-0123456789&auth"]) {
+      const masked = serialize([first, "v"]) as string[];
+      expect(masked[1]).toBe(REDACTED);
+      expect(masked[0]).not.toMatch(/hunter2|tok-0123/);
+      for (const text of [JSON.stringify([first, "v"]), JSON.stringify({ a: [first, "v"] })]) {
+        expect(scrub(text)).not.toMatch(/hunter2|tok-0123/);
+        expect(scrub(text)).toContain(`"${REDACTED}"]`);
+      }
+    }
+  });
+
   it("the name is read once (a getter or Proxy trap on it runs once, and its one answer decides)", () => {
     let reads = 0;
     const names = ["Content-Type", "Authorization"];
