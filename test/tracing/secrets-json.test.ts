@@ -384,6 +384,9 @@ describe("at the service", () => {
       span.setAttribute("ai.prompt.tools", tools);
       span.setAttribute("app.dsns", ["postgres://app:pw-arr-0123@db/x", "plain"]);
       span.setAttribute("app.counts", [1, 2]);
+      // A header pair as a string[] attribute: masked as in a payload.
+      span.setAttribute("app.auth_header", ["Authorization", "Bearer sk-arr-pair-0123456789"]);
+      span.setAttribute("app.role_pair", ["role", "user"]);
       const spanId = span.spanContext().spanId;
       span.end();
       await processor.forceFlush();
@@ -400,6 +403,8 @@ describe("at the service", () => {
       ]);
       expect(attributes["app.dsns"]).toEqual([`postgres://app:${REDACTED}@db/x`, "plain"]);
       expect(attributes["app.counts"]).toEqual([1, 2]);
+      expect(attributes["app.auth_header"]).toEqual(["Authorization", REDACTED]);
+      expect(attributes["app.role_pair"]).toEqual(["role", "user"]);
     });
   }
 
