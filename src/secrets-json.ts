@@ -204,7 +204,9 @@ function forEachCredentialPair(
     const from = at + quote.length;
     const close = closingQuote(text, from, nested);
     const end = close - (quote.length - 1); // the name's end: before the `\` of `\"` when nested
-    if (close === -1 || end - from < 2 || end - from > 128) continue;
+    // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
+    // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
+    if (close === -1 || end === from || end - from > 128) continue;
     if (!judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1))) continue;
     let comma = close + 1;
     while (text.charCodeAt(comma) <= 32) comma++;
@@ -246,8 +248,14 @@ function maskTree(
   const keys = Array.isArray(node) ? undefined : Object.keys(node);
   const count = keys === undefined ? (node as unknown[]).length : keys.length;
   if (keys === undefined && count === 2 && typeof record[0] === "string" && judge.matches(record[0])) {
-    // A header pair, `["Authorization", "Bearer …"]`: its value is a credential, as under that key in an object.
-    if (record[1] === masked || record[1] === null) return false;
+    // A header pair, `["Authorization", "Bearer …"]`: its value is a credential, as under that key in an object. The
+    // name is a string like any other (a URL ending in `/token` keeps no password), as the serializer checks it.
+    const name = scrub(record[0]);
+    if (name !== record[0]) {
+      record[0] = name;
+      changed = true;
+    }
+    if (record[1] === masked || record[1] === null) return changed;
     record[1] = masked;
     return true;
   }

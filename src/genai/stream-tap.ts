@@ -68,6 +68,9 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
   if (methods.throw) replaceOwn(iterator, "throw", methods.throw);
 }
 
+/** `Symbol.asyncDispose` where the runtime has it (Node 20 and later define the symbol). */
+const ASYNC_DISPOSE = (Symbol as { asyncDispose?: symbol }).asyncDispose;
+
 /**
  * An iterator that forwards to `iterator` (whose `next` is `next`) and reports to `hooks` as {@link tapIterator}
  * does: handed out instead of an iterator nobody held yet (the one a stream's factory just made, see
@@ -77,8 +80,22 @@ export function tapIterator(iterator: Obj, next: Method, hooks: IteratorHooks): 
  */
 export function observedIterator(iterator: Obj, next: Method, hooks: IteratorHooks): Obj {
   const methods = observedMethods(iterator, next, hooks, iterator);
-  // One shape for all (a `return` or `throw` the iterator lacks is undefined, which `for await` takes as absent).
-  return { next: methods.next, return: methods.return, throw: methods.throw, [Symbol.asyncIterator]: itself };
+  // An async generator (openai's and Anthropic's iterators) is disposable (`await using`): it inherits
+  // %AsyncIteratorPrototype%[Symbol.asyncDispose] (built in from Node 24, or a polyfill's), which calls `this.return()`.
+  // Handed the same function, the observing iterator disposes through its observed `return` (the call ends as a
+  // break); without it, `await using` would throw a TypeError only when traced.
+  const dispose = ASYNC_DISPOSE === undefined ? undefined : (iterator as Record<symbol, unknown>)[ASYNC_DISPOSE];
+  // One shape for all (a `return` or `throw` the iterator lacks is undefined, which `for await` takes as absent);
+  // with a dispose, one shape per runtime (every generator has it or none does).
+  return typeof dispose === "function"
+    ? {
+        next: methods.next,
+        return: methods.return,
+        throw: methods.throw,
+        [Symbol.asyncIterator]: itself,
+        [ASYNC_DISPOSE as symbol]: dispose,
+      }
+    : { next: methods.next, return: methods.return, throw: methods.throw, [Symbol.asyncIterator]: itself };
 }
 
 function itself<T>(this: T): T {

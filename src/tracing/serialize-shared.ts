@@ -78,13 +78,14 @@ export function plainEnough(value: unknown, options?: SerializeOptions): boolean
   const array = (v: readonly unknown[], depth: number): boolean => {
     // JSON calls an array's own toJSON; the copy does not.
     if (v.length > o.maxItems || typeof (v as { toJSON?: unknown }).toJSON === "function") return false;
-    // A header pair, `["Authorization", "Bearer …"]`: the serializer masks its value.
-    if (v.length === 2 && typeof v[0] === "string" && o.redactor.matches(v[0])) return false;
     bytes += 2;
     for (let i = 0; i < v.length; i++) {
       if (bytes >= o.maxBytes) return false;
       bytes += 1;
-      if (!check(v[i], depth, false)) return false;
+      const item = v[i];
+      // A header pair, `["Authorization", "Bearer …"]`: the serializer masks its value (the name is read once).
+      if (i === 0 && v.length === 2 && typeof item === "string" && o.redactor.matches(item)) return false;
+      if (!check(item, depth, false)) return false;
     }
     return true;
   };

@@ -190,12 +190,7 @@ class Walker {
     const n = Math.min(v.length, this.o.maxItems);
     const out: JsonValue[] = [];
     this.bytes += 2;
-    if (total === 2 && n === 2 && this.credentialPair(v)) {
-      // A header pair, `["Authorization", "Bearer …"]` (fetch, undici and `Headers` take headers so): its value is a
-      // credential, as under that key in an object, and is replaced unread.
-      out.push(this.value(v[0], 0, depth, false) as JsonValue, this.mark(REDACTED));
-      return out;
-    }
+    const pair = total === 2 && n === 2;
     for (let i = 0; i < n; i++) {
       if (this.bytes >= this.o.maxBytes) {
         out.push(this.mark(LIMIT));
@@ -210,6 +205,13 @@ class Walker {
       }
       this.bytes += 1;
       out.push(this.value(item, i, depth, false) as JsonValue);
+      if (i === 0 && pair && this.credentialName(item)) {
+        // A header pair, `["Authorization", "Bearer …"]` (fetch, undici and `Headers` take headers so): its value is a
+        // credential, as under that key in an object, and is replaced unread. The name is the one read above: read
+        // once, as JSON.stringify reads it, so a getter answering differently the second time cannot slip a value by.
+        out.push(this.mark(REDACTED));
+        return out;
+      }
     }
     if (total > n) out.push(this.mark(`[+${total - n} more items]`));
     return out;
@@ -250,14 +252,13 @@ class Walker {
     if (total > n) this.put(out, MORE, this.mark(`[+${total - n} more keys]`));
   }
 
-  /** Whether `v` is `[name, value]` with a credential key's name first. */
-  private credentialPair(v: ArrayLike<unknown>): boolean {
-    try {
-      const name = v[0];
-      return typeof name === "string" && this.o.redactor.matches(name);
-    } catch {
-      return false; // a throwing element: array() marks it
-    }
+  /**
+   * Whether `name`, the first of a two-item list, is a credential key's name: a string, or a boxed one (recorded as
+   * the string it holds, so `[new String("Authorization"), …]` reads as a header pair too).
+   */
+  private credentialName(name: unknown): boolean {
+    if (typeof name === "object" && name !== null && types.isStringObject(name)) name = unbox(name);
+    return typeof name === "string" && this.o.redactor.matches(name);
   }
 
   /** Whether `v[k]`, under a credential-like key, is a secret (a logprob's `token` is a word piece, not one). */

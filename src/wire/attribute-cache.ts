@@ -112,11 +112,18 @@ export function maskedUncached(key: string, value: unknown, redactor: KeyRedacto
 
 /**
  * An attribute value with its strings checked (secrets.ts `scrubString`): a string, or each string of an array
- * (`string[]`: the AI SDK's `ai.prompt.tools` is JSON text per tool); `value` itself when nothing was masked.
+ * (`string[]`: the AI SDK's `ai.prompt.tools` is JSON text per tool), and the second item of a header pair
+ * (`["Authorization", "Bearer …"]`) masked; `value` itself when nothing was masked.
  */
 export function scrubAttributeValue(value: unknown, redactor: KeyRedactor): unknown {
   if (typeof value === "string") return scrubString(value, redactor);
   if (!Array.isArray(value)) return value;
+  const name: unknown = value[0];
+  if (value.length === 2 && typeof name === "string" && redactor.matches(name)) {
+    // A header pair, `["Authorization", "Bearer …"]`, as in a payload (tracing/serialize.ts): its value is masked.
+    const second: unknown = value[1];
+    if (second !== REDACTED && second !== null && second !== undefined) return [scrubString(name, redactor), REDACTED];
+  }
   let copy: unknown[] | undefined;
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];

@@ -216,6 +216,39 @@ describe.each(VERSIONS)("$name", (version) => {
     await expect.poll(() => ctx.server.closedEarly).toBe(closedBefore + 1);
   });
 
+  it("the iterator handed out is disposable like the SDK's own (`await using`: Node 24, or a polyfill before it)", async () => {
+    // The SDK's iterator is an async generator: it inherits %AsyncIteratorPrototype%[Symbol.asyncDispose] (built in
+    // from Node 24; core-js and other polyfills add it before). An object standing in for it must have it too, or
+    // `await using it = stream[Symbol.asyncIterator]()` throws a TypeError only when traced.
+    const asyncIteratorPrototype = Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}.prototype)) as {
+      [Symbol.asyncDispose]?: unknown;
+    };
+    const builtIn = Object.hasOwn(asyncIteratorPrototype, Symbol.asyncDispose);
+    if (!builtIn) {
+      Object.defineProperty(asyncIteratorPrototype, Symbol.asyncDispose, {
+        configurable: true,
+        writable: true,
+        async value(this: AsyncIterator<unknown>) {
+          await this.return?.();
+        },
+      });
+    }
+    try {
+      const closedBefore = ctx.server.closedEarly;
+      const stream = await client.chat.completions.create({ model: "m-slow", messages: MESSAGES, stream: true });
+      const iterator = stream[Symbol.asyncIterator]() as AsyncIterator<unknown> & { [Symbol.asyncDispose]?: unknown };
+      expect(typeof iterator[Symbol.asyncDispose]).toBe("function");
+      expect((await iterator.next()).done).toBe(false);
+      await (iterator[Symbol.asyncDispose] as () => Promise<void>)();
+      expect(await iterator.next()).toEqual({ done: true, value: undefined });
+      const span = await onlySpan();
+      expect(span.attributes).toMatchObject({ "tracewire.cancelled": true, "tracewire.cancel.reason": "break" });
+      await expect.poll(() => ctx.server.closedEarly).toBe(closedBefore + 1);
+    } finally {
+      if (!builtIn) delete asyncIteratorPrototype[Symbol.asyncDispose];
+    }
+  });
+
   it("breaking after every choice finished is a complete answer, not a cancellation", async () => {
     const stream = await client.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: true });
     for await (const chunk of stream) if (chunk.choices[0]?.finish_reason) break;

@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { op, REDACTED } from "../../src/index.js";
 import { KeyRedactor, scrubString } from "../../src/secrets.js";
 import { serialize } from "../../src/tracing/serialize.js";
+import { serializeShared } from "../../src/tracing/serialize-shared.js";
 import { startOwnProvider } from "../support/own-provider.js";
 
 const redactor = new KeyRedactor();
@@ -249,6 +250,59 @@ describe("header pairs: a credential named by the pair, not by a key", () => {
       expect(scrub(clean)).toBe(clean);
     }
   });
+
+  it("a one-character name of one's own list is masked in JSON text as in a payload and under a key", () => {
+    const own = new KeyRedactor(["x"]);
+    expect(serialize([["x", "s-0123456789"]], { redactor: own })).toEqual([["x", REDACTED]]);
+    expect(scrubString('{"x":"s-0123456789"}', own)).toBe(`{"x":"${REDACTED}"}`);
+    expect(scrubString('[["x","s-0123456789"]]', own)).toBe(`[["x","${REDACTED}"]]`);
+    expect(scrubString('{"h":[["x","s-0123456789"', own)).toBe(`{"h":[["x","${REDACTED}"`);
+    expect(scrubString('{"a":"[[\\"x\\",\\"s-0123456789\\"]]"}', own)).not.toMatch(/s-0123/);
+  });
+
+  it("the first item of a pair is still checked as a string: a URL's password and credential parameters", () => {
+    for (const first of ["https://u:hunter2@h.example/token", "https://h.example/x?token=tok-0123456789&auth"]) {
+      const masked = serialize([first, "v"]) as string[];
+      expect(masked[1]).toBe(REDACTED);
+      expect(masked[0]).not.toMatch(/hunter2|tok-0123/);
+      for (const text of [JSON.stringify([first, "v"]), JSON.stringify({ a: [first, "v"] })]) {
+        expect(scrub(text)).not.toMatch(/hunter2|tok-0123/);
+        expect(scrub(text)).toContain(`"${REDACTED}"]`);
+      }
+    }
+  });
+
+  it("the name is read once (a getter or Proxy trap on it runs once, and its one answer decides)", () => {
+    let reads = 0;
+    const names = ["Content-Type", "Authorization"];
+    const pair = new Proxy(["?", "Bearer tok-0123456789"], {
+      get(target, key, receiver) {
+        if (key === "0") return names[Math.min(reads++, 1)];
+        return Reflect.get(target, key, receiver);
+      },
+    });
+    const out = serialize({ headers: [pair] }) as { headers: unknown[][] };
+    expect(reads).toBe(1);
+    expect(out.headers[0]).toEqual(["Content-Type", "Bearer tok-0123456789"]);
+    reads = 1; // the second answer from the first read on: a credential's name, so the value is not read
+    expect(serialize([pair])).toEqual([["Authorization", REDACTED]]);
+    expect(reads).toBe(2);
+  });
+
+  it('a boxed string name (`new String("Authorization")`, a Map key too) is a name like the string', () => {
+    const name = new String("Authorization");
+    expect(serialize({ headers: [[name, "Bearer tok-0123456789"]] })).toEqual({
+      headers: [["Authorization", REDACTED]],
+    });
+    const map = new Map<unknown, unknown>([
+      [name, "Bearer tok-0123456789"],
+      [1, "one"],
+    ]);
+    expect(serializeShared(map)).toEqual([
+      ["Authorization", REDACTED],
+      [1, "one"],
+    ]);
+  });
 });
 
 describe("at the service", () => {
@@ -330,6 +384,9 @@ describe("at the service", () => {
       span.setAttribute("ai.prompt.tools", tools);
       span.setAttribute("app.dsns", ["postgres://app:pw-arr-0123@db/x", "plain"]);
       span.setAttribute("app.counts", [1, 2]);
+      // A header pair as a string[] attribute: masked as in a payload.
+      span.setAttribute("app.auth_header", ["Authorization", "Bearer sk-arr-pair-0123456789"]);
+      span.setAttribute("app.role_pair", ["role", "user"]);
       const spanId = span.spanContext().spanId;
       span.end();
       await processor.forceFlush();
@@ -346,6 +403,8 @@ describe("at the service", () => {
       ]);
       expect(attributes["app.dsns"]).toEqual([`postgres://app:${REDACTED}@db/x`, "plain"]);
       expect(attributes["app.counts"]).toEqual([1, 2]);
+      expect(attributes["app.auth_header"]).toEqual(["Authorization", REDACTED]);
+      expect(attributes["app.role_pair"]).toEqual(["role", "user"]);
     });
   }
 
