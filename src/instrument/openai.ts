@@ -62,6 +62,7 @@ import {
   warnUntraced,
   internalError as wrapperError,
 } from "./api-promise.js";
+import { refusalKeyOf, refusedStreamOptions, rememberRefusal } from "./stream-options-refusals.js";
 
 const internalError = (where: string, err: unknown) => wrapperError(WRAP_OPENAI, where, err);
 
@@ -186,26 +187,11 @@ function opNameOf(options: Obj | undefined, endpoint: Endpoint): string {
  */
 let helperOp: string | undefined;
 
-/**
- * Base URLs whose server refused `stream_options` (older Azure OpenAI API versions answer 400 "Unrecognized request
- * argument supplied: stream_options"): later streamed requests to them are sent as written. Bounded: a process
- * talking to more servers than this forgets the oldest, and at worst retries once more.
- */
-const refusingStreamOptions = new Set<string>();
-const MAX_REFUSING = 256;
-
-function rememberRefusal(baseUrl: string): void {
-  if (refusingStreamOptions.size >= MAX_REFUSING) {
-    const oldest = refusingStreamOptions.values().next().value;
-    if (oldest !== undefined) refusingStreamOptions.delete(oldest);
-  }
-  refusingStreamOptions.add(baseUrl);
-}
-
 /** What every traced method of one client shares: its settings and where it sends requests. */
 interface ClientTracing {
   settings: ResolvedChatTraceOptions;
-  baseUrlNow(): string;
+  /** Which server a refusal of `stream_options` is remembered for (stream-options-refusals.ts). */
+  refusalKeyNow(): string;
   endpointNow(): ChatEndpoint;
 }
 
@@ -229,7 +215,7 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
         endpoint: tracing.endpointNow(),
         options: tracing.settings,
         signal: signal instanceof AbortSignal ? signal : undefined,
-        noUsageInjection: refusingStreamOptions.has(tracing.baseUrlNow()),
+        noUsageInjection: refusedStreamOptions(tracing.refusalKeyNow()),
         format: endpoint.format,
       });
     } catch (err) {
@@ -251,7 +237,7 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
       throw err;
     }
     const retry = () => {
-      const baseUrl = tracing.baseUrlNow();
+      const refusalKey = tracing.refusalKeyNow();
       active.withoutInjection(params as Record<string, unknown>);
       const again: unknown = context.with(active.context, () =>
         Reflect.apply(original, this, [params, ...args.slice(1)]),
@@ -260,7 +246,7 @@ function tracedCreate(original: AnyFunction, endpoint: Endpoint, tracing: Client
       if (!isThenable(responsePromise)) return undefined;
       // Only once answered: refused as written too, it was the caller's own stream_options the server objected to.
       responsePromise.then(
-        () => rememberRefusal(baseUrl),
+        () => rememberRefusal(refusalKey),
         () => {},
       );
       return responsePromise;
@@ -364,10 +350,7 @@ export function wrapOpenAI<T extends object>(client: T, options: WrapOpenAIOptio
   let endpoint: ChatEndpoint | undefined;
   const tracing: ClientTracing = {
     settings,
-    baseUrlNow: () => {
-      const base = (client as Obj).baseURL;
-      return typeof base === "string" ? base : "";
-    },
+    refusalKeyNow: () => refusalKeyOf(client),
     endpointNow: () => {
       const base = (client as Obj).baseURL;
       if (endpoint === undefined || base !== lastBase) {

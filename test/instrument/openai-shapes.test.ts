@@ -130,6 +130,31 @@ describe.each(VERSIONS)("$name", (version) => {
     ]);
   });
 
+  it("a refusal of stream_options is remembered per API version: another version of the same server still gets usage", async () => {
+    const baseURL = `${ctx.server.url}/azure-versions-${version.name.replace(/\W/g, "")}/v1`;
+    const client = (apiVersion: string) =>
+      wrapOpenAI(
+        new version.OpenAI({ apiKey: "sk-test", baseURL, maxRetries: 0, defaultQuery: { "api-version": apiVersion } }),
+      );
+    const old = client("2024-02-01");
+    await collect(await old.chat.completions.create(streamParams("m-azure-old")));
+    await collect(await old.chat.completions.create(streamParams("gpt-4o-mini")));
+    const current = client("2024-10-21");
+    await collect(await current.chat.completions.create(streamParams("gpt-4o-mini")));
+    // The old version: refused, sent as written, and as written from then on; the newer one still asks for usage.
+    expect(ctx.server.chatBodies().map((b) => b.stream_options)).toEqual([
+      { include_usage: true },
+      undefined,
+      undefined,
+      { include_usage: true },
+    ]);
+    await session.tracing.flush();
+    const usage = session.double
+      .callsNamed(CREATE)
+      .map((c) => (c.end?.summary as { usage?: unknown } | undefined)?.usage !== undefined);
+    expect(usage).toEqual([false, false, true]);
+  });
+
   it("a 400 about the caller's own stream_options field does not stop the usage of later streams to that server", async () => {
     const baseURL = `${ctx.server.url}/strict-${version.name.replace(/\W/g, "")}/v1`;
     const wrapped = wrapOpenAI(makeClient(version, ctx.server, { baseURL }));
