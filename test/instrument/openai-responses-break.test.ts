@@ -12,21 +12,18 @@ import { RETURN_GRACE_MS } from "../../src/genai/stream-tap.js";
 import { op } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import {
+  RESPONSES_CREATE as CREATE,
+  RESPONSES_MODEL as MODEL,
   REASONING_PIECES,
   RESPONSE_ID,
+  RESPONSES_ANSWER_MODEL as RESPONSE_MODEL,
   RESPONSE_TEXT,
-  RESPONSES_CREATE,
-  RESPONSES_MODEL,
   responseUsageSummary,
 } from "../support/openai-responses-server.js";
-import { MODEL_SUFFIX } from "../support/openai-server.js";
 import { Pacer } from "../support/pacer.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, plain, setupOpenAIServer, summaryOf, VERSIONS } from "./support.js";
 
-const CREATE = RESPONSES_CREATE;
-const MODEL = RESPONSES_MODEL;
-const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 const PARAMS = { model: MODEL, input: [{ role: "user" as const, content: "Say hello." }], stream: true as const };
 const USAGE_SUMMARY = responseUsageSummary(RESPONSE_MODEL);
 /** The reasoning item as `response.output_item.done` closes it (the first of the stand-in's two items). */

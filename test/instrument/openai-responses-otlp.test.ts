@@ -10,23 +10,23 @@ import { wrapOpenAI } from "../../src/instrument/index.js";
 import {
   EMBEDDING_DIMENSIONS,
   EMBEDDING_TOKENS_PER_INPUT,
+  RESPONSES_MODEL as MODEL,
   REASONING_PIECES,
   RESPONSE_CALLS,
   RESPONSE_ID,
   RESPONSE_TEXT,
   RESPONSE_USAGE,
-  RESPONSES_MODEL,
+  RESPONSES_ANSWER_MODEL,
 } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import type { DecodedSpan } from "../support/otlp.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, setupOpenAIServer, VERSIONS } from "./support.js";
 
-const MODEL = RESPONSES_MODEL;
 /** What a completed stand-in response puts on its span: its id, model, finish reason, tier and usage. */
 const RESPONSE_OUTCOME = {
   "gen_ai.response.id": RESPONSE_ID,
-  "gen_ai.response.model": `${MODEL}${MODEL_SUFFIX}`,
+  "gen_ai.response.model": RESPONSES_ANSWER_MODEL,
   "gen_ai.response.finish_reasons": ["stop"],
   "openai.response.service_tier": "default",
   "gen_ai.usage.input_tokens": RESPONSE_USAGE.input_tokens,

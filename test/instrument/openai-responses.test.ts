@@ -10,24 +10,22 @@ import { beforeEach, describe, expect, it } from "vitest";
 import { callOf } from "../../src/index.js";
 import { wrapOpenAI } from "../../src/instrument/index.js";
 import {
+  RESPONSES_CREATE as CREATE,
   EMBEDDING_DIMENSIONS,
   EMBEDDING_TOKENS_PER_INPUT,
+  RESPONSES_MODEL as MODEL,
   REASONING_PIECES,
   RESPONSE_CALLS,
   RESPONSE_ID,
   RESPONSE_JSON,
+  RESPONSES_ANSWER_MODEL as RESPONSE_MODEL,
   RESPONSE_TEXT,
-  RESPONSES_CREATE,
-  RESPONSES_MODEL,
   responseUsageSummary,
 } from "../support/openai-responses-server.js";
 import { MODEL_SUFFIX } from "../support/openai-server.js";
 import { setupSessionPerTest } from "../support/tracing-session.js";
 import { type Client, collect, makeClient, plain, setupOpenAIServer, summaryOf, VERSIONS } from "./support.js";
 
-const CREATE = RESPONSES_CREATE;
-const MODEL = RESPONSES_MODEL;
-const RESPONSE_MODEL = `${MODEL}${MODEL_SUFFIX}`;
 const INSTRUCTIONS = "Be brief.";
 const INPUT = [{ role: "user" as const, content: "Say hello." }];
 const TOOLS = [

@@ -31,6 +31,8 @@ export const RESPONSE_JSON = { city: "Lyon", celsius: 19 };
 export const RESPONSES_CREATE = "openai.responses.create";
 /** The model the Responses tests ask for; the stand-in answers as `RESPONSES_MODEL + MODEL_SUFFIX`. */
 export const RESPONSES_MODEL = "gpt-5-mini";
+/** The model the stand-in answers a Responses request for {@link RESPONSES_MODEL} as. */
+export const RESPONSES_ANSWER_MODEL = `${RESPONSES_MODEL}${MODEL_SUFFIX}`;
 export const RESPONSE_USAGE = {
   input_tokens: 23,
   input_tokens_details: { cached_tokens: 7 },
