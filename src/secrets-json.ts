@@ -185,10 +185,13 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
 const STOP = () => true;
 
 /**
- * Visits every `["name", value` of `text` (`[\"name\", …` in JSON nested in a string) whose name `judge` masks: a
- * header pair, as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), where no key holds
- * the credential. `visit` gets the index after the comma and the quote of the name; it returns true to stop, and so
- * does this function then.
+ * Visits every header name of `text`'s lists of strings (`\"name\"` in JSON nested in a string) that `judge` masks: in
+ * a pair as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), or at a name's place (first,
+ * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
+ * credential. A list is walked from its `[` while its items are strings, so a list of objects costs one look. Whether
+ * the list's length is even (the exact rule, tracing/serialize.ts) a parse decides; text cut short errs on the side
+ * of masking. `visit` gets the index after the comma that follows the name, and the name's quote; it returns true to
+ * stop, and so does this function then.
  */
 function forEachCredentialPair(
   text: string,
@@ -200,18 +203,28 @@ function forEachCredentialPair(
     while (text.charCodeAt(at) <= 32) at++; // NaN past the end stops it
     const nested = text.charCodeAt(at) === 0x5c;
     const quote = nested ? '\\"' : '"';
-    if (!text.startsWith(quote, at)) continue;
-    const from = at + quote.length;
-    const close = closingQuote(text, from, nested);
-    const end = close - (quote.length - 1); // the name's end: before the `\` of `\"` when nested
-    // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
-    // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
-    if (close === -1 || end === from || end - from > 128) continue;
-    if (!judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1))) continue;
-    let comma = close + 1;
-    while (text.charCodeAt(comma) <= 32) comma++;
-    if (text.charCodeAt(comma) !== 0x2c || !keyMatches(judge, text.slice(from, end))) continue;
-    if (visit(comma + 1, quote) === true) return true;
+    for (let place = 0; text.startsWith(quote, at); place++) {
+      const from = at + quote.length;
+      const close = closingQuote(text, from, nested);
+      if (close === -1) break;
+      const end = close - (quote.length - 1); // the name's end: before the `\` of `\"` when nested
+      let comma = close + 1;
+      while (text.charCodeAt(comma) <= 32) comma++;
+      if (text.charCodeAt(comma) !== 0x2c) break;
+      // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
+      // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
+      if (
+        (place & 1) === 0 &&
+        end > from &&
+        end - from <= 128 &&
+        judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
+        keyMatches(judge, text.slice(from, end)) &&
+        visit(comma + 1, quote) === true
+      )
+        return true;
+      at = comma + 1;
+      while (text.charCodeAt(at) <= 32) at++;
+    }
   }
   return false;
 }
@@ -247,17 +260,17 @@ function maskTree(
   const record = node as Record<string, unknown>;
   const keys = Array.isArray(node) ? undefined : Object.keys(node);
   const count = keys === undefined ? (node as unknown[]).length : keys.length;
-  if (keys === undefined && count === 2 && typeof record[0] === "string" && judge.matches(record[0])) {
-    // A header pair, `["Authorization", "Bearer …"]`: its value is a credential, as under that key in an object. The
-    // name is a string like any other (a URL ending in `/token` keeps no password), as the serializer checks it.
-    const name = scrub(record[0]);
-    if (name !== record[0]) {
-      record[0] = name;
+  if (keys === undefined && (count & 1) === 0) {
+    // A header's name in a list of even length (a pair `["Authorization", "Bearer …"]`, undici's flat list): the
+    // item after it is a credential, as under that key in an object. The name is a string like any other (a URL
+    // ending in `/token` keeps no password): the loop below scrubs it, as the serializer does.
+    for (let i = 0; i < count; i += 2) {
+      const name = record[i];
+      if (typeof name !== "string" || !judge.matches(name)) continue;
+      if (record[i + 1] === masked || record[i + 1] === null) continue;
+      record[i + 1] = masked;
       changed = true;
     }
-    if (record[1] === masked || record[1] === null) return changed;
-    record[1] = masked;
-    return true;
   }
   for (let i = 0; i < count; i++) {
     const key: string | number = keys === undefined ? i : keys[i]!;

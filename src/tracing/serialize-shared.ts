@@ -83,8 +83,9 @@ export function plainEnough(value: unknown, options?: SerializeOptions): boolean
       if (bytes >= o.maxBytes) return false;
       bytes += 1;
       const item = v[i];
-      // A header pair, `["Authorization", "Bearer …"]`: the serializer masks its value (the name is read once).
-      if (i === 0 && v.length === 2 && typeof item === "string" && o.redactor.matches(item)) return false;
+      // A header's name in a list of even length (a pair, or undici's flat list): the serializer masks the item after
+      // it (the name is read once).
+      if ((i & 1) === 0 && (v.length & 1) === 0 && typeof item === "string" && o.redactor.matches(item)) return false;
       if (!check(item, depth, false)) return false;
     }
     return true;

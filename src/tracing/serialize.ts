@@ -190,7 +190,8 @@ class Walker {
     const n = Math.min(v.length, this.o.maxItems);
     const out: JsonValue[] = [];
     this.bytes += 2;
-    const pair = total === 2 && n === 2;
+    // Header pairs, flat (undici's `["authorization", "Bearer …", …]`) or a pair alone: a list of even length.
+    const pairs = total % 2 === 0;
     for (let i = 0; i < n; i++) {
       if (this.bytes >= this.o.maxBytes) {
         out.push(this.mark(LIMIT));
@@ -205,12 +206,14 @@ class Walker {
       }
       this.bytes += 1;
       out.push(this.value(item, i, depth, false) as JsonValue);
-      if (i === 0 && pair && this.credentialName(item)) {
-        // A header pair, `["Authorization", "Bearer …"]` (fetch, undici and `Headers` take headers so): its value is a
-        // credential, as under that key in an object, and is replaced unread. The name is the one read above: read
-        // once, as JSON.stringify reads it, so a getter answering differently the second time cannot slip a value by.
+      if (pairs && (i & 1) === 0 && i + 1 < n && this.credentialName(item)) {
+        // A header's name, in a pair `["Authorization", "Bearer …"]` or undici's flat list (fetch and undici take
+        // headers so): the item after it is a credential, as under that key in an object, and is replaced unread. The
+        // name is the one read above: read once, as JSON.stringify reads it, so a getter answering differently the
+        // second time cannot slip a value by.
+        this.bytes += 1;
         out.push(this.mark(REDACTED));
-        return out;
+        i++;
       }
     }
     if (total > n) out.push(this.mark(`[+${total - n} more items]`));

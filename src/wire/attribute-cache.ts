@@ -112,26 +112,30 @@ export function maskedUncached(key: string, value: unknown, redactor: KeyRedacto
 
 /**
  * An attribute value with its strings checked (secrets.ts `scrubString`): a string, or each string of an array
- * (`string[]`: the AI SDK's `ai.prompt.tools` is JSON text per tool), and the second item of a header pair
- * (`["Authorization", "Bearer …"]`) masked; `value` itself when nothing was masked.
+ * (`string[]`: the AI SDK's `ai.prompt.tools` is JSON text per tool), and in a list of even length the item after
+ * a header's name masked (a pair `["Authorization", "Bearer …"]`, or undici's flat list); `value` itself when nothing
+ * was masked.
  */
 export function scrubAttributeValue(value: unknown, redactor: KeyRedactor): unknown {
   if (typeof value === "string") return scrubString(value, redactor);
   if (!Array.isArray(value)) return value;
-  const name: unknown = value[0];
-  if (value.length === 2 && typeof name === "string" && redactor.matches(name)) {
-    // A header pair, `["Authorization", "Bearer …"]`, as in a payload (tracing/serialize.ts): its value is masked.
-    const second: unknown = value[1];
-    if (second !== REDACTED && second !== null && second !== undefined) return [scrubString(name, redactor), REDACTED];
-  }
+  const pairs = (value.length & 1) === 0;
   let copy: unknown[] | undefined;
   for (let i = 0; i < value.length; i++) {
     const item: unknown = value[i];
     if (typeof item !== "string") continue;
     const scrubbed = scrubString(item, redactor);
-    if (scrubbed === item) continue;
-    copy ??= value.slice();
-    copy[i] = scrubbed;
+    if (scrubbed !== item) {
+      copy ??= value.slice();
+      copy[i] = scrubbed;
+    }
+    if (pairs && (i & 1) === 0 && redactor.matches(item)) {
+      // A header's name, as in a payload (tracing/serialize.ts): the item after it is masked.
+      const next: unknown = value[++i];
+      if (next === REDACTED || next === null || next === undefined) continue;
+      copy ??= value.slice();
+      copy[i] = REDACTED;
+    }
   }
   return copy ?? value;
 }

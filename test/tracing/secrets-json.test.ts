@@ -251,6 +251,45 @@ describe("header pairs: a credential named by the pair, not by a key", () => {
     }
   });
 
+  it("undici's flat list (`[name, value, name, value]`): the item after each header name is masked", () => {
+    const flat = ["content-type", "application/json", "authorization", "Bearer tok-0123456789", "x-api-key", "k-01"];
+    const masked = ["content-type", "application/json", "authorization", REDACTED, "x-api-key", REDACTED];
+    let read = false;
+    const lazy = ["accept", "*/*", "cookie", "c"];
+    Object.defineProperty(lazy, 3, {
+      get() {
+        read = true;
+        return "session=s-0123";
+      },
+    });
+    expect(serialize({ headers: flat, more: lazy })).toEqual({
+      headers: masked,
+      more: ["accept", "*/*", "cookie", REDACTED],
+    });
+    expect(read).toBe(false);
+    expect(serializeShared({ headers: flat })).toEqual({ headers: masked });
+    // Only a name at a name's place (first, third, …) of a list of even length: words in other lists are kept.
+    for (const kept of [
+      ["a", "token", "b", "c"],
+      ["x", "y", "token", "z", "w"],
+    ])
+      expect(serialize(kept)).toEqual(kept);
+    const text = JSON.stringify({ method: "POST", headers: flat });
+    expect(JSON.parse(scrub(text))).toEqual({ method: "POST", headers: masked });
+    expect(scrub(text)).toBe(JSON.stringify({ method: "POST", headers: masked }));
+    const spaced = '["accept" , "*/*" , "authorization" , "Bearer tok-0123456789"]';
+    expect(scrub(spaced)).toBe(`["accept" , "*/*" , "authorization" , "${REDACTED}"]`);
+    for (const cut of [text.slice(0, text.indexOf("k-01") + 2), text.slice(0, text.indexOf("tok-0123") + 6)]) {
+      expect(scrub(cut)).not.toMatch(/tok-0123|k-01/);
+      expect(scrub(cut)).toContain('"content-type","application/json"');
+    }
+    const nested = JSON.stringify({ body: JSON.stringify({ headers: flat }) });
+    expect(scrub(nested)).not.toMatch(/tok-0123|k-01/);
+    expect(JSON.parse(JSON.parse(scrub(nested)).body).headers).toEqual(masked);
+    const odd = '{"stop":["a","token","b","c"]}';
+    expect(scrub(odd)).toBe(odd);
+  });
+
   it("a one-character name of one's own list is masked in JSON text as in a payload and under a key", () => {
     const own = new KeyRedactor(["x"]);
     expect(serialize([["x", "s-0123456789"]], { redactor: own })).toEqual([["x", REDACTED]]);
@@ -387,6 +426,8 @@ describe("at the service", () => {
       // A header pair as a string[] attribute: masked as in a payload.
       span.setAttribute("app.auth_header", ["Authorization", "Bearer sk-arr-pair-0123456789"]);
       span.setAttribute("app.role_pair", ["role", "user"]);
+      // undici's flat header list: the item after each header name.
+      span.setAttribute("app.headers", ["accept", "*/*", "authorization", "Bearer sk-arr-flat-0123456789"]);
       const spanId = span.spanContext().spanId;
       span.end();
       await processor.forceFlush();
@@ -405,14 +446,15 @@ describe("at the service", () => {
       expect(attributes["app.counts"]).toEqual([1, 2]);
       expect(attributes["app.auth_header"]).toEqual(["Authorization", REDACTED]);
       expect(attributes["app.role_pair"]).toEqual(["role", "user"]);
+      expect(attributes["app.headers"]).toEqual(["accept", "*/*", "authorization", REDACTED]);
     });
   }
 
   for (const route of ["otlp", "calls"] as const) {
-    it(`an op's fetch-style header pairs, as an object and as JSON text (${route})`, async () => {
+    it(`an op's fetch-style header pairs and undici's flat list, as objects and as JSON text (${route})`, async () => {
       const { double, processor } = await setup(route);
       const send = op(
-        function send(url: string, init: { headers: string[][]; body: string }) {
+        function send(url: string, init: { headers: string[][]; body: string; raw?: string[] }) {
           return { url, sent: init.body.length };
         },
         { parameterNames: ["url", "init"] },
@@ -421,10 +463,11 @@ describe("at the service", () => {
         ["Authorization", "Bearer tok-pair-0123456789"],
         ["Accept", "application/json"],
       ];
-      send("https://api.example.com/v1", { headers, body: JSON.stringify({ headers }) });
+      const raw = ["accept", "application/json", "authorization", "Bearer tok-flat-0123456789"];
+      send("https://api.example.com/v1", { headers, body: JSON.stringify({ headers, raw }), raw });
       await processor.forceFlush();
 
-      expect(double.wireText()).not.toMatch(/tok-pair/);
+      expect(double.wireText()).not.toMatch(/tok-pair|tok-flat/);
       const masked = [
         ["Authorization", REDACTED],
         ["Accept", "application/json"],
@@ -433,9 +476,11 @@ describe("at the service", () => {
         route === "otlp"
           ? JSON.parse(double.spans.find((s) => s.name === "send")!.attributes["input.value"] as string)
           : double.callsNamed("send")[0]!.start!.inputs
-      ) as { url: string; init: { headers: string[][]; body: string } };
+      ) as { url: string; init: { headers: string[][]; body: string; raw: string[] } };
       expect(inputs.init.headers).toEqual(masked);
-      expect(JSON.parse(inputs.init.body)).toEqual({ headers: masked });
+      const rawMasked = ["accept", "application/json", "authorization", REDACTED];
+      expect(inputs.init.raw).toEqual(rawMasked);
+      expect(JSON.parse(inputs.init.body)).toEqual({ headers: masked, raw: rawMasked });
     });
   }
 });
