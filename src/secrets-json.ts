@@ -124,7 +124,19 @@ function quoteBeforeSpace(text: string, colon: number): number {
 }
 
 /**
- * Visits every `"key":` of `text` (and `\"key\":` of JSON nested in its strings) from its colon; `visit` returns true
+ * The start of the quote that ends at the `"` at `end`: the backslashes before it, when they make the quote of JSON
+ * nested in strings (1 at one level, `\"`; 3 at two, `\\\"`; 2^n − 1 at n); `end` itself for a plain quote, or -1 for a
+ * run of another length (a string's escaped backslash before its closing quote), which no key or name ends in.
+ */
+function quoteStart(text: string, end: number): number {
+  let start = end;
+  while (text.charCodeAt(start - 1) === 0x5c) start--;
+  const run = end - start;
+  return run === 0 ? end : (run & (run + 1)) === 0 && run < 64 ? start : -1;
+}
+
+/**
+ * Visits every `"key":` of `text` (and `\"key\":` of JSON nested in its strings, at any depth) from its colon; `visit` returns true
  * to stop. A key is found from the `":` that ends it (how JSON.stringify and Python's json.dumps write a key), and is
  * read only when `wanted` says its last character can end a credential key: most keys end in a letter none does.
  * Colons are found with a one-character search, V8's fastest.
@@ -141,10 +153,9 @@ function forEachKey(
       end = quoteBeforeSpace(text, colon);
       if (end === -1) continue;
     }
-    const escaped = text.charCodeAt(end - 1) === 0x5c;
-    const closing = escaped ? end - 1 : end;
+    const closing = quoteStart(text, end);
     if (closing < 2 || !wanted(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
-    const quote = escaped ? '\\"' : '"';
+    const quote = text.slice(closing, end + 1);
     const open = text.lastIndexOf(quote, closing - 1);
     // Keys are short: a quote far back is the end of a value, not the start of this key.
     if (open === -1 || closing - open > 130) continue;
@@ -169,14 +180,13 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
       end = quoteBeforeSpace(text, colon);
       if (end === -1) continue;
     }
-    const escaped = text.charCodeAt(end - 1) === 0x5c;
-    const closing = escaped ? end - 1 : end;
+    const closing = quoteStart(text, end);
     if (closing < 2 || !judge.mayEndWith(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
     // The key's opening quote, a short way back (a loop: `lastIndexOf` costs more than the few reads).
     let open = closing - 1;
     const limit = Math.max(0, closing - 130);
     while (open >= limit && text.charCodeAt(open) !== 0x22) open--;
-    // The key starts after that quote (of `\"` too, in JSON nested in a string).
+    // The key starts after that quote (of `\"` too, in JSON nested in strings).
     if (open >= limit && keyMatches(judge, text.slice(open + 1, closing))) return true;
   }
   return forEachCredentialPair(text, judge, STOP);
@@ -201,13 +211,15 @@ function forEachCredentialPair(
   for (let open = text.indexOf("["); open !== -1; open = text.indexOf("[", open + 1)) {
     let at = open + 1;
     while (text.charCodeAt(at) <= 32) at++; // NaN past the end stops it
-    const nested = text.charCodeAt(at) === 0x5c;
-    const quote = nested ? '\\"' : '"';
+    let quoteEnd = at;
+    while (text.charCodeAt(quoteEnd) === 0x5c) quoteEnd++;
+    if (text.charCodeAt(quoteEnd) !== 0x22 || quoteStart(text, quoteEnd) !== at) continue;
+    const quote = text.slice(at, quoteEnd + 1);
     for (let place = 0; text.startsWith(quote, at); place++) {
       const from = at + quote.length;
-      const close = closingQuote(text, from, nested);
+      const close = closingQuote(text, from, quote);
       if (close === -1) break;
-      const end = close - (quote.length - 1); // the name's end: before the `\` of `\"` when nested
+      const end = close - (quote.length - 1); // the name's end: before the backslashes of `\"` when nested
       let comma = close + 1;
       while (text.charCodeAt(comma) <= 32) comma++;
       if (text.charCodeAt(comma) !== 0x2c) break;
@@ -347,27 +359,29 @@ function valueCut(
   const first = text.charCodeAt(from);
   if (text.startsWith(quote, from)) {
     from += quote.length;
-    const to = closingQuote(text, from, quote.length === 2);
+    const to = closingQuote(text, from, quote);
     return to === -1 ? [from, text.length, masked, -1] : [from, to - (quote.length - 1), masked, to + 1];
   }
   if (first === 0x7b || first === 0x5b) {
     // An object or array: masked whole, to its closing bracket (or the end of text cut short inside it).
-    return [from, closingBracket(text, from, quote.length === 2), `${quote}${masked}${quote}`, -1];
+    return [from, closingBracket(text, from, quote), `${quote}${masked}${quote}`, -1];
   }
   const bare = /^[^\s,}\]\\"]+/.exec(text.slice(from, from + 256));
   return bare && bare[0] !== "null" ? [from, from + bare[0].length, `${quote}${masked}${quote}`, -1] : undefined;
 }
 
 /**
- * The index of the `"` that closes a string opened before `from`, or -1 (text cut short). Backslashes before a quote
- * say whose it is: at the top level an even run (none) closes; in JSON nested in a string (`\"…\"`), a run of 1
- * (or 5: an escaped backslash of the inner text, then the closing `\"`) closes, and 3 is an inner escaped quote.
+ * The index of the `"` that closes a string opened by `quote` before `from`, or -1 (text cut short). Backslashes
+ * before a quote say whose it is: at the top level an even run (none) closes; in JSON nested in a string (`\"…\"`,
+ * `quote` with one backslash), a run of 1 (or 5: an escaped backslash of the inner text, then the closing `\"`)
+ * closes, and 3 is an inner escaped quote; n levels down (2^n − 1 backslashes), a run of 2^n − 1 modulo 2^(n+1).
  */
-function closingQuote(text: string, from: number, nested: boolean): number {
+function closingQuote(text: string, from: number, quote: string): number {
+  const own = quote.length - 1;
   for (let at = text.indexOf('"', from); at !== -1; at = text.indexOf('"', at + 1)) {
     let run = 0;
     while (at - run - 1 >= from && text.charCodeAt(at - run - 1) === 0x5c) run++;
-    if (nested ? run % 4 === 1 : run % 2 === 0) return at;
+    if (run % (2 * own + 2) === own) return at;
   }
   return -1;
 }
@@ -382,9 +396,11 @@ function isWordPiece(key: string, text: string, after: number): boolean {
 
 /**
  * The index after the bracket that closes the object or array opening at `from`, skipping strings (`\"…\"` in JSON
- * nested in a string, which a bare `"` ends); the end of text cut short.
+ * nested in a string, where a quote of fewer backslashes than `quote`'s ends the string the nested JSON is in); the
+ * end of text cut short.
  */
-function closingBracket(text: string, from: number, nested: boolean): number {
+function closingBracket(text: string, from: number, quote: string): number {
+  const own = quote.length - 1;
   let depth = 0;
   for (let at = from; at < text.length; at++) {
     const c = text.charCodeAt(at);
@@ -392,8 +408,11 @@ function closingBracket(text: string, from: number, nested: boolean): number {
     else if (c === 0x7d || c === 0x5d) {
       if (--depth === 0) return at + 1;
     } else if (c === 0x22) {
-      if (nested && text.charCodeAt(at - 1) !== 0x5c) return at; // the end of the string the nested JSON is in
-      const close = closingQuote(text, at + 1, nested);
+      let run = 0;
+      while (at - run - 1 >= from && text.charCodeAt(at - run - 1) === 0x5c) run++;
+      if (run < own) return at - run; // the end of the string the nested JSON is in
+      if (run % (2 * own + 2) !== own) continue;
+      const close = closingQuote(text, at + 1, quote);
       if (close === -1) return text.length;
       at = close;
     }

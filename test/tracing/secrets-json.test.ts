@@ -118,6 +118,35 @@ describe("JSON text in a string", () => {
     expect(scrub(nested)).toContain('\\"model\\":\\"m\\"');
   });
 
+  it("JSON nested in strings two and three levels down: masked whole or cut at any point, the rest kept", () => {
+    // A tool call's arguments holding a request whose body is JSON text: the credential is two strings down.
+    const inner = {
+      api_key: "sk-deep-0123456789",
+      creds: { password: "pw-deep-0123", user: "ada" },
+      headers: ["accept", "*/*", "authorization", "Bearer tok-deep-0123"],
+      model: "m",
+    };
+    const two = JSON.stringify({ request: JSON.stringify({ body: JSON.stringify(inner) }) });
+    const three = JSON.stringify({ call: two });
+    const leak = /sk-deep|pw-deep|tok-deep/;
+    for (const text of [two, three]) {
+      for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(leak);
+    }
+    const unwrapped = JSON.parse(JSON.parse(JSON.parse(scrub(two)).request).body);
+    expect(unwrapped).toEqual({
+      api_key: REDACTED,
+      creds: { password: REDACTED, user: "ada" },
+      headers: ["accept", "*/*", "authorization", REDACTED],
+      model: "m",
+    });
+    // Cut short two levels down: the model after the masked values is still there.
+    const cutTwo = scrub(two.slice(0, two.indexOf("ada") + 2));
+    expect(cutTwo).toContain(String.raw`api_key\\\":\\\"${REDACTED}\\\",`);
+    const cutModel = scrub(two.slice(0, -8));
+    expect(cutModel).toContain(String.raw`model\\\":\\\"m`);
+    expect(cutModel).not.toMatch(leak);
+  });
+
   it("when something is masked, the rest of the text keeps its bytes: big integers, 1.0, -0, escapes, spacing", () => {
     const text =
       '{"seed": 12345678901234567891, "temperature": 1.0, "bias": -0, "top_p": 1e0, "note": "caf\\u00e9 \\/", "password": "pw-num-0123"}';
