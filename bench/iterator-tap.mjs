@@ -37,9 +37,9 @@ let seen = 0;
 const hooks = {
   pulling() {},
   pulled() {},
-  step() {
+  step(value) {
     seen++;
-    return false;
+    return value;
   },
   end() {},
   returning: () => undefined,

@@ -17,8 +17,8 @@ import { ATTR_GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK } from "../semconv.js";
 import type { StreamAccumulator } from "./call-format.js";
 import { isObj, type Obj } from "./guards.js";
 import type { ChatEnd } from "./span-record.js";
-import { hideUsageInChunk } from "./sse-usage.js";
-import { type IteratorHooks, type Method, observedIterator, readOn, tapIterator } from "./stream-tap.js";
+import { chunkWithoutUsage, USAGE_ONLY } from "./sse-usage.js";
+import { HIDDEN, type IteratorHooks, type Method, observedIterator, readOn, tapIterator } from "./stream-tap.js";
 
 /**
  * How long a `break` right after the end of the answer has the stream read on for what carries the usage (the usage
@@ -213,8 +213,11 @@ export class ChatStream {
     };
   }
 
-  /** Records one chunk; returns true when it must be hidden from the consumer (the injected usage chunk). */
-  private chunk(value: unknown): boolean {
+  /**
+   * Records one chunk; returns what the consumer gets: the chunk, a copy without the injected `usage`, or HIDDEN (the
+   * injected usage-only chunk).
+   */
+  private chunk(value: unknown): unknown {
     const { accumulator, call } = this;
     if (!call.done) {
       try {
@@ -230,12 +233,13 @@ export class ChatStream {
         internalError("chunk", err);
       }
     }
-    if (!call.injectsUsage) return false;
+    if (!call.injectsUsage) return value;
     try {
-      return hideUsageInChunk(value);
+      const shown = chunkWithoutUsage(value);
+      return shown === USAGE_ONLY ? HIDDEN : shown;
     } catch (err) {
       internalError("hide-usage", err);
-      return false;
+      return value;
     }
   }
 

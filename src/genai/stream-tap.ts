@@ -33,14 +33,20 @@ export function withinGrace(work: Promise<unknown>): Promise<void> {
   });
 }
 
+/** What {@link IteratorHooks.step} returns for a step the consumer must not see. */
+export const HIDDEN: unique symbol = Symbol("tracewire.hiddenStep");
+
 /** What {@link tapIterator} reports. The consumer gets every result and error unchanged, after the hook ran. */
 export interface IteratorHooks {
   /** A `next()` is about to be forwarded (also the extra one that replaces a hidden step). */
   pulling(): void;
   /** That `next()` settled; runs before `step`, `end` or `failed`. */
   pulled(): void;
-  /** A step with a value: return true to hide it from the consumer (the next step is pulled in its place). */
-  step(value: unknown): boolean;
+  /**
+   * A step with a value: returns what the consumer gets, `value` itself or a stand-in for it, or {@link HIDDEN} to
+   * hide it (the next step is pulled in its place).
+   */
+  step(value: unknown): unknown;
   /** The iterator reported done (or a step that is not an object). */
   end(): void;
   /**
@@ -125,11 +131,12 @@ function observedMethods(iterator: Obj, next: Method, hooks: IteratorHooks, self
       hooks.end();
       return step;
     }
-    if (hooks.step(step.value)) {
+    const shown = hooks.step(step.value);
+    if (shown === HIDDEN) {
       hooks.pulling();
       return (Reflect.apply(next, iterator, []) as Promise<IteratorResult<unknown>>).then(onStep, onError);
     }
-    return step;
+    return shown === step.value ? step : { value: shown, done: false };
   };
   const observedNext = function (this: unknown, ...args: unknown[]) {
     hooks.pulling();

@@ -7,6 +7,7 @@ import { chatEndpoint, chatRequestAttributes } from "../../src/genai/openai-chat
 import { ChatChunkAccumulator } from "../../src/genai/openai-chunks.js";
 import { inputMessagesJson, outputMessagesJson } from "../../src/genai/openai-content.js";
 import { errorTypeOf, withoutTokenIds } from "../../src/genai/openai-response.js";
+import { chunkWithoutUsage, USAGE_ONLY } from "../../src/genai/sse-usage.js";
 
 describe("chatEndpoint", () => {
   const known = { inference: "https://inference.example.com", training: "http://127.0.0.1:8000" };
@@ -204,5 +205,64 @@ describe("withoutTokenIds / errorTypeOf", () => {
     expect(errorTypeOf(new TypeError("x"))).toBe("TypeError");
     expect(errorTypeOf(new Error("x"))).toBe("_OTHER");
     expect(errorTypeOf("boom")).toBe("_OTHER");
+  });
+});
+
+describe("chunkWithoutUsage (the injected usage hidden from parsed chunks)", () => {
+  it("a copy without the member, in the server's order; the usage-only chunk hidden; other chunks as they are", () => {
+    const chunk = {
+      id: "c",
+      object: "chat.completion.chunk",
+      choices: [{ index: 0, delta: { content: "a" } }],
+      usage: null,
+    };
+    const shown = chunkWithoutUsage(chunk) as Record<string, unknown>;
+    expect(Object.keys(shown)).toEqual(["id", "object", "choices"]);
+    expect(shown.choices).toBe(chunk.choices);
+    expect(chunk.usage).toBeNull(); // the SDK's own object is left as it was
+    expect(chunkWithoutUsage({ id: "c", choices: [], usage: { total_tokens: 3 } })).toBe(USAGE_ONLY);
+    const last = { id: "c", choices: [{ index: 0, finish_reason: "stop" }], usage: { total_tokens: 3 } };
+    expect(chunkWithoutUsage(last)).toEqual({ id: "c", choices: last.choices });
+    const plain = { id: "c", choices: [] };
+    expect(chunkWithoutUsage(plain)).toBe(plain);
+    expect(chunkWithoutUsage("text")).toBe("text");
+  });
+
+  it("OpenAI's chunk shapes (with and without the `obfuscation` padding) and any other: every member but usage, in order", () => {
+    const choices = [{ index: 0, delta: { content: "a" }, logprobs: null, finish_reason: null }];
+    const openai = {
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "gpt-4o-mini",
+      service_tier: "default",
+      system_fingerprint: "fp",
+      choices,
+      usage: null,
+    };
+    const padded = { ...openai, obfuscation: "Zx9" };
+    const other = { id: "c", model: "m", choices, usage: null, x_extra: { n: 1 } };
+    const noTier = { ...openai, service_tier: undefined };
+    for (const chunk of [openai, padded, other, noTier] as Record<string, unknown>[]) {
+      const shown = chunkWithoutUsage(chunk) as Record<string, unknown>;
+      const { usage: _usage, ...expected } = chunk;
+      expect(Object.keys(shown)).toEqual(Object.keys(expected));
+      expect(shown).toStrictEqual(expected);
+      expect(shown.choices).toBe(choices);
+    }
+  });
+
+  it("a chunk that is not a plain object keeps its identity and prototype (the member is removed in place)", () => {
+    class Chunk {
+      id = "c";
+      usage: null | undefined = null;
+    }
+    const own = new Chunk();
+    expect(chunkWithoutUsage(own)).toBe(own);
+    expect("usage" in own).toBe(false);
+    const proto = JSON.parse('{"id":"c","__proto__":{"x":1},"usage":null}');
+    const shown = chunkWithoutUsage(proto) as Record<string, unknown>;
+    expect(shown).toBe(proto);
+    expect(Object.keys(shown)).toEqual(["id", "__proto__"]);
   });
 });

@@ -44,6 +44,8 @@ describe.each(VERSIONS)("$name", (version) => {
       const got = await collect(await wrapped.chat.completions.create(streamParams(model)));
       const expected = await collect(await plain.chat.completions.create(streamParams(model)));
       expect(got).toStrictEqual(expected);
+      // Member for member, in the server's order (a chunk is handed on as a copy without the injected usage).
+      expect(got.map((c) => Object.keys(c))).toEqual(expected.map((c) => Object.keys(c)));
       // The usual consumer code works on every chunk.
       expect(got.map((c) => c.choices[0]?.delta.content ?? "").join("")).toBe(TEXT);
       expect(got.every((c) => !("usage" in c))).toBe(true);
