@@ -70,6 +70,7 @@ const VARIANTS = {
   "usage kept (parse only)": [WITH, keep],
   "usage deleted (before)": [WITH, deleting],
   "copy without usage (now)": [WITH, copying],
+  "the same again (A/A)": [WITH, copying],
   "copy, another shape (now)": [OTHER, copying],
 };
 const tags = Object.keys(VARIANTS);

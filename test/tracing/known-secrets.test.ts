@@ -148,10 +148,16 @@ describe("a known secret as a whole value in what is recorded", () => {
     const configure = op(function configure(settings: { openaiKey: string; model: string; keys: string[] }) {
       return { connected: true, usedKey: settings.openaiKey, note: `not a key: ${key.slice(0, 6)}` };
     });
-    configure({ openaiKey: key, model: "gpt-4o-mini", keys: [`${key}\n`, "kept"] });
+    // Whitespace around it as `trim()` sees it (a file's newline, a no-break space, a line separator): still the key.
+    const padded = [`${key}\n`, ` \u00a0${key}\u2028`, `\t\r\n${key} `, `${key.slice(0, -1)} `, "kept "];
+    configure({ openaiKey: key, model: "gpt-4o-mini", keys: padded });
     const call = await session.only("configure");
     expect(call.start.inputs).toEqual({
-      arg0: { openaiKey: REDACTED, model: "gpt-4o-mini", keys: [REDACTED, "kept"] },
+      arg0: {
+        openaiKey: REDACTED,
+        model: "gpt-4o-mini",
+        keys: [REDACTED, REDACTED, REDACTED, `${key.slice(0, -1)} `, "kept "],
+      },
     });
     expect(call.end?.output).toEqual({ connected: true, usedKey: REDACTED, note: `not a key: ${key.slice(0, 6)}` });
     expect(JSON.stringify(call)).not.toContain(key);
