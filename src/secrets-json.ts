@@ -11,16 +11,10 @@
  * JSON (every other byte kept), else the tree is written back in the text's own indentation.
  */
 
-/** What decides which keys hold credentials (secrets.ts `KeyRedactor`). */
-export interface KeyJudge {
-  /**
-   * Whether a key ending in these two character codes may match (a cheap first check; true when unsure, and for the
-   * last two digits of an escape, `"passwor\u0064"`).
-   */
-  readonly mayEndWith: (prev: number, last: number) => boolean;
-  matches(key: string): boolean;
-  matchesIn(key: string, sibling: (key: string) => unknown): boolean;
-}
+import type { KeyJudge } from "./secrets-json-scan.js";
+import { forEachCredentialPair, keyMatches, quoteStart, valueCut } from "./secrets-json-scan.js";
+
+export type { KeyJudge } from "./secrets-json-scan.js";
 
 /**
  * A table of key endings (`[prev << 7 | last]`, see `KeyRedactor`) with the endings of a key whose last character is
@@ -101,19 +95,6 @@ function sameJson(a: unknown, b: unknown, depth: number): boolean {
 }
 
 /**
- * Whether `key`, as it stands in the text, is a credential key: its escapes (`api\u005fkey`, a key nested in a
- * string) read first when it has any. Called only for keys whose ending may match.
- */
-function keyMatches(judge: KeyJudge, key: string): boolean {
-  if (judge.matches(key)) return true;
-  if (!key.includes("\\")) return false;
-  const plain = key
-    .replace(/\\+u([0-9a-fA-F]{4})/g, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    .replace(/\\+(.)/g, "$1");
-  return judge.matches(plain);
-}
-
-/**
  * Where the key whose `"` closes at `end` before a colon may end, or -1: space before the colon (`"key" : value`, how
  * Jackson pretty-prints) is skipped. The caller has found text[colon - 1] is not a quote.
  */
@@ -121,18 +102,6 @@ function quoteBeforeSpace(text: string, colon: number): number {
   let end = colon - 1;
   while (end > 0 && text.charCodeAt(end) <= 32) end--;
   return end < colon - 1 && text.charCodeAt(end) === 0x22 ? end : -1;
-}
-
-/**
- * The start of the quote that ends at the `"` at `end`: the backslashes before it, when they make the quote of JSON
- * nested in strings (1 at one level, `\"`; 3 at two, `\\\"`; 2^n − 1 at n); `end` itself for a plain quote, or -1 for a
- * run of another length (a string's escaped backslash before its closing quote), which no key or name ends in.
- */
-function quoteStart(text: string, end: number): number {
-  let start = end;
-  while (text.charCodeAt(start - 1) === 0x5c) start--;
-  const run = end - start;
-  return run === 0 ? end : (run & (run + 1)) === 0 && run < 64 ? start : -1;
 }
 
 /**
@@ -193,53 +162,6 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
 }
 
 const STOP = () => true;
-
-/**
- * Visits every header name of `text`'s lists of strings (`\"name\"` in JSON nested in a string) that `judge` masks: in
- * a pair as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), or at a name's place (first,
- * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
- * credential. A list is walked from its `[` while its items are strings, so a list of objects costs one look. Whether
- * the list's length is even (the exact rule, tracing/serialize.ts) a parse decides; text cut short errs on the side
- * of masking. `visit` gets the index after the comma that follows the name, and the name's quote; it returns true to
- * stop, and so does this function then.
- */
-function forEachCredentialPair(
-  text: string,
-  judge: KeyJudge,
-  visit: (from: number, quote: string) => boolean | undefined,
-): boolean {
-  for (let open = text.indexOf("["); open !== -1; open = text.indexOf("[", open + 1)) {
-    let at = open + 1;
-    while (text.charCodeAt(at) <= 32) at++; // NaN past the end stops it
-    let quoteEnd = at;
-    while (text.charCodeAt(quoteEnd) === 0x5c) quoteEnd++;
-    if (text.charCodeAt(quoteEnd) !== 0x22 || quoteStart(text, quoteEnd) !== at) continue;
-    const quote = text.slice(at, quoteEnd + 1);
-    for (let place = 0; text.startsWith(quote, at); place++) {
-      const from = at + quote.length;
-      const close = closingQuote(text, from, quote);
-      if (close === -1) break;
-      const end = close - (quote.length - 1); // the name's end: before the backslashes of `\"` when nested
-      let comma = close + 1;
-      while (text.charCodeAt(comma) <= 32) comma++;
-      if (text.charCodeAt(comma) !== 0x2c) break;
-      // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
-      // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
-      if (
-        (place & 1) === 0 &&
-        end > from &&
-        end - from <= 128 &&
-        judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
-        keyMatches(judge, text.slice(from, end)) &&
-        visit(comma + 1, quote) === true
-      )
-        return true;
-      at = comma + 1;
-      while (text.charCodeAt(at) <= 32) at++;
-    }
-  }
-  return false;
-}
 
 /**
  * Whether the URL whose `://` is at `colon` has a user part, a query or a fragment (where the string scrub finds a
@@ -344,78 +266,10 @@ function maskLoosely(text: string, judge: KeyJudge, masked: string): string {
   return out + text.slice(at);
 }
 
-/**
- * How to mask the value that starts at `from` (after whitespace): a string's content (to its closing quote, or the
- * end of text cut short), an object or array whole, a bare value (a number, `true`); undefined for `null`. The last
- * field is the index after a string's closing quote (-1 for anything else), for the word-piece check.
- */
-function valueCut(
-  text: string,
-  from: number,
-  quote: string,
-  masked: string,
-): [from: number, to: number, by: string, after: number] | undefined {
-  while (from < text.length && text.charCodeAt(from) <= 32) from++;
-  const first = text.charCodeAt(from);
-  if (text.startsWith(quote, from)) {
-    from += quote.length;
-    const to = closingQuote(text, from, quote);
-    return to === -1 ? [from, text.length, masked, -1] : [from, to - (quote.length - 1), masked, to + 1];
-  }
-  if (first === 0x7b || first === 0x5b) {
-    // An object or array: masked whole, to its closing bracket (or the end of text cut short inside it).
-    return [from, closingBracket(text, from, quote), `${quote}${masked}${quote}`, -1];
-  }
-  const bare = /^[^\s,}\]\\"]+/.exec(text.slice(from, from + 256));
-  return bare && bare[0] !== "null" ? [from, from + bare[0].length, `${quote}${masked}${quote}`, -1] : undefined;
-}
-
-/**
- * The index of the `"` that closes a string opened by `quote` before `from`, or -1 (text cut short). Backslashes
- * before a quote say whose it is: at the top level an even run (none) closes; in JSON nested in a string (`\"…\"`,
- * `quote` with one backslash), a run of 1 (or 5: an escaped backslash of the inner text, then the closing `\"`)
- * closes, and 3 is an inner escaped quote; n levels down (2^n − 1 backslashes), a run of 2^n − 1 modulo 2^(n+1).
- */
-function closingQuote(text: string, from: number, quote: string): number {
-  const own = quote.length - 1;
-  for (let at = text.indexOf('"', from); at !== -1; at = text.indexOf('"', at + 1)) {
-    let run = 0;
-    while (at - run - 1 >= from && text.charCodeAt(at - run - 1) === 0x5c) run++;
-    if (run % (2 * own + 2) === own) return at;
-  }
-  return -1;
-}
-
 /** Whether the string value under `key` that closed before `after` is a logprobs entry's `token` (a word piece). */
 function isWordPiece(key: string, text: string, after: number): boolean {
   return (
     key.replace(/[-_]/g, "").toLowerCase() === "token" &&
     /^\s*,\s*\\?"logprob\\?"\s*:\s*-?\d/.test(text.slice(after, after + 48))
   );
-}
-
-/**
- * The index after the bracket that closes the object or array opening at `from`, skipping strings (`\"…\"` in JSON
- * nested in a string, where a quote of fewer backslashes than `quote`'s ends the string the nested JSON is in); the
- * end of text cut short.
- */
-function closingBracket(text: string, from: number, quote: string): number {
-  const own = quote.length - 1;
-  let depth = 0;
-  for (let at = from; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      if (--depth === 0) return at + 1;
-    } else if (c === 0x22) {
-      let run = 0;
-      while (at - run - 1 >= from && text.charCodeAt(at - run - 1) === 0x5c) run++;
-      if (run < own) return at - run; // the end of the string the nested JSON is in
-      if (run % (2 * own + 2) !== own) continue;
-      const close = closingQuote(text, at + 1, quote);
-      if (close === -1) return text.length;
-      at = close;
-    }
-  }
-  return text.length;
 }
