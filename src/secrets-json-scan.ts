@@ -41,12 +41,34 @@ export function quoteStart(text: string, end: number): number {
 }
 
 /**
+ * The index of the first character at or after `at` that is not whitespace: JSON's own, or its escaped form in JSON
+ * nested in strings (`\n`, `\t`, `\r`; `\\n` two levels down), which pretty-printed nested JSON puts between a
+ * list's items. Without the escaped form, `JSON.stringify(headers, null, 2)` inside a string hid its names. Used
+ * only between tokens, where no string's content stands.
+ */
+function skipSpace(text: string, at: number): number {
+  for (;;) {
+    const c = text.charCodeAt(at);
+    if (c <= 32)
+      at++; // NaN past the end stops it
+    else if (c !== 0x5c) return at;
+    else {
+      let end = at + 1;
+      while (text.charCodeAt(end) === 0x5c) end++;
+      const e = text.charCodeAt(end);
+      if (e !== 0x6e && e !== 0x74 && e !== 0x72) return at;
+      at = end + 1;
+    }
+  }
+}
+
+/**
  * Visits every header name of `text`'s lists of strings (`\"name\"` in JSON nested in a string) that `judge` masks: in
  * a pair as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), or at a name's place (first,
  * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
  * credential. A list is walked from its `[` while its items are strings, so a list of objects costs one look. Whether
  * the list's length is even (the exact rule, tracing/serialize.ts) a parse decides; text cut short errs on the side
- * of masking. `visit` gets the index after the comma that follows the name, and the name's quote; it returns true to
+ * of masking. `visit` gets the index of the item after the name, and the name's quote; it returns true to
  * stop, and so does this function then.
  */
 export function forEachCredentialPair(
@@ -55,8 +77,7 @@ export function forEachCredentialPair(
   visit: (from: number, quote: string) => boolean | undefined,
 ): boolean {
   for (let open = text.indexOf("["); open !== -1; open = text.indexOf("[", open + 1)) {
-    let at = open + 1;
-    while (text.charCodeAt(at) <= 32) at++; // NaN past the end stops it
+    let at = skipSpace(text, open + 1);
     let quoteEnd = at;
     while (text.charCodeAt(quoteEnd) === 0x5c) quoteEnd++;
     if (text.charCodeAt(quoteEnd) !== 0x22 || quoteStart(text, quoteEnd) !== at) continue;
@@ -66,9 +87,9 @@ export function forEachCredentialPair(
       const close = closingQuote(text, from, quote);
       if (close === -1) break;
       const end = close - (quote.length - 1); // the name's end: before the backslashes of `\"` when nested
-      let comma = close + 1;
-      while (text.charCodeAt(comma) <= 32) comma++;
+      const comma = skipSpace(text, close + 1);
       if (text.charCodeAt(comma) !== 0x2c) break;
+      const next = skipSpace(text, comma + 1);
       // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
       // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
       if (
@@ -77,11 +98,10 @@ export function forEachCredentialPair(
         end - from <= 128 &&
         judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
         keyMatches(judge, text.slice(from, end)) &&
-        visit(comma + 1, quote) === true
+        visit(next, quote) === true
       )
         return true;
-      at = comma + 1;
-      while (text.charCodeAt(at) <= 32) at++;
+      at = next;
     }
   }
   return false;

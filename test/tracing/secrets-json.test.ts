@@ -319,6 +319,25 @@ describe("header pairs: a credential named by the pair, not by a key", () => {
     expect(scrub(odd)).toBe(odd);
   });
 
+  it("pretty-printed lists nested in a string (`\\n` and `\\t` between items): masked whole and cut short", () => {
+    // JSON.stringify(body, null, 2) inside a string: the items are parted by escaped line breaks, not whitespace.
+    const flat = ["accept", "*/*", "authorization", "Bearer tok-pretty-0123"];
+    const pairs = [["Authorization", "Bearer tok-pair-pretty-0123"]];
+    const leak = /tok-pretty|tok-pair-pretty/;
+    for (const indent of [2, "\t"]) {
+      const one = JSON.stringify({ body: JSON.stringify({ headers: flat, more: pairs }, null, indent) });
+      const two = JSON.stringify({ call: JSON.stringify({ body: JSON.stringify({ headers: flat }, null, indent) }) });
+      for (const text of [one, two]) {
+        expect(scrub(text)).not.toMatch(leak);
+        for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(leak);
+      }
+      expect(JSON.parse(JSON.parse(scrub(one)).body)).toEqual({
+        headers: ["accept", "*/*", "authorization", REDACTED],
+        more: [["Authorization", REDACTED]],
+      });
+    }
+  });
+
   it("a one-character name of one's own list is masked in JSON text as in a payload and under a key", () => {
     const own = new KeyRedactor(["x"]);
     expect(serialize([["x", "s-0123456789"]], { redactor: own })).toEqual([["x", REDACTED]]);
