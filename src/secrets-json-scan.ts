@@ -62,47 +62,67 @@ function skipSpace(text: string, at: number): number {
   }
 }
 
+/** A bare item of a list: a number, `true`, `false` or `null` (sticky: read where `lastIndex` is set). */
+const SCALAR = /-?\d[\d.eE+-]*|true|false|null/y;
+
 /**
  * Visits every header name of `text`'s lists of strings (`\"name\"` in JSON nested in a string) that `judge` masks: in
  * a pair as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), or at a name's place (first,
  * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
- * credential. A list is walked from its `[` while its items are strings, so a list of objects costs one look. Whether
- * the list's length is even (the exact rule, tracing/serialize.ts) a parse decides; text cut short errs on the side
- * of masking. `visit` gets the index of the item after the name, and the name's quote; it returns true to
- * stop, and so does this function then.
+ * credential. A list is walked from its `[` (when a string opens it, so a list of objects costs one look) while its
+ * items are strings or bare values (`["content-length", 42, "authorization", …]`: a number before the name no longer
+ * ends the walk early, which left the names after it unseen, whole or cut short). The whole list is walked before
+ * any name is visited: a list that closes after an odd count of items is not a header list (the exact rule,
+ * tracing/serialize.ts and a parse agree), so masking it where it stands would no longer give the parsed tree's
+ * JSON, and the text was then rewritten whole (integers past 2^53, `1.0` lost). A list that does not close (text cut
+ * short, an object item) errs on the side of masking. `visit` gets the index of the item after the name, and the
+ * name's quote; it returns true to stop, and so does this function then.
  */
 export function forEachCredentialPair(
   text: string,
   judge: KeyJudge,
   visit: (from: number, quote: string) => boolean | undefined,
 ): boolean {
+  const values: number[] = [];
   for (let open = text.indexOf("["); open !== -1; open = text.indexOf("[", open + 1)) {
     let at = skipSpace(text, open + 1);
     let quoteEnd = at;
     while (text.charCodeAt(quoteEnd) === 0x5c) quoteEnd++;
     if (text.charCodeAt(quoteEnd) !== 0x22 || quoteStart(text, quoteEnd) !== at) continue;
     const quote = text.slice(at, quoteEnd + 1);
-    for (let place = 0; text.startsWith(quote, at); place++) {
-      const from = at + quote.length;
-      const close = closingQuote(text, from, quote);
-      if (close === -1) break;
-      const end = close - (quote.length - 1); // the name's end: before the backslashes of `\"` when nested
-      const comma = skipSpace(text, close + 1);
+    values.length = 0;
+    let count = 0; // items, once the list is seen to close
+    for (let place = 0; ; place++) {
+      let after: number; // the index after the item
+      let name = false;
+      if (text.startsWith(quote, at)) {
+        const from = at + quote.length;
+        const close = closingQuote(text, from, quote);
+        if (close === -1) break;
+        const end = close - (quote.length - 1); // the name's end: before the backslashes of `\"` when nested
+        after = close + 1;
+        // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
+        // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
+        name =
+          (place & 1) === 0 &&
+          end > from &&
+          end - from <= 128 &&
+          judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
+          keyMatches(judge, text.slice(from, end));
+      } else {
+        SCALAR.lastIndex = at;
+        const bare = SCALAR.exec(text);
+        if (bare === null) break;
+        after = at + bare[0].length;
+      }
+      const comma = skipSpace(text, after);
+      if (text.charCodeAt(comma) === 0x5d) count = place + 1;
       if (text.charCodeAt(comma) !== 0x2c) break;
-      const next = skipSpace(text, comma + 1);
-      // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
-      // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
-      if (
-        (place & 1) === 0 &&
-        end > from &&
-        end - from <= 128 &&
-        judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
-        keyMatches(judge, text.slice(from, end)) &&
-        visit(next, quote) === true
-      )
-        return true;
-      at = next;
+      at = skipSpace(text, comma + 1);
+      if (name) values.push(at);
     }
+    if ((count & 1) === 1) continue;
+    for (const from of values) if (visit(from, quote) === true) return true;
   }
   return false;
 }

@@ -319,6 +319,20 @@ describe("header pairs: a credential named by the pair, not by a key", () => {
     expect(scrub(odd)).toBe(odd);
   });
 
+  it("JSON text: a number among a flat list's items is an item too, and a list that closes odd keeps every byte", () => {
+    // As the serializer masks it: a number before the name no longer hides the names after it, whole or cut short.
+    const flat = ["content-length", 42, "authorization", "Bearer tok-num-0123"];
+    const text = JSON.stringify({ headers: flat });
+    expect(JSON.parse(scrub(text))).toEqual({ headers: ["content-length", 42, "authorization", REDACTED] });
+    expect(serialize({ headers: flat })).toEqual({ headers: ["content-length", 42, "authorization", REDACTED] });
+    for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(/tok-num/);
+    // A list of odd length is no header list, parsed or not: the text around a masked key keeps its bytes.
+    for (const list of ['["a","b","token","x","y"]', '["token", "x", "y"]', '["token","x",1]']) {
+      const odd = `{"seed":12345678901234567891,"t":1.0,"tags":${list},"password":"pw-odd-0123"}`;
+      expect(scrub(odd)).toBe(odd.replace("pw-odd-0123", REDACTED));
+    }
+  });
+
   it("pretty-printed lists nested in a string (`\\n` and `\\t` between items): masked whole and cut short", () => {
     // JSON.stringify(body, null, 2) inside a string: the items are parted by escaped line breaks, not whitespace.
     const flat = ["accept", "*/*", "authorization", "Bearer tok-pretty-0123"];
