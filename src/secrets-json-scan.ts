@@ -62,6 +62,9 @@ function skipSpace(text: string, at: number): number {
   }
 }
 
+/** How far a header list's walk reads an object or list item for its end (a header's value is short). */
+const MAX_ITEM_SKIP = 256;
+
 /** A bare item of a list: a number, `true`, `false` or `null` (sticky: read where `lastIndex` is set). */
 const SCALAR = /-?\d[\d.eE+-]*|true|false|null/y;
 
@@ -70,7 +73,8 @@ const SCALAR = /-?\d[\d.eE+-]*|true|false|null/y;
  * a pair as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), or at a name's place (first,
  * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
  * credential. A list is walked from its `[` (when a string opens it, so a list of objects costs one look) while its
- * items are strings or bare values (`["content-length", 42, "authorization", …]`: a number before the name no longer
+ * items are strings, bare values or short objects and lists (`["content-length", 42, "authorization", …]`: a number
+ * before the name no longer
  * ends the walk early, which left the names after it unseen, whole or cut short). The whole list is walked before
  * any name is visited: a list that closes after an odd count of items is not a header list (the exact rule,
  * tracing/serialize.ts and a parse agree), so masking it where it stands would no longer give the parsed tree's
@@ -109,6 +113,12 @@ export function forEachCredentialPair(
           end - from <= 128 &&
           judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
           keyMatches(judge, text.slice(from, end));
+      } else if (text.charCodeAt(at) === 0x7b || text.charCodeAt(at) === 0x5b) {
+        // An object or list item (what the serializer masks after a name too): skipped when it closes within a
+        // short way, so the names after it are seen; a long one ends the walk (a bound: every list's walk may meet one).
+        const limit = Math.min(text.length, at + MAX_ITEM_SKIP);
+        after = closingBracket(text, at, quote, limit);
+        if (after >= limit) break;
       } else {
         SCALAR.lastIndex = at;
         const bare = SCALAR.exec(text);
@@ -173,11 +183,12 @@ export function closingQuote(text: string, from: number, quote: string): number 
  * The index after the bracket that closes the object or array opening at `from`, skipping strings (`\"…\"` in JSON
  * nested in a string, where a quote of fewer backslashes than `quote`'s ends the string the nested JSON is in); the
  * end of text cut short.
+ * With `limit`, the scan stops there (`limit` is returned, as for text cut short).
  */
-export function closingBracket(text: string, from: number, quote: string): number {
+export function closingBracket(text: string, from: number, quote: string, limit = text.length): number {
   const own = quote.length - 1;
   let depth = 0;
-  for (let at = from; at < text.length; at++) {
+  for (let at = from; at < limit; at++) {
     const c = text.charCodeAt(at);
     if (c === 0x7b || c === 0x5b) depth++;
     else if (c === 0x7d || c === 0x5d) {
@@ -192,5 +203,5 @@ export function closingBracket(text: string, from: number, quote: string): numbe
       at = close;
     }
   }
-  return text.length;
+  return limit;
 }

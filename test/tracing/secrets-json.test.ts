@@ -345,6 +345,13 @@ describe("header pairs: a credential named by the pair, not by a key", () => {
     }
   });
 
+  it("JSON text cut short: a short object or list among a flat list's items is an item too", () => {
+    const flat = ["cookie", { session: "s-obj-0123" }, "authorization", "Bearer tok-obj-0123", "x", ["a"]];
+    const text = JSON.stringify({ headers: flat, more: JSON.stringify({ headers: flat }) });
+    expect(scrub(text)).not.toMatch(/s-obj|tok-obj/);
+    for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(/s-obj|tok-obj/);
+  });
+
   it("pretty-printed lists nested in a string (`\\n` and `\\t` between items): masked whole and cut short", () => {
     // JSON.stringify(body, null, 2) inside a string: the items are parted by escaped line breaks, not whitespace.
     const flat = ["accept", "*/*", "authorization", "Bearer tok-pretty-0123"];
