@@ -74,13 +74,12 @@ const SCALAR = /-?\d[\d.eE+-]*|true|false|null/y;
  * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
  * credential. A list is walked from its `[` (when a string opens it, so a list of objects costs one look) while its
  * items are strings, bare values or short objects and lists (`["content-length", 42, "authorization", …]`: a number
- * before the name no longer
- * ends the walk early, which left the names after it unseen, whole or cut short). The whole list is walked before
- * any name is visited: a list that closes after an odd count of items is not a header list (the exact rule,
- * tracing/serialize.ts and a parse agree), so masking it where it stands would no longer give the parsed tree's
- * JSON, and the text was then rewritten whole (integers past 2^53, `1.0` lost). A list that does not close (text cut
- * short, an object item) errs on the side of masking. `visit` gets the index of the item after the name, and the
- * name's quote; it returns true to stop, and so does this function then.
+ * before the name no longer ends the walk early, which left the names after it unseen, whole or cut short). The whole
+ * list is walked before any name is visited: a list that closes after an odd count of items is not a header list (the
+ * exact rule, tracing/serialize.ts and a parse agree), so masking it where it stands would no longer give the parsed
+ * tree's JSON, and the text was then rewritten whole (integers past 2^53, `1.0` lost). A list that does not close (text
+ * cut short, a long object item) errs on the side of masking. `visit` gets the index of the item after the name, and
+ * the name's quote; it returns true to stop, and so does this function then.
  */
 export function forEachCredentialPair(
   text: string,

@@ -215,7 +215,7 @@ function maskTree(
         changed = true;
       }
     } else if (typeof value === "string") {
-      const scrubbed = scrub(value);
+      const scrubbed = value.charCodeAt(0) === 0x22 ? scrubEncoded(value, scrub) : scrub(value);
       if (scrubbed !== value) {
         record[key] = scrubbed;
         changed = true;
@@ -225,6 +225,24 @@ function maskTree(
     }
   }
   return changed;
+}
+
+/**
+ * A string that is itself a JSON string holding JSON text (`"{\\"api_key\\":…}"`: a value encoded twice, as a tool
+ * call's arguments encoded once more), scrubbed as the text it holds and encoded back; else scrubbed as it is. Its keys
+ * are read in the text two strings down (the scan masks them so when the text is cut short), but `scrub` sees only a
+ * string that opens with a quote, so the whole text was sent with them.
+ */
+function scrubEncoded(value: string, scrub: (value: string) => string): string {
+  let inner: unknown;
+  try {
+    inner = JSON.parse(value);
+  } catch {
+    return scrub(value);
+  }
+  if (typeof inner !== "string" || !opensLikeJson(inner)) return scrub(value);
+  const scrubbed = scrub(inner);
+  return scrubbed === inner ? value : JSON.stringify(scrubbed);
 }
 
 /** The indentation of pretty-printed JSON text (what follows its first line break), for writing it back alike. */

@@ -159,6 +159,23 @@ describe("JSON text in a string", () => {
     }
   });
 
+  it("JSON text encoded twice inside JSON (a string holding a JSON string of JSON): masked whole as cut short", () => {
+    const inner = { api_key: "sk-twice-0123456789", headers: ["authorization", "Bearer tok-twice-0123"], model: "m" };
+    const text = `{"arguments":${JSON.stringify(JSON.stringify(JSON.stringify(inner)))},"n":12345678901234567891}`;
+    const out = scrub(text);
+    expect(out).not.toMatch(/sk-twice|tok-twice/);
+    expect(JSON.parse(JSON.parse(JSON.parse(out).arguments))).toEqual({
+      api_key: REDACTED,
+      headers: ["authorization", REDACTED],
+      model: "m",
+    });
+    expect(out).toContain("12345678901234567891");
+    for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(/sk-twice|tok-twice/);
+    // A string that only opens with a quote is left as it was.
+    const quoted = JSON.stringify({ note: '"a quote" and {"a":1}', password: "pw-q-0123" });
+    expect(JSON.parse(scrub(quoted))).toEqual({ note: '"a quote" and {"a":1}', password: REDACTED });
+  });
+
   it("when something is masked, the rest of the text keeps its bytes: big integers, 1.0, -0, escapes, spacing", () => {
     const text =
       '{"seed": 12345678901234567891, "temperature": 1.0, "bias": -0, "top_p": 1e0, "note": "caf\\u00e9 \\/", "password": "pw-num-0123"}';
