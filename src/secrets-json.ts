@@ -234,15 +234,19 @@ function maskTree(
  * string that opens with a quote, so the whole text was sent with them.
  */
 function scrubEncoded(value: string, scrub: (value: string) => string): string {
-  let inner: unknown;
+  // Encoded more than twice too (a few times at most: each decode is a parse).
+  let inner: unknown = value;
+  let times = 0;
   try {
-    inner = JSON.parse(value);
+    for (; typeof inner === "string" && inner.charCodeAt(0) === 0x22 && times < 8; times++) inner = JSON.parse(inner);
   } catch {
     return scrub(value);
   }
   if (typeof inner !== "string" || !opensLikeJson(inner)) return scrub(value);
-  const scrubbed = scrub(inner);
-  return scrubbed === inner ? value : JSON.stringify(scrubbed);
+  let scrubbed = scrub(inner);
+  if (scrubbed === inner) return value;
+  for (; times > 0; times--) scrubbed = JSON.stringify(scrubbed);
+  return scrubbed;
 }
 
 /** The indentation of pretty-printed JSON text (what follows its first line break), for writing it back alike. */

@@ -171,6 +171,8 @@ describe("JSON text in a string", () => {
     });
     expect(out).toContain("12345678901234567891");
     for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(/sk-twice|tok-twice/);
+    const thrice = JSON.stringify({ arguments: JSON.stringify(JSON.stringify(JSON.stringify(inner, null, 2))) });
+    expect(scrub(thrice)).not.toMatch(/sk-twice|tok-twice/);
     // A string that only opens with a quote is left as it was.
     const quoted = JSON.stringify({ note: '"a quote" and {"a":1}', password: "pw-q-0123" });
     expect(JSON.parse(scrub(quoted))).toEqual({ note: '"a quote" and {"a":1}', password: REDACTED });
