@@ -126,8 +126,9 @@ function forEachKey(
     if (closing < 2 || !wanted(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
     const quote = text.slice(closing, end + 1);
     const open = text.lastIndexOf(quote, closing - 1);
-    // Keys are short: a quote far back is the end of a value, not the start of this key.
-    if (open === -1 || closing - open > 130) continue;
+    // Keys are short: a quote far back is the end of a value, not the start of this key. Measured from the quote's
+    // end: the quote itself is long seven strings down (127 backslashes), and such keys were skipped.
+    if (open === -1 || closing - (open + quote.length) > 129) continue;
     if (visit(text.slice(open + quote.length, closing), colon, quote) === true) return;
   }
 }

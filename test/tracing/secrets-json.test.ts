@@ -178,6 +178,18 @@ describe("JSON text in a string", () => {
     expect(JSON.parse(scrub(quoted))).toEqual({ note: '"a quote" and {"a":1}', password: REDACTED });
   });
 
+  it("JSON nested seven to ten strings down is masked too, whole and cut short", () => {
+    for (let depth = 7; depth <= 10; depth++) {
+      let text = JSON.stringify({
+        api_key: "sk-seven-0123456789",
+        headers: ["authorization", "Bearer tok-seven-0123"],
+      });
+      for (let i = 0; i < depth; i++) text = JSON.stringify({ x: text });
+      expect(scrub(text)).not.toMatch(/sk-seven|tok-seven/);
+      expect(scrub(text.slice(0, text.indexOf("tok-seven") + 5))).not.toMatch(/sk-seven|tok-seven/);
+    }
+  });
+
   it("when something is masked, the rest of the text keeps its bytes: big integers, 1.0, -0, escapes, spacing", () => {
     const text =
       '{"seed": 12345678901234567891, "temperature": 1.0, "bias": -0, "top_p": 1e0, "note": "caf\\u00e9 \\/", "password": "pw-num-0123"}';
