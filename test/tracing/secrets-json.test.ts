@@ -190,6 +190,14 @@ describe("JSON text in a string", () => {
     }
   });
 
+  it("keys behind very long quotes (JSON fifteen strings down) are read in linear time", () => {
+    const run = "\\".repeat(2 ** 15 - 1);
+    const text = `{${`${run}"token${run}":`.repeat(15)}`;
+    const started = performance.now();
+    scrub(text);
+    expect(performance.now() - started).toBeLessThan(500);
+  });
+
   it("when something is masked, the rest of the text keeps its bytes: big integers, 1.0, -0, escapes, spacing", () => {
     const text =
       '{"seed": 12345678901234567891, "temperature": 1.0, "bias": -0, "top_p": 1e0, "note": "caf\\u00e9 \\/", "password": "pw-num-0123"}';
