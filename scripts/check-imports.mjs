@@ -24,6 +24,7 @@ const LAYERS = {
   "semconv.ts": 0,
   "secrets.ts": 0,
   "secrets-json.ts": 0,
+  "secrets-json-scan.ts": 0,
   "own-objects.ts": 0,
   "runtime.ts": 0,
   http: 0,

@@ -11,16 +11,10 @@
  * JSON (every other byte kept), else the tree is written back in the text's own indentation.
  */
 
-/** What decides which keys hold credentials (secrets.ts `KeyRedactor`). */
-export interface KeyJudge {
-  /**
-   * Whether a key ending in these two character codes may match (a cheap first check; true when unsure, and for the
-   * last two digits of an escape, `"passwor\u0064"`).
-   */
-  readonly mayEndWith: (prev: number, last: number) => boolean;
-  matches(key: string): boolean;
-  matchesIn(key: string, sibling: (key: string) => unknown): boolean;
-}
+import type { KeyJudge } from "./secrets-json-scan.js";
+import { forEachCredentialPair, keyMatches, quoteStart, valueCut } from "./secrets-json-scan.js";
+
+export type { KeyJudge } from "./secrets-json-scan.js";
 
 /**
  * A table of key endings (`[prev << 7 | last]`, see `KeyRedactor`) with the endings of a key whose last character is
@@ -101,19 +95,6 @@ function sameJson(a: unknown, b: unknown, depth: number): boolean {
 }
 
 /**
- * Whether `key`, as it stands in the text, is a credential key: its escapes (`api\u005fkey`, a key nested in a
- * string) read first when it has any. Called only for keys whose ending may match.
- */
-function keyMatches(judge: KeyJudge, key: string): boolean {
-  if (judge.matches(key)) return true;
-  if (!key.includes("\\")) return false;
-  const plain = key
-    .replace(/\\+u([0-9a-fA-F]{4})/g, (_all, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
-    .replace(/\\+(.)/g, "$1");
-  return judge.matches(plain);
-}
-
-/**
  * Where the key whose `"` closes at `end` before a colon may end, or -1: space before the colon (`"key" : value`, how
  * Jackson pretty-prints) is skipped. The caller has found text[colon - 1] is not a quote.
  */
@@ -121,18 +102,6 @@ function quoteBeforeSpace(text: string, colon: number): number {
   let end = colon - 1;
   while (end > 0 && text.charCodeAt(end) <= 32) end--;
   return end < colon - 1 && text.charCodeAt(end) === 0x22 ? end : -1;
-}
-
-/**
- * The start of the quote that ends at the `"` at `end`: the backslashes before it, when they make the quote of JSON
- * nested in strings (1 at one level, `\"`; 3 at two, `\\\"`; 2^n − 1 at n); `end` itself for a plain quote, or -1 for a
- * run of another length (a string's escaped backslash before its closing quote), which no key or name ends in.
- */
-function quoteStart(text: string, end: number): number {
-  let start = end;
-  while (text.charCodeAt(start - 1) === 0x5c) start--;
-  const run = end - start;
-  return run === 0 ? end : (run & (run + 1)) === 0 && run < 64 ? start : -1;
 }
 
 /**
@@ -156,10 +125,14 @@ function forEachKey(
     const closing = quoteStart(text, end);
     if (closing < 2 || !wanted(text.charCodeAt(closing - 2), text.charCodeAt(closing - 1))) continue;
     const quote = text.slice(closing, end + 1);
-    const open = text.lastIndexOf(quote, closing - 1);
-    // Keys are short: a quote far back is the end of a value, not the start of this key.
-    if (open === -1 || closing - open > 130) continue;
-    if (visit(text.slice(open + quote.length, closing), colon, quote) === true) return;
+    // The key's opening quote: the nearest `"` a short way back (keys are short: a quote far back is the end of a
+    // value), with the same backslashes before it. Not `lastIndexOf(quote)`: deep down the quote is long (16383
+    // backslashes fourteen strings down) and a search for it far back cost seconds on a megabyte.
+    let open = closing - 1;
+    const limit = Math.max(0, closing - 130);
+    while (open >= limit && text.charCodeAt(open) !== 0x22) open--;
+    if (open < limit || !text.startsWith(quote, open - (quote.length - 1))) continue;
+    if (visit(text.slice(open + 1, closing), colon, quote) === true) return;
   }
 }
 
@@ -193,53 +166,6 @@ function worthParsing(text: string, judge: KeyJudge): boolean {
 }
 
 const STOP = () => true;
-
-/**
- * Visits every header name of `text`'s lists of strings (`\"name\"` in JSON nested in a string) that `judge` masks: in
- * a pair as fetch, undici and `Headers` take headers (`[["Authorization", "Bearer …"]]`), or at a name's place (first,
- * third, …) of undici's flat list (`["content-type", "…", "authorization", "Bearer …"]`), where no key holds the
- * credential. A list is walked from its `[` while its items are strings, so a list of objects costs one look. Whether
- * the list's length is even (the exact rule, tracing/serialize.ts) a parse decides; text cut short errs on the side
- * of masking. `visit` gets the index after the comma that follows the name, and the name's quote; it returns true to
- * stop, and so does this function then.
- */
-function forEachCredentialPair(
-  text: string,
-  judge: KeyJudge,
-  visit: (from: number, quote: string) => boolean | undefined,
-): boolean {
-  for (let open = text.indexOf("["); open !== -1; open = text.indexOf("[", open + 1)) {
-    let at = open + 1;
-    while (text.charCodeAt(at) <= 32) at++; // NaN past the end stops it
-    let quoteEnd = at;
-    while (text.charCodeAt(quoteEnd) === 0x5c) quoteEnd++;
-    if (text.charCodeAt(quoteEnd) !== 0x22 || quoteStart(text, quoteEnd) !== at) continue;
-    const quote = text.slice(at, quoteEnd + 1);
-    for (let place = 0; text.startsWith(quote, at); place++) {
-      const from = at + quote.length;
-      const close = closingQuote(text, from, quote);
-      if (close === -1) break;
-      const end = close - (quote.length - 1); // the name's end: before the backslashes of `\"` when nested
-      let comma = close + 1;
-      while (text.charCodeAt(comma) <= 32) comma++;
-      if (text.charCodeAt(comma) !== 0x2c) break;
-      // A one-character name can match too (an entry of one's own list: `redactKeys: ["x"]`); the ending check then
-      // reads the opening quote as the character before it, and `mayEndWith` is true for any ending of such a list.
-      if (
-        (place & 1) === 0 &&
-        end > from &&
-        end - from <= 128 &&
-        judge.mayEndWith(text.charCodeAt(end - 2), text.charCodeAt(end - 1)) &&
-        keyMatches(judge, text.slice(from, end)) &&
-        visit(comma + 1, quote) === true
-      )
-        return true;
-      at = comma + 1;
-      while (text.charCodeAt(at) <= 32) at++;
-    }
-  }
-  return false;
-}
 
 /**
  * Whether the URL whose `://` is at `colon` has a user part, a query or a fragment (where the string scrub finds a
@@ -293,7 +219,7 @@ function maskTree(
         changed = true;
       }
     } else if (typeof value === "string") {
-      const scrubbed = scrub(value);
+      const scrubbed = value.charCodeAt(0) === 0x22 ? scrubEncoded(value, scrub) : scrub(value);
       if (scrubbed !== value) {
         record[key] = scrubbed;
         changed = true;
@@ -303,6 +229,28 @@ function maskTree(
     }
   }
   return changed;
+}
+
+/**
+ * A string that is itself a JSON string holding JSON text (`"{\\"api_key\\":…}"`: a value encoded twice, as a tool
+ * call's arguments encoded once more), scrubbed as the text it holds and encoded back; else scrubbed as it is. Its keys
+ * are read in the text two strings down (the scan masks them so when the text is cut short), but `scrub` sees only a
+ * string that opens with a quote, so the whole text was sent with them.
+ */
+function scrubEncoded(value: string, scrub: (value: string) => string): string {
+  // Encoded more than twice too (a few times at most: each decode is a parse).
+  let inner: unknown = value;
+  let times = 0;
+  try {
+    for (; typeof inner === "string" && inner.charCodeAt(0) === 0x22 && times < 8; times++) inner = JSON.parse(inner);
+  } catch {
+    return scrub(value);
+  }
+  if (typeof inner !== "string" || !opensLikeJson(inner)) return scrub(value);
+  let scrubbed = scrub(inner);
+  if (scrubbed === inner) return value;
+  for (; times > 0; times--) scrubbed = JSON.stringify(scrubbed);
+  return scrubbed;
 }
 
 /** The indentation of pretty-printed JSON text (what follows its first line break), for writing it back alike. */
@@ -320,70 +268,32 @@ function indentOf(text: string): string | undefined {
  * parse its extent is a guess.
  */
 function maskLoosely(text: string, judge: KeyJudge, masked: string): string {
-  const cuts: [from: number, to: number, by: string][] = [];
+  // Where each value to mask starts (and its key, for the word-piece check): found first, measured after in order.
+  // A value that starts inside one already cut is skipped unmeasured: measuring each of a run of unclosed objects or
+  // lists (`{"token":[` or `["token",[` repeated, text cut short) to the end of the text was quadratic (seconds for
+  // 100 KB); now each character is measured once.
+  const starts: [at: number, quote: string, key: string | undefined][] = [];
   forEachKey(text, judge.mayEndWith, (key, colon, quote) => {
-    if (!keyMatches(judge, key)) return undefined;
-    const cut = valueCut(text, colon + 1, quote, masked);
-    if (cut !== undefined && !(cut[3] !== -1 && isWordPiece(key, text, cut[3]))) cuts.push([cut[0], cut[1], cut[2]]);
+    if (keyMatches(judge, key)) starts.push([colon + 1, quote, key]);
     return undefined;
   });
   forEachCredentialPair(text, judge, (from, quote) => {
-    const cut = valueCut(text, from, quote, masked);
-    if (cut !== undefined) cuts.push([cut[0], cut[1], cut[2]]);
+    starts.push([from, quote, undefined]);
     return undefined;
   });
-  cuts.sort((a, b) => a[0] - b[0]);
-  if (cuts.length === 0) return text;
+  if (starts.length === 0) return text;
+  starts.sort((a, b) => a[0] - b[0]);
   let out = "";
   let at = 0;
-  for (const [from, to, by] of cuts) {
-    if (from < at) continue;
-    out += text.slice(at, from) + by;
-    at = to;
+  for (const [start, quote, key] of starts) {
+    if (start < at) continue;
+    const cut = valueCut(text, start, quote, masked);
+    if (cut === undefined || cut[0] < at) continue;
+    if (key !== undefined && cut[3] !== -1 && isWordPiece(key, text, cut[3])) continue;
+    out += text.slice(at, cut[0]) + cut[2];
+    at = cut[1];
   }
   return out + text.slice(at);
-}
-
-/**
- * How to mask the value that starts at `from` (after whitespace): a string's content (to its closing quote, or the
- * end of text cut short), an object or array whole, a bare value (a number, `true`); undefined for `null`. The last
- * field is the index after a string's closing quote (-1 for anything else), for the word-piece check.
- */
-function valueCut(
-  text: string,
-  from: number,
-  quote: string,
-  masked: string,
-): [from: number, to: number, by: string, after: number] | undefined {
-  while (from < text.length && text.charCodeAt(from) <= 32) from++;
-  const first = text.charCodeAt(from);
-  if (text.startsWith(quote, from)) {
-    from += quote.length;
-    const to = closingQuote(text, from, quote);
-    return to === -1 ? [from, text.length, masked, -1] : [from, to - (quote.length - 1), masked, to + 1];
-  }
-  if (first === 0x7b || first === 0x5b) {
-    // An object or array: masked whole, to its closing bracket (or the end of text cut short inside it).
-    return [from, closingBracket(text, from, quote), `${quote}${masked}${quote}`, -1];
-  }
-  const bare = /^[^\s,}\]\\"]+/.exec(text.slice(from, from + 256));
-  return bare && bare[0] !== "null" ? [from, from + bare[0].length, `${quote}${masked}${quote}`, -1] : undefined;
-}
-
-/**
- * The index of the `"` that closes a string opened by `quote` before `from`, or -1 (text cut short). Backslashes
- * before a quote say whose it is: at the top level an even run (none) closes; in JSON nested in a string (`\"…\"`,
- * `quote` with one backslash), a run of 1 (or 5: an escaped backslash of the inner text, then the closing `\"`)
- * closes, and 3 is an inner escaped quote; n levels down (2^n − 1 backslashes), a run of 2^n − 1 modulo 2^(n+1).
- */
-function closingQuote(text: string, from: number, quote: string): number {
-  const own = quote.length - 1;
-  for (let at = text.indexOf('"', from); at !== -1; at = text.indexOf('"', at + 1)) {
-    let run = 0;
-    while (at - run - 1 >= from && text.charCodeAt(at - run - 1) === 0x5c) run++;
-    if (run % (2 * own + 2) === own) return at;
-  }
-  return -1;
 }
 
 /** Whether the string value under `key` that closed before `after` is a logprobs entry's `token` (a word piece). */
@@ -392,30 +302,4 @@ function isWordPiece(key: string, text: string, after: number): boolean {
     key.replace(/[-_]/g, "").toLowerCase() === "token" &&
     /^\s*,\s*\\?"logprob\\?"\s*:\s*-?\d/.test(text.slice(after, after + 48))
   );
-}
-
-/**
- * The index after the bracket that closes the object or array opening at `from`, skipping strings (`\"…\"` in JSON
- * nested in a string, where a quote of fewer backslashes than `quote`'s ends the string the nested JSON is in); the
- * end of text cut short.
- */
-function closingBracket(text: string, from: number, quote: string): number {
-  const own = quote.length - 1;
-  let depth = 0;
-  for (let at = from; at < text.length; at++) {
-    const c = text.charCodeAt(at);
-    if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) {
-      if (--depth === 0) return at + 1;
-    } else if (c === 0x22) {
-      let run = 0;
-      while (at - run - 1 >= from && text.charCodeAt(at - run - 1) === 0x5c) run++;
-      if (run < own) return at - run; // the end of the string the nested JSON is in
-      if (run % (2 * own + 2) !== own) continue;
-      const close = closingQuote(text, at + 1, quote);
-      if (close === -1) return text.length;
-      at = close;
-    }
-  }
-  return text.length;
 }
