@@ -46,6 +46,21 @@ export function opensLikeJson(text: string): boolean {
 }
 
 /**
+ * Whether `text` opens like a JSON string of JSON text (a value encoded twice or more): a quote, then quotes and
+ * backslashes only (each encoding adds some), then `{` or `[`. A quoted sentence (`"Hello," she said`) is not.
+ */
+export function opensLikeEncodedJson(text: string): boolean {
+  if (text.charCodeAt(0) !== 0x22) return false;
+  const end = Math.min(text.length, 512);
+  for (let i = 1; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b || c === 0x5b) return true;
+    if (c !== 0x5c && c !== 0x22) return false;
+  }
+  return false;
+}
+
+/**
  * `text` (JSON, or text that opens like it) with the values under credential keys replaced by `masked` and every
  * other string value passed through `scrub` (nested JSON, URLs, private keys); `text` itself when nothing changed.
  * Text that does not parse (cut short by an attribute limit, JSON Lines, or not JSON after all) has the values of its
@@ -60,6 +75,7 @@ export function maskJsonText(text: string, judge: KeyJudge, scrub: (value: strin
     // Each URL as the string scrub checks a whole-string URL (its password, its credential parameters).
     return maskLoosely(text, judge, masked).replace(URL_IN_TEXT, scrub);
   }
+  if (typeof tree === "string") return maskEncoded(text, tree, scrub);
   if (tree === null || typeof tree !== "object") return text;
   const deep = { reached: false };
   const changed = maskTree(tree, judge, scrub, masked, 0, deep);
@@ -219,7 +235,7 @@ function maskTree(
         changed = true;
       }
     } else if (typeof value === "string") {
-      const scrubbed = value.charCodeAt(0) === 0x22 ? scrubEncoded(value, scrub) : scrub(value);
+      const scrubbed = scrub(value);
       if (scrubbed !== value) {
         record[key] = scrubbed;
         changed = true;
@@ -232,25 +248,30 @@ function maskTree(
 }
 
 /**
- * A string that is itself a JSON string holding JSON text (`"{\\"api_key\\":…}"`: a value encoded twice, as a tool
- * call's arguments encoded once more), scrubbed as the text it holds and encoded back; else scrubbed as it is. Its keys
- * are read in the text two strings down (the scan masks them so when the text is cut short), but `scrub` sees only a
- * string that opens with a quote, so the whole text was sent with them.
+ * Text that parsed as a JSON string (`decoded`) of JSON text: a value encoded twice or more (`"{\\"api_key\\":…}"`,
+ * as a tool call's arguments encoded once more), scrubbed as the text it holds and encoded back as often. Its keys are
+ * read in the text strings down, but what the string holds opens with a quote, which no scan reads as JSON: whole, such
+ * text was sent with its credentials. Decoded a few times at most (each decode is a parse); text cut short a level down
+ * is scrubbed as such (`scrub` gets a shorter string each time, so this ends).
  */
-function scrubEncoded(value: string, scrub: (value: string) => string): string {
-  // Encoded more than twice too (a few times at most: each decode is a parse).
-  let inner: unknown = value;
-  let times = 0;
-  try {
-    for (; typeof inner === "string" && inner.charCodeAt(0) === 0x22 && times < 8; times++) inner = JSON.parse(inner);
-  } catch {
-    return scrub(value);
+function maskEncoded(text: string, decoded: string, scrub: (value: string) => string): string {
+  let inner = decoded;
+  let times = 1;
+  while (inner.charCodeAt(0) === 0x22 && times < 8) {
+    let next: unknown;
+    try {
+      next = JSON.parse(inner);
+    } catch {
+      break;
+    }
+    if (typeof next !== "string") break;
+    inner = next;
+    times++;
   }
-  if (typeof inner !== "string" || !opensLikeJson(inner)) return scrub(value);
-  let scrubbed = scrub(inner);
-  if (scrubbed === inner) return value;
-  for (; times > 0; times--) scrubbed = JSON.stringify(scrubbed);
-  return scrubbed;
+  let out = scrub(inner);
+  if (out === inner) return text;
+  for (; times > 0; times--) out = JSON.stringify(out);
+  return out;
 }
 
 /** The indentation of pretty-printed JSON text (what follows its first line break), for writing it back alike. */

@@ -6,7 +6,7 @@
  * and tracewire's logger.
  */
 
-import { escapedEndings, maskJsonText, opensLikeJson } from "./secrets-json.js";
+import { escapedEndings, maskJsonText, opensLikeEncodedJson, opensLikeJson } from "./secrets-json.js";
 
 /** What replaces a redacted value. */
 export const REDACTED = "REDACTED";
@@ -212,7 +212,8 @@ const URL_PARAM = /([?&#])([^=&#\s]+)=([^&#\s]+)/g;
 export function scrubString(text: string, redactor: KeyRedactor): string {
   if (redactor.active) {
     if (isKnownSecret(text)) return REDACTED;
-    if (opensLikeJson(text)) return scrubPrivateKeys(maskJsonText(text, redactor, scrubberOf(redactor), REDACTED));
+    if (opensLikeJson(text) || opensLikeEncodedJson(text))
+      return scrubPrivateKeys(maskJsonText(text, redactor, scrubberOf(redactor), REDACTED));
   }
   let out = text;
   if (startsLikeUrl(text)) {

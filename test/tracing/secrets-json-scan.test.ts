@@ -85,6 +85,28 @@ describe("JSON nested or encoded deep, and texts built to be slow", () => {
     expect(JSON.parse(scrub(quoted))).toEqual({ note: '"a quote" and {"a":1}', password: REDACTED });
   });
 
+  it("a payload string that is itself JSON text encoded twice or more (a double-encoded body): masked whole and cut short", () => {
+    const inner = { api_key: "sk-top-0123456789", headers: ["authorization", "Bearer tok-top-0123"], model: "m" };
+    for (let times = 2; times <= 4; times++) {
+      let text = JSON.stringify(inner);
+      for (let i = 1; i < times; i++) text = JSON.stringify(text);
+      const out = scrub(text);
+      expect(out).not.toMatch(/sk-top|tok-top/);
+      let decoded: unknown = out;
+      for (let i = 1; i < times; i++) decoded = JSON.parse(decoded as string);
+      expect(JSON.parse(decoded as string)).toEqual({
+        api_key: REDACTED,
+        headers: ["authorization", REDACTED],
+        model: "m",
+      });
+      for (let cut = 1; cut <= text.length; cut++) expect(scrub(text.slice(0, cut))).not.toMatch(/sk-top|tok-top/);
+    }
+    // Quoted text that is not encoded JSON, and encoded JSON with nothing to mask, are left byte for byte.
+    for (const kept of ['"Hello," she said. {"a":1}', JSON.stringify(JSON.stringify({ model: "m", n: 1.0 })), '"{"']) {
+      expect(scrub(kept)).toBe(kept);
+    }
+  });
+
   it("JSON nested seven to ten strings down is masked too, whole and cut short", () => {
     for (let depth = 7; depth <= 10; depth++) {
       let text = JSON.stringify({
