@@ -8,23 +8,14 @@
  *
  * Run: node --expose-gc bench/iterator-tap.mjs [--streams=4000] [--rounds=12]
  */
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
-import { arg, blockOrder, median, srcBundleOptions } from "./lib.mjs";
+import { arg, blockOrder, importSrc, median } from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const STREAMS = Number(arg("streams", "4000"));
 const ROUNDS = Number(arg("rounds", "12"));
 const EVENTS = 50;
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outdir = join(ROOT, "node_modules", ".cache", "tracewire-iterator-tap");
-mkdirSync(outdir, { recursive: true });
-const outfile = join(outdir, "stream-tap.mjs");
-await build({ entryPoints: [join(ROOT, "src", "genai", "stream-tap.ts")], ...srcBundleOptions(outfile) });
-const { observedIterator, tapIterator } = await import(pathToFileURL(outfile).href);
+const { observedIterator, tapIterator } = await importSrc("iterator-tap", "genai/stream-tap");
 
 /** A stream's iterator as openai makes it: from a generator function made for that one stream. */
 function streamIterator() {

@@ -5,8 +5,9 @@
  * the sources with pieces cut out.
  */
 import { fork } from "node:child_process";
-import { writeFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { ROOT_CONTEXT, SpanKind, trace } from "@opentelemetry/api";
 
 export const SPANS_PER_TRACE = 10;
@@ -290,4 +291,19 @@ export function report(result) {
  */
 export function srcBundleOptions(outfile) {
   return { bundle: true, platform: "node", format: "esm", packages: "external", outfile, logLevel: "warning" };
+}
+
+/**
+ * A module of src/ (`entry`, e.g. `"genai/stream-tap"`), bundled with {@link srcBundleOptions} into
+ * node_modules/.cache/tracewire-`cache`/ and imported: for the benches that measure one piece of source in isolation.
+ * esbuild is loaded only here, so the benches that measure dist/ never load it.
+ */
+export async function importSrc(cache, entry) {
+  const { build } = await import("esbuild");
+  const root = fileURLToPath(new URL("..", import.meta.url));
+  const outdir = join(root, "node_modules", ".cache", `tracewire-${cache}`);
+  mkdirSync(outdir, { recursive: true });
+  const outfile = join(outdir, `${entry.replaceAll("/", "-")}.mjs`);
+  await build({ entryPoints: [join(root, "src", `${entry}.ts`)], ...srcBundleOptions(outfile) });
+  return import(pathToFileURL(outfile).href);
 }

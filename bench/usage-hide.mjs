@@ -10,27 +10,15 @@
  *
  * Run: node --expose-gc bench/usage-hide.mjs [--streams=3000] [--rounds=12]
  */
-import { mkdirSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { build } from "esbuild";
-import { arg, blockOrder, median, srcBundleOptions } from "./lib.mjs";
+import { arg, blockOrder, importSrc, median } from "./lib.mjs";
 
 if (typeof globalThis.gc !== "function") throw new Error("run with node --expose-gc");
 const STREAMS = Number(arg("streams", "3000"));
 const ROUNDS = Number(arg("rounds", "12"));
 const EVENTS = 50;
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
-const outdir = join(ROOT, "node_modules", ".cache", "tracewire-usage-hide");
-mkdirSync(outdir, { recursive: true });
-const bundle = async (name) => {
-  const outfile = join(outdir, `${name}.mjs`);
-  await build({ entryPoints: [join(ROOT, "src", "genai", `${name}.ts`)], ...srcBundleOptions(outfile) });
-  return import(pathToFileURL(outfile).href);
-};
-const { HIDDEN, observedIterator } = await bundle("stream-tap");
-const { chunkWithoutUsage, USAGE_ONLY } = await bundle("sse-usage");
+const { HIDDEN, observedIterator } = await importSrc("usage-hide", "genai/stream-tap");
+const { chunkWithoutUsage, USAGE_ONLY } = await importSrc("usage-hide", "genai/sse-usage");
 
 const chunkText = (i, usage, tier = true) =>
   `{"id":"chatcmpl-b","object":"chat.completion.chunk","created":1764000000,"model":"gpt-4o-mini-2024-07-18",` +
